@@ -1,0 +1,11 @@
+"""Alhambra scoring core (being written)."""
+
+from scoring.errors import StateError
+from scoring.game import Game
+
+
+def _todo(*args, **kwargs):
+    raise StateError("alhambra: scoring is not implemented yet")
+
+
+GAME = Game(id="alhambra", title="Alhambra", parse=_todo, validate=_todo, score=_todo, generate=_todo)

@@ -1,0 +1,11 @@
+"""Splendor scoring core (being written)."""
+
+from scoring.errors import StateError
+from scoring.game import Game
+
+
+def _todo(*args, **kwargs):
+    raise StateError("splendor: scoring is not implemented yet")
+
+
+GAME = Game(id="splendor", title="Splendor", parse=_todo, validate=_todo, score=_todo, generate=_todo)

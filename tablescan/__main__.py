@@ -1,0 +1,3 @@
+from tablescan.cli import main
+
+main()
