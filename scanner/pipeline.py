@@ -1,0 +1,164 @@
+"""``Scanner``: photo -> FORMATS.md board state, through one code path that times itself."""
+
+from __future__ import annotations
+
+import copy
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scanner.errors import PhotoError
+from scanner.photo import Photo, load_photo
+from scanner.reading import BoardReader, BoardReading, CellReading, Override, Timings
+from scoring.errors import StateError
+from scoring.issue import Issue
+from scoring.registry import GAMES
+
+# game id -> module defining READER (a BoardReader); imported on first use.
+READER_MODULES = {"sagrada": "scanner.sagrada", "alhambra": "scanner.alhambra"}
+WORKING_LONG_SIDE_PX = 1600
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """Everything one scan produced: the document, the parsed state, the evidence and timings."""
+
+    document: dict[str, Any]
+    state: Any
+    issues: tuple[Issue, ...]
+    corners: np.ndarray  # TL, TR, BR, BL in full-photo pixels
+    cells: tuple[CellReading, ...]
+    overrides: tuple[Override, ...]
+    photo: Photo = field(repr=False)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def player(self) -> dict[str, Any]:
+        """The scanned player's entry of the document."""
+        return self.document["players"][0]
+
+    def least_certain(self, count: int = 5) -> list[CellReading]:
+        """Return the ``count`` readings with the lowest confidence, least certain first."""
+        return sorted(self.cells, key=lambda reading: reading.confidence)[:count]
+
+
+class Scanner:
+    """Reads boards from photos; models load once per ``Scanner`` and are reused across scans."""
+
+    def __init__(self, profile: Any | None = None) -> None:
+        self.profile = profile
+        self._readers: dict[str, BoardReader] = {}
+
+    def reader(self, game: str) -> BoardReader:
+        """Return (loading once) the reader for ``game``.
+
+        Raises:
+            PhotoError: the game has no photo reader.
+        """
+        if game not in READER_MODULES:
+            choices = ", ".join(sorted(READER_MODULES))
+            raise PhotoError(f"--game {game}: scanning is supported for {choices}")
+        if game not in self._readers:
+            module = importlib.import_module(READER_MODULES[game])
+            self._readers[game] = module.make_reader()
+        return self._readers[game]
+
+    def scan(
+        self,
+        source: str | Path | bytes | Photo,
+        game: str,
+        *,
+        corners: np.ndarray | None = None,
+        player_name: str | None = None,
+        name: str | None = None,
+    ) -> ScanResult:
+        """Scan one photo of one player's board.
+
+        ``corners`` (TL, TR, BR, BL in full-photo pixels) skip the board search.
+
+        Raises:
+            PhotoError: unreadable or unusable photo.
+            BoardNotFoundError: the board could not be found; the message says what to try.
+            ModelError: a shipped model is missing or corrupt.
+        """
+        timings = Timings()
+        reader = self.reader(game)
+        with timings.stage("decode"):
+            photo = source if isinstance(source, Photo) else load_photo(source, name=name, min_long_side_px=WORKING_LONG_SIDE_PX)
+        if self.profile is not None:
+            from calibration import apply_profile
+
+            with timings.stage("calibrate"):
+                photo = Photo(
+                    image_rgb=apply_profile(photo.image_rgb, self.profile),
+                    name=photo.name,
+                    full_size=photo.full_size,
+                    scale=photo.scale,
+                    notes=photo.notes + ("profile",),
+                )
+        local_corners = None if corners is None else np.asarray(corners, dtype=np.float32).reshape(4, 2) / photo.scale
+        reading = reader.read(photo, corners=local_corners, timings=timings)
+        with timings.stage("assemble"):
+            document = build_document(game, photo, reading, player_name or Path(photo.name).stem, timings)
+            spec = GAMES[game]
+            try:
+                state = spec.parse(document)
+            except StateError as error:  # a reader bug, not the user's input
+                raise RuntimeError(f"scanner produced an invalid {game} document: {error}") from error
+            issues = tuple(spec.validate(state))
+        document["players"][0]["scan"]["seconds"] = round(timings.total, 3)
+        return ScanResult(
+            document=document,
+            state=state,
+            issues=issues,
+            corners=np.asarray(reading.corners, dtype=np.float64) * photo.scale,
+            cells=reading.cells,
+            overrides=reading.overrides,
+            photo=photo,
+            seconds=dict(timings.seconds),
+        )
+
+
+def build_document(game: str, photo: Photo, reading: BoardReading, player_name: str, timings: Timings) -> dict[str, Any]:
+    """Return the FORMATS.md document for one scanned player, with its ``scan`` block."""
+    player = {"name": player_name, **copy.deepcopy(reading.player)}
+    player["scan"] = {
+        "photo": photo.name,
+        "corners": [[round(float(x) * photo.scale, 1), round(float(y) * photo.scale, 1)] for x, y in reading.corners],
+        "cells": [cell.to_json(photo.scale) for cell in reading.cells],
+        "overrides": [override.to_json() for override in reading.overrides],
+        "model": reading.model,
+        "seconds": round(timings.total, 3),
+    }
+    document: dict[str, Any] = {"game": game}
+    if game == "sagrada":
+        document["public_objectives"] = []
+    if game == "alhambra":
+        document["scoring_round"] = 3
+    document["players"] = [player]
+    return document
+
+
+def merge_documents(documents: list[dict[str, Any]]) -> dict[str, Any]:
+    """Combine single-player scan documents of one game into one game document (players in order).
+
+    Raises:
+        StateError: the documents are of different games or repeat a player name.
+    """
+    if not documents:
+        raise StateError("players: expected at least one scanned photo")
+    merged = copy.deepcopy(documents[0])
+    merged["players"] = []
+    seen: set[str] = set()
+    for index, doc in enumerate(documents):
+        if doc.get("game") != merged.get("game"):
+            raise StateError(f"players[{index}]: photo is of game {doc.get('game')!r}, expected {merged.get('game')!r}")
+        for player in doc["players"]:
+            if player["name"] in seen:
+                raise StateError(f"players[{index}].name: {player['name']!r} appears twice; name the players with --players")
+            seen.add(player["name"])
+            merged["players"].append(copy.deepcopy(player))
+    return merged
