@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -86,7 +87,9 @@ def load_photo(source: str | Path | bytes, *, name: str | None = None, min_long_
     previous = Image.MAX_IMAGE_PIXELS
     Image.MAX_IMAGE_PIXELS = MAX_PIXELS
     try:
-        image = Image.open(io.BytesIO(data))
+        with warnings.catch_warnings():  # the explicit size check below gives the clear message
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data))
         width, height = image.size
         if width * height > MAX_PIXELS:
             raise PhotoError(

@@ -85,9 +85,11 @@ class Scanner:
             ModelError: a shipped model is missing or corrupt.
         """
         timings = Timings()
-        reader = self.reader(game)
+        if game not in READER_MODULES:
+            self.reader(game)  # raises the "not supported" error before any work
         with timings.stage("decode"):
             photo = source if isinstance(source, Photo) else load_photo(source, name=name, min_long_side_px=WORKING_LONG_SIDE_PX)
+        reader = self.reader(game)
         if self.profile is not None:
             from calibration import apply_profile
 

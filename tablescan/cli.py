@@ -84,6 +84,11 @@ def score(game_file: str, fmt: str) -> None:
         click.echo(report.to_text())
 
 
+from tablescan.scan import scan  # noqa: E402
+
+cli.add_command(scan)
+
+
 def main() -> None:
     """Console entry point."""
     cli(prog_name="tablescan")
