@@ -1,0 +1,106 @@
+"""Synthetic photos with known answers: the target seen through a known camera, colour casts, lens distortion.
+
+Every random function takes a ``seed``. Tests and benchmarks use these to check that
+calibration recovers what went in.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraModel
+from calibration.colour import linear_to_srgb, srgb_to_linear
+from calibration.target import Target
+
+BACKGROUND = 90
+PAPER = 235
+INK = 20
+
+
+def random_poses(
+    target: Target, camera: CameraModel, count: int, seed: int, max_tilt_deg: float = 35.0, fill: float = 0.6
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``count`` random poses (rvec, tvec) that keep the whole target in view, tilted up to ``max_tilt_deg``."""
+    rng = np.random.default_rng(seed)
+    board_w, board_h = (target.columns - 1) * target.square_mm, (target.rows - 1) * target.square_mm
+    poses = []
+    while len(poses) < count:
+        tilt_x, tilt_y = np.radians(rng.uniform(-max_tilt_deg, max_tilt_deg, 2))
+        spin = np.radians(rng.uniform(-20, 20))
+        rotation = (
+            cv2.Rodrigues(np.array([tilt_x, 0.0, 0.0]))[0]
+            @ cv2.Rodrigues(np.array([0.0, tilt_y, 0.0]))[0]
+            @ cv2.Rodrigues(np.array([0.0, 0.0, spin]))[0]
+        )
+        distance = camera.fx * (board_w + 2 * target.square_mm) / (camera.width_px * fill * rng.uniform(0.85, 1.15))
+        shift = rng.uniform(-0.12, 0.12, 2) * distance * np.array([camera.width_px / camera.fx, camera.height_px / camera.fy])
+        centre = np.array([board_w / 2, board_h / 2, 0.0])
+        tvec = np.array([shift[0], shift[1], distance]) - rotation @ centre
+        rvec = cv2.Rodrigues(rotation)[0].ravel()
+        if _in_view(target, camera, rvec, tvec):
+            poses.append((rvec, tvec))
+    return poses
+
+
+def render_view(target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.ndarray, supersample: int = 3) -> np.ndarray:
+    """Photograph the printed target (with a one-square white border) through ``camera``; RGB uint8."""
+    size = (camera.width_px * supersample, camera.height_px * supersample)
+    canvas = np.full((size[1], size[0]), BACKGROUND, np.uint8)
+    steps = 8
+
+    def outline(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+        t = np.linspace(0.0, 1.0, steps, endpoint=False)
+        edges = [
+            np.stack([x0 + (x1 - x0) * t, np.full(steps, y0)], axis=1),
+            np.stack([np.full(steps, x1), y0 + (y1 - y0) * t], axis=1),
+            np.stack([x1 - (x1 - x0) * t, np.full(steps, y1)], axis=1),
+            np.stack([np.full(steps, x0), y1 - (y1 - y0) * t], axis=1),
+        ]
+        plane = np.concatenate(edges) * target.square_mm
+        points = np.concatenate([plane, np.zeros((len(plane), 1))], axis=1)
+        pixels, _ = cv2.projectPoints(points, rvec, tvec, camera.matrix(), np.array(camera.distortion))
+        return np.round(pixels.reshape(-1, 2) * supersample * 16).astype(np.int32)
+
+    cv2.fillPoly(canvas, [outline(-2, -2, target.columns + 1, target.rows + 1)], PAPER, cv2.LINE_AA, shift=4)
+    squares = [
+        outline(col - 1, row - 1, col, row)
+        for row in range(target.rows + 1)
+        for col in range(target.columns + 1)
+        if (row + col) % 2 == 0
+    ]
+    cv2.fillPoly(canvas, squares, INK, cv2.LINE_AA, shift=4)
+    grey = cv2.resize(canvas, (camera.width_px, camera.height_px), interpolation=cv2.INTER_AREA)
+    return np.repeat(grey[:, :, None], 3, axis=2)
+
+
+def cast_colour(image_rgb: np.ndarray, gains: tuple[float, float, float]) -> np.ndarray:
+    """Multiply each channel by ``gains`` in linear light (a coloured light and an exposure change); new array."""
+    linear = srgb_to_linear(image_rgb) * np.array(gains)
+    return np.round(linear_to_srgb(linear)).astype(np.uint8)
+
+
+def distort_image(image_rgb: np.ndarray, camera: CameraModel) -> np.ndarray:
+    """Give an ideal (undistorted) image the lens distortion of ``camera``; new array, same size."""
+    height, width = image_rgb.shape[:2]
+    matrix = camera.matrix((width, height))
+    xs, ys = np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32))
+    pixels = np.stack([xs.ravel(), ys.ravel()], axis=1).reshape(-1, 1, 2)
+    criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 20, 1e-6)
+    ideal = cv2.undistortPoints(pixels, matrix, np.array(camera.distortion), R=None, P=matrix, criteria=criteria)
+    maps = ideal.reshape(height, width, 2).astype(np.float32)
+    return cv2.remap(image_rgb, maps[:, :, 0], maps[:, :, 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _in_view(target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.ndarray) -> bool:
+    corners = np.array(
+        [[-2, -2, 0], [target.columns + 1, -2, 0], [target.columns + 1, target.rows + 1, 0], [-2, target.rows + 1, 0]],
+        np.float64,
+    ) * target.square_mm
+    pixels, _ = cv2.projectPoints(corners, rvec, tvec, camera.matrix(), np.zeros(5))
+    pixels = pixels.reshape(-1, 2)
+    margin = 0.04 * camera.width_px
+    return bool(
+        np.all(pixels[:, 0] > margin) and np.all(pixels[:, 0] < camera.width_px - margin)
+        and np.all(pixels[:, 1] > margin) and np.all(pixels[:, 1] < camera.height_px - margin)
+    )
