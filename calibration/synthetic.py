@@ -60,7 +60,8 @@ def render_view(target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.
         plane = np.concatenate(edges) * target.square_mm
         points = np.concatenate([plane, np.zeros((len(plane), 1))], axis=1)
         pixels, _ = cv2.projectPoints(points, rvec, tvec, camera.matrix(), np.array(camera.distortion))
-        return np.round(pixels.reshape(-1, 2) * supersample * 16).astype(np.int32)
+        big = (pixels.reshape(-1, 2) + 0.5) * supersample - 0.5  # pixel centres stay pixel centres
+        return np.round(big * 16).astype(np.int32)
 
     cv2.fillPoly(canvas, [outline(-2, -2, target.columns + 1, target.rows + 1)], PAPER, cv2.LINE_AA, shift=4)
     squares = [

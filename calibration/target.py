@@ -15,8 +15,8 @@ from calibration.jsonfields import expect_number
 from scoring.fields import child, expect_int, expect_object, expect_str, field
 
 A4_LANDSCAPE_MM = (297.0, 210.0)
-MARGIN_MM = 15.0
-CAPTION_MM = 14.0
+MARGIN_MM = 10.0
+CAPTION_MM = 12.0
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,10 @@ from tablescan.scan import scan  # noqa: E402
 
 cli.add_command(scan)
 
+from tablescan.calibrate import calibrate  # noqa: E402
+
+cli.add_command(calibrate)
+
 
 def main() -> None:
     """Console entry point."""
