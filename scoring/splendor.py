@@ -618,10 +618,19 @@ class SplendorReport:
         if isinstance(self.winner, tuple):
             lines.append(f"Shared win: {', '.join(self.winner)}")
         elif self.winner is not None:
-            lines.append(f"Winner: {self.winner}")
+            lines.append(f"Winner: {self.winner}{_tie_break_text(by_name, self.ranking)}")
         if self.message is not None:
             lines.append(self.message)
         return "\n".join(lines)
+
+
+def _tie_break_text(by_name: dict[str, PlayerScore], ranking: tuple[str, ...]) -> str:
+    first = by_name[ranking[0]]
+    tied = [by_name[name] for name in ranking[1:] if by_name[name].prestige == first.prestige]
+    if not tied:
+        return ""
+    others = ", ".join(f"{player.name} {player.cards}" for player in tied)
+    return f" (tied on {first.prestige} prestige; fewest cards wins: {first.cards} against {others})"
 
 
 def _level_label(card: Card) -> str:
