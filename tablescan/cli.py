@@ -92,6 +92,12 @@ from tablescan.calibrate import calibrate  # noqa: E402
 
 cli.add_command(calibrate)
 
+from tablescan.review.command import review  # noqa: E402
+from tablescan.corrections import export_corrections_command  # noqa: E402
+
+cli.add_command(review)
+cli.add_command(export_corrections_command)
+
 
 def main() -> None:
     """Console entry point."""

@@ -1,0 +1,141 @@
+"""``tablescan export-corrections DIR``: the review screen's corrections as a labelled dataset.
+
+Each corrected cell becomes one item: the final (corrected) value is its label, the first value the
+scanner or the player had written is ``read``. Where the cell has a photo and an outline, a crop of
+that outline, rectified to a square, is written beside the index.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import click
+import cv2
+import numpy as np
+from PIL import Image, ImageOps
+
+from scoring.errors import StateError
+from tablescan.review.db import Store, now_text
+
+CROP_SIZE_PX = 96
+INDEX_NAME = "index.json"
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", text) or "empty"
+
+
+def crop_cell(image_rgb: np.ndarray, polygon: list, size_px: int = CROP_SIZE_PX) -> np.ndarray:
+    """Return the cell outlined by ``polygon`` (photo pixels) as a ``size_px`` square RGB crop.
+
+    A four-point outline (TL, TR, BR, BL) is rectified with a perspective warp; any other outline
+    is cut by its bounding box and resized.
+
+    Raises:
+        ValueError: the outline has fewer than 3 points or lies outside the photo.
+    """
+    points = np.asarray(polygon, dtype=np.float32).reshape(-1, 2)
+    if len(points) < 3:
+        raise ValueError(f"polygon: expected at least 3 points, got {len(points)}")
+    height, width = image_rgb.shape[:2]
+    if len(points) == 4:
+        target = np.float32([[0, 0], [size_px - 1, 0], [size_px - 1, size_px - 1], [0, size_px - 1]])
+        matrix = cv2.getPerspectiveTransform(points, target)
+        return cv2.warpPerspective(image_rgb, matrix, (size_px, size_px), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    x0, y0 = np.floor(points.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(points.max(axis=0)).astype(int)
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(width, x1), min(height, y1)
+    if x1 <= x0 or y1 <= y0:
+        raise ValueError("polygon: lies outside the photo")
+    return cv2.resize(image_rgb[y0:y1, x0:x1], (size_px, size_px), interpolation=cv2.INTER_AREA)
+
+
+def _load_rgb(path: Path) -> np.ndarray:
+    with Image.open(path) as image:
+        return np.asarray(ImageOps.exif_transpose(image).convert("RGB"))
+
+
+def export_corrections(store: Store, out_dir: Path) -> dict:
+    """Write ``out_dir/index.json`` and ``out_dir/crops/<game>/<label>/*.png``; return the index.
+
+    One item per corrected (player, cell, photo): corrections undone back to the first value are left out.
+
+    Raises:
+        StateError: ``out_dir`` exists and is not a folder, or cannot be written.
+    """
+    if out_dir.exists() and not out_dir.is_dir():
+        raise StateError(f"{out_dir}: exists and is not a folder")
+    groups: dict[tuple, list[dict]] = {}
+    for row in store.corrections():
+        groups.setdefault((row["player_id"], row["cell"], row["photo_id"]), []).append(row)
+    items = []
+    images: dict[str, np.ndarray | None] = {}
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for (player_id, cell, _photo_id), rows in groups.items():
+            first, last = rows[0], rows[-1]
+            if first["old_value"] == last["new_value"]:
+                continue
+            polygon = next((r["polygon"] for r in rows if r["polygon"]), None)
+            item = {
+                "id": f"{last['game']}-{player_id}-{_safe(cell)}-{last['id']}",
+                "game": last["game"],
+                "game_id": last["game_id"],
+                "player_id": player_id,
+                "cell": cell,
+                "label": last["new_value"],
+                "read": first["old_value"],
+                "confidence": first["confidence"],
+                "model": first["model"],
+                "photo_sha256": last["photo_sha256"],
+                "polygon": polygon,
+                "corrected_at": last["created_at"],
+                "crop": None,
+            }
+            sha = last["photo_sha256"]
+            if sha and polygon:
+                if sha not in images:
+                    path = store.photo_path(store.photo_by_sha(sha))
+                    images[sha] = _load_rgb(path) if path.exists() else None
+                if images[sha] is not None:
+                    try:
+                        crop = crop_cell(images[sha], polygon)
+                    except ValueError:
+                        crop = None
+                    if crop is not None:
+                        relative = Path("crops") / last["game"] / _safe(last["new_value"]) / f"{item['id']}.png"
+                        (out_dir / relative).parent.mkdir(parents=True, exist_ok=True)
+                        Image.fromarray(crop).save(out_dir / relative)
+                        item["crop"] = relative.as_posix()
+            items.append(item)
+        index = {
+            "about": "Cells corrected in tablescan review: label is the corrected value, read the value first recorded.",
+            "exported_at": now_text(),
+            "database": str(store.path),
+            "crop_size_px": CROP_SIZE_PX,
+            "count": len(items),
+            "items": items,
+        }
+        (out_dir / INDEX_NAME).write_text(json.dumps(index, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError as error:
+        raise StateError(f"{out_dir}: cannot write the dataset ({error.strerror or error})") from None
+    return index
+
+
+@click.command("export-corrections")
+@click.argument("out_dir", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="review database (default: the one tablescan review uses).")
+def export_corrections_command(out_dir: Path, db_path: Path | None) -> None:
+    """Write the review screen's corrected cells to DIR as a labelled dataset (index.json + crops)."""
+    from tablescan.review.command import default_db_path
+
+    path = db_path or default_db_path()
+    if not path.exists():
+        raise StateError(f"{path}: no review database here; run tablescan review first or pass --db")
+    index = export_corrections(Store(path), out_dir)
+    crops = sum(1 for item in index["items"] if item["crop"])
+    click.echo(f"tablescan: wrote {index['count']} corrected cells ({crops} with crops) to {out_dir / INDEX_NAME}")
+

@@ -1,0 +1,60 @@
+"""The ``tablescan review`` command: serve the review screen and print its address."""
+
+from __future__ import annotations
+
+import secrets
+import socket
+from pathlib import Path
+
+import click
+from platformdirs import user_data_dir
+
+
+def default_db_path() -> Path:
+    """Return the default database file, in the user's data directory."""
+    return Path(user_data_dir("tablescan", appauthor=False)) / "review.sqlite3"
+
+
+def _lan_address() -> str:
+    """Return this machine's address on the local network (best guess, no traffic sent)."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("10.255.255.255", 1))
+        return probe.getsockname()[0]
+    except OSError:
+        return socket.gethostname()
+    finally:
+        probe.close()
+
+
+def review_address(host: str, port: int, token: str | None) -> str:
+    """Return the address to open (with ``?token=`` in LAN mode).
+
+    >>> review_address("127.0.0.1", 8000, None)
+    'http://127.0.0.1:8000/'
+    """
+    shown = _lan_address() if host in ("0.0.0.0", "::", "") else host
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="0.0.0.0 lets phones on the network join (token required).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="SQLite file (default: review.sqlite3 in the user data directory).")
+def review(host: str, port: int, db_path: Path | None) -> None:
+    """Serve the review screen: create games, correct readings, see the live score."""
+    import uvicorn
+
+    from tablescan.review.app import create_app
+
+    token = None if host in ("127.0.0.1", "localhost", "::1") else secrets.token_urlsafe(24)
+    path = db_path or default_db_path()
+    app = create_app(path, token=token)
+    click.echo(f"tablescan review: database {path}")
+    click.echo(f"tablescan review: open {review_address(host, port, token)}")
+    if token:
+        click.echo("tablescan review: anyone with this address (token included) can edit the games")
+    uvicorn.run(app, host=host, port=port, log_level="warning")

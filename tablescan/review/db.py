@@ -1,0 +1,543 @@
+"""The review screen's SQLite store: ordered migrations, and one short transaction per change.
+
+Every write commits before the request returns, so killing the server loses nothing.
+All SQL takes its values as parameters; table and column names are never built from input.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from tablescan.review.errors import DatabaseError, NotFoundError
+
+# (version, statements), applied in order; never edit a released entry, append a new one.
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
+    (
+        1,
+        (
+            """CREATE TABLE games (
+                id INTEGER PRIMARY KEY,
+                game TEXT NOT NULL CHECK (game IN ('alhambra', 'sagrada', 'splendor')),
+                name TEXT NOT NULL,
+                settings TEXT NOT NULL DEFAULT '{}',
+                created_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL)""",
+            """CREATE TABLE photos (
+                id INTEGER PRIMARY KEY,
+                sha256 TEXT NOT NULL UNIQUE,
+                filename TEXT NOT NULL,
+                original_name TEXT,
+                media_type TEXT NOT NULL,
+                width_px INTEGER NOT NULL,
+                height_px INTEGER NOT NULL,
+                bytes INTEGER NOT NULL,
+                created_at TEXT NOT NULL)""",
+            """CREATE TABLE players (
+                id INTEGER PRIMARY KEY,
+                game_id INTEGER NOT NULL REFERENCES games(id),
+                position INTEGER NOT NULL,
+                name TEXT NOT NULL,
+                fields TEXT NOT NULL DEFAULT '{}',
+                photo_id INTEGER REFERENCES photos(id),
+                corners TEXT,
+                model TEXT,
+                UNIQUE (game_id, position))""",
+            """CREATE TABLE readings (
+                player_id INTEGER NOT NULL REFERENCES players(id),
+                cell TEXT NOT NULL,
+                value TEXT NOT NULL,
+                confidence REAL,
+                polygon TEXT,
+                source TEXT NOT NULL CHECK (source IN ('manual', 'scan', 'corrected')),
+                updated_at TEXT NOT NULL,
+                PRIMARY KEY (player_id, cell))""",
+            """CREATE TABLE corrections (
+                id INTEGER PRIMARY KEY,
+                player_id INTEGER NOT NULL REFERENCES players(id),
+                cell TEXT NOT NULL,
+                old_value TEXT,
+                new_value TEXT NOT NULL,
+                model TEXT,
+                photo_id INTEGER REFERENCES photos(id),
+                polygon TEXT,
+                confidence REAL,
+                created_at TEXT NOT NULL)""",
+        ),
+    ),
+    (
+        2,
+        (
+            """CREATE TABLE rounds (
+                id INTEGER PRIMARY KEY,
+                game_id INTEGER NOT NULL REFERENCES games(id),
+                round INTEGER NOT NULL,
+                report TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                UNIQUE (game_id, round))""",
+            "CREATE INDEX corrections_by_player ON corrections (player_id, cell)",
+            "CREATE INDEX players_by_game ON players (game_id, position)",
+        ),
+    ),
+)
+LATEST_VERSION = MIGRATIONS[-1][0]
+
+
+def now_text() -> str:
+    """Return the current UTC time as ISO 8601 text, to the second."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class PhotoRecord:
+    """A stored photo: its content hash names the file, which lies in the store's photo folder."""
+
+    id: int
+    sha256: str
+    filename: str
+    original_name: str | None
+    media_type: str
+    width_px: int
+    height_px: int
+    bytes: int
+
+
+def _photo(row: sqlite3.Row | None) -> PhotoRecord | None:
+    if row is None:
+        return None
+    return PhotoRecord(
+        id=row["id"],
+        sha256=row["sha256"],
+        filename=row["filename"],
+        original_name=row["original_name"],
+        media_type=row["media_type"],
+        width_px=row["width_px"],
+        height_px=row["height_px"],
+        bytes=row["bytes"],
+    )
+
+
+def _loads(text: str | None, default: Any = None) -> Any:
+    return default if text is None else json.loads(text)
+
+
+def _dumps(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+class Store:
+    """Games, players, photos, readings, corrections and rounds in one SQLite file.
+
+    Photos live beside the database in ``<db stem>-photos/``, named by their sha256.
+
+    Raises:
+        DatabaseError: (on construction) the file cannot be opened or is from a newer tablescan.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.photo_dir = self.path.with_name(self.path.stem + "-photos")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.photo_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise DatabaseError(f"{self.path}: cannot create its folder ({error.strerror})") from None
+        self.migrate()
+
+    # -- connections -------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(self.path, timeout=15, isolation_level=None)
+        except sqlite3.Error as error:
+            raise DatabaseError(f"{self.path}: cannot open the database ({error})") from None
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA foreign_keys = ON")
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """Yield a connection inside one immediate transaction, committed on success."""
+        conn = self._connect()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """Yield a connection for reads only."""
+        conn = self._connect()
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+    def schema_version(self) -> int:
+        """Return the schema version the database is at (0 for a new file)."""
+        with self.reading() as conn:
+            return _version(conn)
+
+    def migrate(self) -> int:
+        """Apply every migration newer than the file's schema version, each in its own transaction.
+
+        Raises:
+            DatabaseError: the file is not a database or is newer than this program.
+        """
+        try:
+            conn = self._connect()
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+                current = _version(conn)
+                if current > LATEST_VERSION:
+                    raise DatabaseError(
+                        f"{self.path}: schema version {current} is newer than this tablescan knows "
+                        f"({LATEST_VERSION}); upgrade tablescan or use another --db"
+                    )
+                for version, statements in MIGRATIONS:
+                    if version <= current:
+                        continue
+                    conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        for statement in statements:
+                            conn.execute(statement)
+                        conn.execute("DELETE FROM schema_version")
+                        conn.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+                    except BaseException:
+                        conn.execute("ROLLBACK")
+                        raise
+                    conn.execute("COMMIT")
+                return _version(conn)
+            finally:
+                conn.close()
+        except sqlite3.DatabaseError as error:
+            raise DatabaseError(f"{self.path}: not a usable tablescan database ({error})") from None
+
+    # -- games -------------------------------------------------------------------------------
+
+    def create_game(self, game: str, name: str, settings: dict, players: list[tuple[str, dict]]) -> int:
+        """Insert a game with its players (name, fields) in turn order; return the game id."""
+        stamp = now_text()
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                "INSERT INTO games (game, name, settings, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+                (game, name, _dumps(settings), stamp, stamp),
+            )
+            game_id = int(cursor.lastrowid)
+            for position, (player_name, fields) in enumerate(players):
+                conn.execute(
+                    "INSERT INTO players (game_id, position, name, fields) VALUES (?, ?, ?, ?)",
+                    (game_id, position, player_name, _dumps(fields)),
+                )
+        return game_id
+
+    def list_games(self) -> list[dict]:
+        """Return every game, newest first, with its player names."""
+        with self.reading() as conn:
+            games = conn.execute(
+                "SELECT id, game, name, created_at, updated_at FROM games ORDER BY updated_at DESC, id DESC"
+            ).fetchall()
+            result = []
+            for row in games:
+                names = [
+                    r["name"]
+                    for r in conn.execute(
+                        "SELECT name FROM players WHERE game_id = ? ORDER BY position", (row["id"],)
+                    )
+                ]
+                result.append({**dict(row), "players": names})
+            return result
+
+    def game(self, game_id: int) -> dict:
+        """Return one game row (settings parsed).
+
+        Raises:
+            NotFoundError: no such game.
+        """
+        with self.reading() as conn:
+            row = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"game {game_id}: no such game")
+        return {**dict(row), "settings": _loads(row["settings"], {})}
+
+    def update_game(self, game_id: int, *, name: str | None = None, settings: dict | None = None) -> None:
+        """Change a game's name and/or settings.
+
+        Raises:
+            NotFoundError: no such game.
+        """
+        self.game(game_id)
+        with self.transaction() as conn:
+            if name is not None:
+                conn.execute("UPDATE games SET name = ? WHERE id = ?", (name, game_id))
+            if settings is not None:
+                conn.execute("UPDATE games SET settings = ? WHERE id = ?", (_dumps(settings), game_id))
+            conn.execute("UPDATE games SET updated_at = ? WHERE id = ?", (now_text(), game_id))
+
+    def touch(self, conn: sqlite3.Connection, game_id: int) -> None:
+        """Mark a game as changed now (inside a transaction)."""
+        conn.execute("UPDATE games SET updated_at = ? WHERE id = ?", (now_text(), game_id))
+
+    # -- players -----------------------------------------------------------------------------
+
+    def players(self, game_id: int) -> list[dict]:
+        """Return a game's players in turn order, each with fields, photo and readings."""
+        with self.reading() as conn:
+            rows = conn.execute(
+                "SELECT * FROM players WHERE game_id = ? ORDER BY position", (game_id,)
+            ).fetchall()
+            return [self._player(conn, row) for row in rows]
+
+    def player(self, game_id: int, player_id: int) -> dict:
+        """Return one player of a game.
+
+        Raises:
+            NotFoundError: no such player in that game.
+        """
+        with self.reading() as conn:
+            row = conn.execute(
+                "SELECT * FROM players WHERE id = ? AND game_id = ?", (player_id, game_id)
+            ).fetchone()
+            if row is None:
+                raise NotFoundError(f"game {game_id}: has no player {player_id}")
+            return self._player(conn, row)
+
+    def _player(self, conn: sqlite3.Connection, row: sqlite3.Row) -> dict:
+        photo = None
+        if row["photo_id"] is not None:
+            photo = _photo(conn.execute("SELECT * FROM photos WHERE id = ?", (row["photo_id"],)).fetchone())
+        readings = [
+            {
+                "cell": r["cell"],
+                "value": r["value"],
+                "confidence": r["confidence"],
+                "polygon": _loads(r["polygon"]),
+                "source": r["source"],
+            }
+            for r in conn.execute(
+                "SELECT * FROM readings WHERE player_id = ? ORDER BY rowid", (row["id"],)
+            )
+        ]
+        return {
+            "id": row["id"],
+            "position": row["position"],
+            "name": row["name"],
+            "fields": _loads(row["fields"], {}),
+            "photo": photo,
+            "corners": _loads(row["corners"]),
+            "model": row["model"],
+            "readings": readings,
+        }
+
+    def update_player(self, game_id: int, player_id: int, *, name: str | None = None, fields: dict | None = None) -> None:
+        """Change a player's name and/or fields (private objective, money, ...).
+
+        Raises:
+            NotFoundError: no such player in that game.
+        """
+        self.player(game_id, player_id)
+        with self.transaction() as conn:
+            if name is not None:
+                conn.execute("UPDATE players SET name = ? WHERE id = ?", (name, player_id))
+            if fields is not None:
+                conn.execute("UPDATE players SET fields = ? WHERE id = ?", (_dumps(fields), player_id))
+            self.touch(conn, game_id)
+
+    # -- readings and corrections --------------------------------------------------------------
+
+    def set_initial_cells(self, player_id: int, cells: dict[str, str]) -> None:
+        """Write a player's starting board as manual readings (no corrections recorded)."""
+        stamp = now_text()
+        with self.transaction() as conn:
+            for cell, value in cells.items():
+                conn.execute(
+                    "INSERT OR REPLACE INTO readings (player_id, cell, value, source, updated_at) "
+                    "VALUES (?, ?, ?, 'manual', ?)",
+                    (player_id, cell, value, stamp),
+                )
+
+    def correct_cell(self, game_id: int, player_id: int, cell: str, value: str) -> bool:
+        """Set one cell's value and record the change as a correction; return False if unchanged.
+
+        Raises:
+            NotFoundError: no such player in that game.
+        """
+        player = self.player(game_id, player_id)
+        stamp = now_text()
+        with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT * FROM readings WHERE player_id = ? AND cell = ?", (player_id, cell)
+            ).fetchone()
+            old = None if row is None else row["value"]
+            if old == value:
+                return False
+            conn.execute(
+                "INSERT INTO corrections (player_id, cell, old_value, new_value, model, photo_id, polygon, "
+                "confidence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    player_id,
+                    cell,
+                    old,
+                    value,
+                    player["model"],
+                    player["photo"].id if player["photo"] else None,
+                    None if row is None else row["polygon"],
+                    None if row is None else row["confidence"],
+                    stamp,
+                ),
+            )
+            if row is None:
+                conn.execute(
+                    "INSERT INTO readings (player_id, cell, value, source, updated_at) VALUES (?, ?, ?, 'manual', ?)",
+                    (player_id, cell, value, stamp),
+                )
+            else:
+                source = "manual" if row["source"] == "manual" else "corrected"
+                conn.execute(
+                    "UPDATE readings SET value = ?, source = ?, updated_at = ? WHERE player_id = ? AND cell = ?",
+                    (value, source, stamp, player_id, cell),
+                )
+            self.touch(conn, game_id)
+        return True
+
+    def corrections(self, player_id: int | None = None) -> list[dict]:
+        """Return recorded corrections (all, or one player's), oldest first, with game and photo."""
+        query = (
+            "SELECT c.*, g.game AS game, g.id AS game_id, ph.sha256 AS photo_sha256 FROM corrections c "
+            "JOIN players p ON p.id = c.player_id JOIN games g ON g.id = p.game_id "
+            "LEFT JOIN photos ph ON ph.id = c.photo_id"
+        )
+        params: tuple = ()
+        if player_id is not None:
+            query += " WHERE c.player_id = ?"
+            params = (player_id,)
+        query += " ORDER BY c.id"
+        with self.reading() as conn:
+            rows = conn.execute(query, params).fetchall()
+        return [{**dict(row), "polygon": _loads(row["polygon"])} for row in rows]
+
+    # -- photos and scans --------------------------------------------------------------------
+
+    def add_photo(
+        self, sha256: str, suffix: str, data: bytes, media_type: str, size: tuple[int, int], original_name: str | None
+    ) -> PhotoRecord:
+        """Store a photo once by content hash (file first, then its row) and return its record."""
+        filename = f"{sha256}{suffix}"
+        target = self.photo_dir / filename
+        if not target.exists():
+            partial = target.with_suffix(target.suffix + ".part")
+            partial.write_bytes(data)
+            partial.replace(target)
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO photos (sha256, filename, original_name, media_type, width_px, height_px, "
+                "bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (sha256, filename, original_name, media_type, size[0], size[1], len(data), now_text()),
+            )
+            row = conn.execute("SELECT * FROM photos WHERE sha256 = ?", (sha256,)).fetchone()
+        return _photo(row)
+
+    def photo_by_sha(self, sha256: str) -> PhotoRecord:
+        """Return a stored photo by its hash.
+
+        Raises:
+            NotFoundError: no photo with that hash.
+        """
+        with self.reading() as conn:
+            record = _photo(conn.execute("SELECT * FROM photos WHERE sha256 = ?", (sha256,)).fetchone())
+        if record is None:
+            raise NotFoundError(f"photo {sha256[:12]}: no such photo")
+        return record
+
+    def photo_path(self, record: PhotoRecord) -> Path:
+        """Return where a stored photo's file lies (the name comes from the database, never a client)."""
+        return self.photo_dir / record.filename
+
+    def attach_photo(self, game_id: int, player_id: int, photo_id: int) -> None:
+        """Make a photo the player's current one (clearing corners and model until it is scanned)."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE players SET photo_id = ?, corners = NULL, model = NULL WHERE id = ? AND game_id = ?",
+                (photo_id, player_id, game_id),
+            )
+            self.touch(conn, game_id)
+
+    def set_corners(self, game_id: int, player_id: int, corners: list | None) -> None:
+        """Store the player's board corners (TL, TR, BR, BL photo pixels) without a scan."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE players SET corners = ? WHERE id = ? AND game_id = ?", (_dumps(corners), player_id, game_id)
+            )
+            self.touch(conn, game_id)
+
+    def store_scan(self, game_id: int, player_id: int, corners: list, model: str | None, readings: list[dict]) -> None:
+        """Replace a player's readings with a scan's (value, confidence, polygon per cell)."""
+        stamp = now_text()
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE players SET corners = ?, model = ? WHERE id = ? AND game_id = ?",
+                (_dumps(corners), model, player_id, game_id),
+            )
+            conn.execute("DELETE FROM readings WHERE player_id = ?", (player_id,))
+            for reading in readings:
+                conn.execute(
+                    "INSERT OR REPLACE INTO readings (player_id, cell, value, confidence, polygon, source, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?, 'scan', ?)",
+                    (
+                        player_id,
+                        reading["cell"],
+                        reading["value"],
+                        reading.get("confidence"),
+                        _dumps(reading.get("polygon")),
+                        stamp,
+                    ),
+                )
+            self.touch(conn, game_id)
+
+    # -- rounds (Alhambra's three scorings) ----------------------------------------------------
+
+    def rounds(self, game_id: int) -> list[dict]:
+        """Return a game's recorded scoring rounds, in order."""
+        with self.reading() as conn:
+            rows = conn.execute(
+                "SELECT round, report, created_at FROM rounds WHERE game_id = ? ORDER BY round", (game_id,)
+            ).fetchall()
+        return [{"round": r["round"], "report": _loads(r["report"]), "created_at": r["created_at"]} for r in rows]
+
+    def record_round(self, game_id: int, round_number: int, report: dict, score_before: dict[int, int], settings: dict) -> None:
+        """Store a round's report, carry each player's total into score_before, save new settings."""
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO rounds (game_id, round, report, created_at) VALUES (?, ?, ?, ?)",
+                (game_id, round_number, _dumps(report), now_text()),
+            )
+            for player_id, total in score_before.items():
+                row = conn.execute("SELECT fields FROM players WHERE id = ?", (player_id,)).fetchone()
+                fields = _loads(row["fields"], {})
+                fields["score_before"] = total
+                conn.execute("UPDATE players SET fields = ? WHERE id = ?", (_dumps(fields), player_id))
+            conn.execute("UPDATE games SET settings = ? WHERE id = ?", (_dumps(settings), game_id))
+            self.touch(conn, game_id)
+
+
+def _version(conn: sqlite3.Connection) -> int:
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+    ).fetchone()
+    if exists is None:
+        return 0
+    row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
+    return int(row[0] or 0)

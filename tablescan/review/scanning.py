@@ -1,0 +1,64 @@
+"""The review screen's one door to the photo scanner: everything scanner-specific passes here."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tablescan.review.board import readings_from_scan
+from tablescan.review.errors import ScannerUnavailableError
+
+_lock = threading.Lock()
+_scanner: Any = None
+
+
+@dataclass(frozen=True)
+class ScanOutcome:
+    """What a scan gives the review screen: corners (TL, TR, BR, BL), model name, readings per cell."""
+
+    corners: list[list[float]]
+    model: str | None
+    readings: list[dict]
+
+
+def scanner_games() -> tuple[str, ...]:
+    """Return the games this installation can read from photos (empty without a scanner)."""
+    try:
+        from scanner.pipeline import READER_MODULES
+    except ImportError:
+        return ()
+    return tuple(sorted(READER_MODULES))
+
+
+def _load_scanner() -> Any:
+    global _scanner
+    with _lock:
+        if _scanner is None:
+            from scanner import Scanner
+
+            _scanner = Scanner()
+        return _scanner
+
+
+def scan_photo(path: Path, game: str, corners: list | None = None, player_name: str | None = None) -> ScanOutcome:
+    """Scan a stored photo of one player's board (models load once per process).
+
+    Raises:
+        ScannerUnavailableError: this installation cannot read ``game`` from photos.
+        TableError: the scanner's own errors (PhotoError, BoardNotFoundError, ModelError).
+    """
+    if game not in scanner_games():
+        raise ScannerUnavailableError(f"{game}: no photo scanner for this game yet; enter the board by hand")
+    scanner = _load_scanner()
+    with _lock:  # one scan at a time: the models are shared and the CPU is small
+        result = scanner.scan(path, game, corners=corners, player_name=player_name)
+    player = result.document["players"][0]
+    scan = player.get("scan") or {}
+    found = scan.get("corners") or [[float(x), float(y)] for x, y in result.corners]
+    return ScanOutcome(
+        corners=[[round(float(x), 1), round(float(y), 1)] for x, y in found],
+        model=scan.get("model"),
+        readings=readings_from_scan(game, player),
+    )
