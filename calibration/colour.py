@@ -23,6 +23,7 @@ GREY_CARD_LEVEL = 118  # an 18 % grey card
 CLIPPED = 250  # a channel at or above this is treated as clipped
 MIN_REFERENCE_PIXELS = 50
 MAX_GAIN = 8.0
+CHROMA_TOLERANCE = 0.02  # how far in (r, g) share a pixel may lie from the reference's colour
 LUMA = np.array([0.2126, 0.7152, 0.0722])
 
 
@@ -174,17 +175,35 @@ def preview_image(before_rgb: np.ndarray, after_rgb: np.ndarray, region: tuple[i
 
 
 def _bright_neutral_pixels(pixels: np.ndarray) -> np.ndarray:
-    """The brightest fifth of the least saturated third of the unclipped, not-dark pixels."""
+    """The brightest half of the least saturated 40 % of the brightest 30 % of the usable pixels.
+
+    Brightness first, so a large dark frame that a cast happens to make grey is never taken;
+    then low saturation, which drops coloured dice and tiles; then the brightest half again,
+    which keeps the white squares rather than the light grey ones.
+    """
     top = pixels.max(axis=1).astype(np.float64)
     valid = (top < CLIPPED) & (top >= 20)
     candidates = pixels[valid]
     if len(candidates) < MIN_REFERENCE_PIXELS:
         return candidates
-    top = top[valid]
+    luma = srgb_to_linear(candidates) @ LUMA
+    bright = luma >= np.percentile(luma, 70)
+    candidates, luma, top = candidates[bright], luma[bright], top[valid][bright]
     saturation = (top - candidates.min(axis=1)) / top
-    low = candidates[saturation <= np.percentile(saturation, 33)]
-    luma = srgb_to_linear(low) @ LUMA
-    return low[luma >= np.percentile(luma, 80)]
+    low = saturation <= np.percentile(saturation, 40)
+    seed = candidates[low][luma[low] >= np.percentile(luma[low], 50)]
+    # Take the whole cluster around the seed's colour: choosing by low saturation alone would
+    # prefer pixels whose noise happens to lean against the cast, and bias the gains.
+    chroma = _chromaticity(candidates)
+    centre = np.median(_chromaticity(seed), axis=0)
+    near = np.linalg.norm(chroma - centre, axis=1) <= CHROMA_TOLERANCE
+    return candidates[near & (luma >= 0.85 * np.median(srgb_to_linear(seed) @ LUMA))]
+
+
+def _chromaticity(pixels: np.ndarray) -> np.ndarray:
+    """The (r, g) shares of linear light of each pixel."""
+    linear = srgb_to_linear(pixels) + 1e-6
+    return linear[:, :2] / linear.sum(axis=1, keepdims=True)
 
 
 def _trimmed_mean(linear: np.ndarray, cut: float = 0.1) -> np.ndarray:

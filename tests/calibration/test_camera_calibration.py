@@ -68,7 +68,7 @@ def test_found_corners_match_the_projection(barrel_views) -> None:
 
 
 def test_large_photos_are_searched_small_and_refined_full_size() -> None:
-    camera = CameraModel(2400, 1800, 2100.0, 2100.0, 1200.0, 900.0, (-0.1, 0.0, 0.0, 0.0, 0.0))
+    camera = CameraModel(2000, 1500, 1750.0, 1750.0, 1000.0, 750.0, (-0.1, 0.0, 0.0, 0.0, 0.0))
     rvec, tvec = random_poses(TARGET, camera, 1, seed=5)[0]
     image = render_view(TARGET, camera, rvec, tvec, supersample=1)
     truth, _ = cv2.projectPoints(TARGET.object_points(), rvec, tvec, camera.matrix(), np.array(camera.distortion))
