@@ -98,6 +98,10 @@ from tablescan.corrections import export_corrections_command  # noqa: E402
 cli.add_command(review)
 cli.add_command(export_corrections_command)
 
+from tablescan.synth import synth  # noqa: E402
+
+cli.add_command(synth)
+
 
 def main() -> None:
     """Console entry point."""

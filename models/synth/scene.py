@@ -13,6 +13,7 @@ Everything is driven by one ``numpy.random.Generator``: the same seed gives the 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import cv2
@@ -228,11 +229,13 @@ def _sample_camera(rng: np.random.Generator) -> dict[str, float]:
 def place_on_table(board_rgb: np.ndarray, rng: np.random.Generator, *, out_size: tuple[int, int] = (1600, 1200),
                    board_alpha: np.ndarray | None = None, height_map: np.ndarray | None = None,
                    px_per_mm: float = 6.0, fill: float | None = None, clutter: bool = True,
-                   camera: dict[str, float] | None = None) -> Shot:
+                   camera: dict[str, float] | None = None, raised: list[Raised] | None = None) -> Shot:
     """Photograph ``board_rgb`` (top-down art, ``px_per_mm`` pixels per millimetre) lying on a table.
 
-    ``height_map`` (mm above the board, same size as the art) raises parts such as dice; ``fill``
-    is the board's long side as a fraction of the photo's short side (random when None).
+    ``raised`` lists prisms standing on the board (dice): each is drawn with its side faces and its
+    top face (the art inside its footprint) at its height, nearest the camera last. ``height_map``
+    (mm above the board, same size as the art) is a cruder alternative drawn as stacked slices.
+    ``fill`` is the board's long side as a fraction of the photo's short side (random when None).
     Returns a ``Shot`` with the (not yet JPEG-compressed) photo and where the board landed.
     """
     board_rgb = np.ascontiguousarray(board_rgb)
@@ -247,6 +250,8 @@ def place_on_table(board_rgb: np.ndarray, rng: np.random.Generator, *, out_size:
     art_corners = np.array([[0, 0], [art_w, 0], [art_w, art_h], [0, art_h]], dtype=np.float64)
     base = plane(0.0)
     top_h = float(height_map.max()) if height_map is not None else 0.0
+    if raised:
+        top_h = max(top_h, max(item.height_mm for item in raised))
     proj = cv2.perspectiveTransform(art_corners.reshape(-1, 1, 2), base).reshape(-1, 2)
     if top_h:
         proj = np.vstack([proj, cv2.perspectiveTransform(art_corners.reshape(-1, 1, 2), plane(top_h)).reshape(-1, 2)])
@@ -305,6 +310,8 @@ def place_on_table(board_rgb: np.ndarray, rng: np.random.Generator, *, out_size:
         region = image[y0:y1, x0:x1]
         image[y0:y1, x0:x1] = region + cv2.multiply(warped.astype(np.float32) - region, walpha)
 
+    if raised:
+        _draw_raised(image, board_rgb, raised, plane_photo, rng)
     meta: dict[str, Any] = {**cam, "focal_px": round(focal, 1), "distance_mm": round(distance, 1), "fill": round(fill, 3)}
     image, light_meta = _light(image, rng)
     meta.update(light_meta)
@@ -319,6 +326,54 @@ def place_on_table(board_rgb: np.ndarray, rng: np.random.Generator, *, out_size:
     corners = distort_points(corners, meta["lens_k1"], width, height)
     meta["lens_k1"] = k1
     return Shot(image_rgb=image_u8, board_to_photo=board_to_photo, corners=corners.astype(np.float64), meta=meta)
+
+
+@dataclass(frozen=True)
+class Raised:
+    """A prism standing on the board: its footprint (N, 2) in art px, height and side colour (RGB)."""
+
+    footprint: np.ndarray
+    height_mm: float
+    side_rgb: tuple[float, float, float]
+
+
+def _draw_raised(image: np.ndarray, art: np.ndarray, raised: list[Raised], plane_photo, rng: np.random.Generator) -> None:
+    """Draw prisms in place onto the float32 photo: sides as the hull of both faces, then the top face."""
+    height, width = image.shape[:2]
+    base = plane_photo(0.0)
+    order = []
+    for item in raised:
+        centre = np.append(np.asarray(item.footprint, np.float64).mean(axis=0), 1.0)
+        order.append(float((base @ centre)[2]))  # proportional to depth: far ones first
+    for index in np.argsort(order)[::-1]:
+        item = raised[int(index)]
+        foot = np.asarray(item.footprint, np.float64).reshape(-1, 1, 2)
+        top_h = plane_photo(item.height_mm)
+        bottom = cv2.perspectiveTransform(foot, base).reshape(-1, 2)
+        top = cv2.perspectiveTransform(foot, top_h).reshape(-1, 2)
+        hull = cv2.convexHull(np.vstack([bottom, top]).astype(np.float32)).reshape(-1, 2)
+        x0, y0 = np.floor(hull.min(axis=0)).astype(int).clip(0, [width - 1, height - 1])
+        x1, y1 = np.ceil(hull.max(axis=0)).astype(int).clip(1, [width, height])
+        if x1 <= x0 or y1 <= y0:
+            continue
+        roi_w, roi_h = x1 - x0, y1 - y0
+        side = np.zeros((roi_h, roi_w), np.uint8)
+        cv2.fillPoly(side, [np.round((hull - [x0, y0]) * 4).astype(np.int32)], 255, cv2.LINE_AA, shift=2)
+        alpha = side.astype(np.float32)[..., None] / 255
+        shade = np.array(item.side_rgb, np.float32) * float(rng.uniform(0.85, 1.1))
+        region = image[y0:y1, x0:x1]
+        region[:] = region * (1 - alpha) + shade * alpha
+        # the top face: the art inside the footprint, warped at the prism's height
+        fx0, fy0 = np.floor(foot.reshape(-1, 2).min(axis=0)).astype(int)
+        fx1, fy1 = np.ceil(foot.reshape(-1, 2).max(axis=0)).astype(int) + 1
+        fx0, fy0 = max(fx0, 0), max(fy0, 0)
+        patch = art[fy0:fy1, fx0:fx1]
+        mask = np.zeros(patch.shape[:2], np.uint8)
+        cv2.fillPoly(mask, [np.round((foot.reshape(-1, 2) - [fx0, fy0]) * 4).astype(np.int32)], 255, cv2.LINE_AA, shift=2)
+        to_roi = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]]) @ top_h @ np.array([[1, 0, fx0], [0, 1, fy0], [0, 0, 1]])
+        warped = cv2.warpPerspective(patch, to_roi, (roi_w, roi_h), flags=cv2.INTER_LINEAR)
+        walpha = cv2.warpPerspective(mask, to_roi, (roi_w, roi_h), flags=cv2.INTER_LINEAR).astype(np.float32)[..., None] / 255
+        region[:] = region * (1 - walpha) + warped.astype(np.float32) * walpha
 
 
 def _light(image: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, dict[str, Any]]:
@@ -355,6 +410,12 @@ def _light(image: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, dic
                    "brightness": round(brightness, 3), "shadows": n_shadows, "glare_spots": n_glare}
 
 
+@cache
+def _noise_tile() -> np.ndarray:
+    """A fixed 509x509 tile of unit Gaussian noise, reused at random offsets (fast sensor noise)."""
+    return np.random.default_rng(12345).standard_normal((509, 509, 3)).astype(np.float32)
+
+
 def _finish(image: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, dict[str, Any]]:
     """White balance, colour-space shift, saturation, gamma, blur and sensor noise (uint8 in and out)."""
     wb = np.array([rng.uniform(0.8, 1.2), 1.0, rng.uniform(0.8, 1.2)], np.float32)
@@ -380,10 +441,12 @@ def _finish(image: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, di
         img = cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
     noise = float(rng.uniform(0, 8))
     if noise > 0.5:
-        cv2.setRNGSeed(int(rng.integers(0, 2**31)))
-        grain = np.empty(img.shape, np.int16)
-        cv2.randn(grain, 0, noise)
-        img = cv2.add(img, grain, dtype=cv2.CV_8U)
+        tile = _noise_tile()
+        reps = (-(-img.shape[0] // tile.shape[0]) + 1, -(-img.shape[1] // tile.shape[1]) + 1, 1)
+        dy, dx = (int(v) for v in rng.integers(0, tile.shape[0], 2))
+        grain = np.tile(tile, reps)[dy:dy + img.shape[0], dx:dx + img.shape[1]]
+        img = cv2.scaleAdd(grain, noise, img.astype(np.float32))
+        img = cv2.convertScaleAbs(img)
     return img, {"white_balance": [round(float(v), 3) for v in wb], "saturation": round(sat, 3), "gamma": round(gamma, 3),
                  "blur_sigma": round(blur, 2), "motion_blur_px": motion, "noise_sigma": round(noise, 2)}
 
