@@ -74,10 +74,10 @@ DIRK = "Dirk"
 
 @dataclass(frozen=True)
 class AlhambraPlayer:
-    """One player's palace (cell -> tile, kept sorted by cell), reserve, earlier points and money.
+    """One player's palace (cell -> tile), reserve, earlier points and money.
 
     ``palace`` may be given as a mapping or as ``(cell, tile)`` pairs; it is stored as a tuple
-    of pairs sorted by ``(x, y)``. ``money`` is ``None`` or an amount for every currency.
+    of pairs in reading order (by y, then x). ``money`` is ``None`` or an amount for every currency.
 
     >>> player = AlhambraPlayer("Ana", {(1, 0): Tile("garden", "N"), (0, 0): Tile("fountain")})
     >>> [cell for cell, _ in player.palace]
@@ -104,7 +104,7 @@ class AlhambraPlayer:
         fountains = sum(tile.type == FOUNTAIN for _, tile in pairs)
         if fountains != 1:
             raise StateError(f"{self.name}: palace: expected exactly one fountain, got {fountains}")
-        object.__setattr__(self, "palace", tuple(sorted(pairs, key=lambda pair: pair[0])))
+        object.__setattr__(self, "palace", tuple(sorted(pairs, key=lambda pair: (pair[0][1], pair[0][0]))))
         object.__setattr__(self, "reserve", tuple(self.reserve))
         if any(tile.type == FOUNTAIN for tile in self.reserve):
             raise StateError(f"{self.name}: reserve: a fountain cannot be kept in the reserve")

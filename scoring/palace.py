@@ -240,77 +240,24 @@ def _flood(palace: Mapping[Cell, Tile], starts: Iterable[Cell], *, walled: bool)
     return seen
 
 
-def holes(palace: Mapping[Cell, Tile]) -> list[list[Cell]]:
-    """Return the enclosed empty spaces: groups of empty cells that tiles cut off from the outside.
+def holes(palace: Mapping[Cell, Tile]) -> list[Cell]:
+    """Return the holes: empty cells with a tile on each of their four sides, in reading order.
+
+    This is the rule's letter ("an empty space surrounded on all four sides"). A larger
+    enclosed space is not a hole: it is legal, although it can never be filled.
 
     >>> ring = {(x, y): Tile("garden") for x in range(3) for y in range(3) if (x, y) != (1, 1)}
     >>> holes(ring)
-    [[(1, 1)]]
+    [(1, 1)]
     """
-    # The tiles around an enclosed space are 8-connected, so each space lies inside the
-    # bounding box of one 8-connected group of tiles: search those boxes, not the whole
-    # span of the palace (far-flung tiles would make that box huge).
-    enclosed: set[Cell] = set()
-    for group in _groups(set(palace), _AROUND):
-        enclosed |= _enclosed_in_box(palace, group)
-    return [sorted(group, key=_reading_order) for group in sorted(_groups(enclosed, _SIDE_STEPS), key=min)]
-
-
-_SIDE_STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
-_AROUND = _SIDE_STEPS + ((1, 1), (1, -1), (-1, 1), (-1, -1))
+    empty = {neighbour(cell, side) for cell in palace for side in SIDES} - set(palace)
+    return sorted(
+        (cell for cell in empty if all(neighbour(cell, side) in palace for side in SIDES)), key=_reading_order
+    )
 
 
 def _reading_order(cell: Cell) -> tuple[int, int]:
     return (cell[1], cell[0])
-
-
-def _groups(cells: set[Cell], steps: tuple[Cell, ...]) -> list[set[Cell]]:
-    """Split ``cells`` into groups connected through ``steps``."""
-    left = set(cells)
-    groups = []
-    while left:
-        first = left.pop()
-        group, todo = {first}, [first]
-        while todo:
-            x, y = todo.pop()
-            for dx, dy in steps:
-                other = (x + dx, y + dy)
-                if other in left:
-                    left.discard(other)
-                    group.add(other)
-                    todo.append(other)
-        groups.append(group)
-    return groups
-
-
-def _enclosed_in_box(palace: Mapping[Cell, Tile], group: set[Cell]) -> set[Cell]:
-    """Empty cells inside the group's bounding box that no empty path joins to the box's rim."""
-    low_x = min(x for x, _ in group) - 1
-    high_x = max(x for x, _ in group) + 1
-    low_y = min(y for _, y in group) - 1
-    high_y = max(y for _, y in group) + 1
-    rim = [(x, y) for x in range(low_x, high_x + 1) for y in (low_y, high_y)]
-    rim += [(x, y) for x in (low_x, high_x) for y in range(low_y + 1, high_y)]
-    outside = {cell for cell in rim if cell not in palace}
-    todo = list(outside)
-    while todo:
-        x, y = todo.pop()
-        for dx, dy in _SIDE_STEPS:
-            other = (x + dx, y + dy)
-            if (
-                low_x < other[0] < high_x
-                and low_y < other[1] < high_y
-                and other not in outside
-                and other not in palace
-            ):
-                outside.add(other)
-                todo.append(other)
-    return {
-        (x, y)
-        for x in range(low_x + 1, high_x)
-        for y in range(low_y + 1, high_y)
-        if (x, y) not in palace and (x, y) not in outside
-    }
 
 
 def outer_segments(palace: Mapping[Cell, Tile]) -> list[Segment]:
@@ -423,7 +370,7 @@ def validate_palace(palace: Mapping[Cell, Tile]) -> list[Issue]:
     Rules: ``fountain-count`` (not exactly one fountain), ``wall-faces-open-side`` (a wall
     against an open side), ``detached`` (a tile not joined to the fountain's tiles),
     ``unreachable`` (joined, but walls block every path on foot from the fountain), ``hole``
-    (an empty space enclosed by tiles).
+    (an empty space with a tile on all four sides).
 
     >>> [i.rule for i in validate_palace({(0, 0): FOUNTAIN_TILE, (1, 0): Tile("garden", "W")})]
     ['wall-faces-open-side', 'unreachable']
@@ -463,10 +410,8 @@ def validate_palace(palace: Mapping[Cell, Tile]) -> list[Issue]:
                         (cell,),
                     )
                 )
-    for group in holes(palace):
-        where = ", ".join(map(cell_text, group))
-        what = "an empty space" if len(group) == 1 else f"{len(group)} empty spaces"
-        issues.append(Issue("hole", f"{what} at {where} enclosed by tiles on every side", tuple(group)))
+    for cell in holes(palace):
+        issues.append(Issue("hole", f"the empty space at {cell_text(cell)} has a tile on all four sides", (cell,)))
     return issues
 
 
