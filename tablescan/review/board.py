@@ -67,7 +67,9 @@ def options() -> dict:
 def default_settings(game: str, player_count: int) -> dict:
     """Return a new game's settings."""
     if game == "sagrada":
-        settings: dict[str, Any] = {"public_objectives": list(PUBLIC_OBJECTIVES[:1] + PUBLIC_OBJECTIVES[4:5] + PUBLIC_OBJECTIVES[9:10])}
+        # the FORMATS.md example's three cards; a solo game reveals two
+        chosen = ["row-color-variety", "light-shades", "color-diagonals"]
+        settings: dict[str, Any] = {"public_objectives": chosen[:2] if player_count == 1 else chosen}
         if player_count == 1:
             settings["solo"] = {"private_objectives": ["red", "blue"], "round_track_sum": 0}
         return settings

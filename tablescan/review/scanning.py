@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,14 @@ def scanner_games() -> tuple[str, ...]:
         from scanner.pipeline import READER_MODULES
     except ImportError:
         return ()
-    return tuple(sorted(READER_MODULES))
+    return tuple(sorted(game for game, module in READER_MODULES.items() if _importable(module)))
+
+
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _load_scanner() -> Any:

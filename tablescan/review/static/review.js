@@ -221,11 +221,12 @@
     const opts = view.options;
     if (view.game === "sagrada") {
       const chosen = s.public_objectives || [];
-      const pick = [0, 1, 2].map((i) => select("Public objective " + (i + 1),
+      const slots = view.players.length === 1 ? [0, 1] : [0, 1, 2];
+      const pick = slots.map((i) => select("Public objective " + (i + 1),
         [["", "—"]].concat(opts.public_objectives.map((o) => [o, o])), chosen[i] || "", (value) => {
-          const next = [0, 1, 2].map((j) => (j === i ? value : chosen[j] || "")).filter(Boolean);
+          const next = slots.map((j) => (j === i ? value : chosen[j] || "")).filter(Boolean);
           patchSettings({ public_objectives: next });
-        }, { "data-objective": i })));
+        }, { "data-objective": i }));
       box.append(el("div", { class: "row" }, pick));
       if (view.players.length === 1) {
         const solo = s.solo || { private_objectives: ["red", "blue"], round_track_sum: 0 };

@@ -1,0 +1,381 @@
+"""The review screen's HTTP API, through Starlette's test client: games, cells, photos, token, errors."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from contextlib import nullcontext
+
+import pytest
+from PIL import Image
+
+from scoring.errors import TableError
+from starlette.testclient import TestClient
+
+from scoring.registry import GAMES
+from tablescan.review import app as app_module
+from tablescan.review import scanning
+from tablescan.review.app import MAX_UPLOAD_BYTES, create_app
+from tablescan.review.scanning import ScanOutcome
+
+
+
+
+def png_bytes(width: int = 64, height: int = 48, colour: tuple = (200, 30, 30)) -> bytes:
+    """Return a small PNG, a stand-in for a photo."""
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), colour).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+WINDOW = ["B4 Y3 G6 R3 B6", "G2 P5 B1 G4 R1", "B3 G6 Y2 P6 Y5", "Y1 B4 R1 G5 ."]
+
+
+def window_cells(rows: list[str]) -> list[dict]:
+    return [{"cell": f"{r},{c}", "value": die} for r, row in enumerate(rows) for c, die in enumerate(row.split())]
+
+
+def new_game(client: TestClient, game: str = "sagrada", players: tuple = ("Ana", "Bo")) -> dict:
+    response = client.post("/api/games", json={"game": game, "players": list(players), "name": "Test night"})
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def put_cells(client: TestClient, view: dict, index: int, cells: list[dict]) -> dict:
+    player = view["players"][index]
+    response = client.put(f"/api/games/{view['id']}/players/{player['id']}/cells", json={"cells": cells})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def core_report(document: dict) -> dict:
+    spec = GAMES[document["game"]]
+    return spec.score(spec.parse(document)).to_json()
+
+
+def test_create_game_gives_blank_boards_and_a_score(client: TestClient) -> None:
+    view = new_game(client)
+    assert [p["name"] for p in view["players"]] == ["Ana", "Bo"]
+    assert view["document"]["players"][0]["window"] == [". . . . ."] * 4
+    assert view["error"] is None
+    assert [p["total"] for p in view["report"]["players"]] == [-20, -20]
+    listing = client.get("/index.json").json()
+    assert [g["id"] for g in listing["games"]] == [view["id"]]
+    assert client.get(f"/games/{view['id']}.json").json()["id"] == view["id"]
+
+
+def test_create_game_from_the_html_form_redirects_to_its_page(client: TestClient) -> None:
+    response = client.post("/games", data={"game": "splendor", "players": "Ana\nBo\n\n", "name": ""}, follow_redirects=False)
+    assert response.status_code == 303
+    page = client.get(response.headers["location"])
+    assert page.status_code == 200
+    assert "initial-view" in page.text and "Splendor" in page.text
+
+
+def test_entered_window_scores_exactly_as_the_core_does(client: TestClient) -> None:
+    view = new_game(client)
+    view = put_cells(client, view, 0, window_cells(WINDOW))
+    assert view["document"]["players"][0]["window"] == WINDOW
+    assert view["report"] == core_report(view["document"])
+    assert view["report"]["players"][0]["breakdown"]["empty_cells"] == -1
+
+
+def test_a_correction_changes_the_score_and_is_stored(client: TestClient) -> None:
+    view = put_cells(client, new_game(client), 0, window_cells(WINDOW))
+    before = view["players"][0]["report"]["total"]
+    player_id = view["players"][0]["id"]
+    response = client.put(f"/api/games/{view['id']}/players/{player_id}/cells", json={"cell": "3,4", "value": "p2"})
+    after = response.json()
+    assert after["document"]["players"][0]["window"][3] == "Y1 B4 R1 G5 P2"
+    assert after["players"][0]["report"]["total"] > before  # no empty cell left, the last row now complete
+    assert after["report"] == core_report(after["document"])
+    rows = client.get(f"/api/games/{view['id']}/players/{player_id}/corrections").json()["corrections"]
+    assert rows[-1]["cell"] == "3,4" and rows[-1]["old_value"] == "." and rows[-1]["new_value"] == "P2"
+    assert rows[-1]["created_at"].endswith("+00:00")
+    assert len(rows) == 20  # the 19 dice entered, then the correction
+
+
+def test_unchanged_value_records_no_correction(client: TestClient) -> None:
+    view = new_game(client)
+    player_id = view["players"][0]["id"]
+    url = f"/api/games/{view['id']}/players/{player_id}/cells"
+    client.put(url, json={"cell": "0,0", "value": "R1"})
+    client.put(url, json={"cell": "0,0", "value": "R1"})
+    rows = client.get(f"/api/games/{view['id']}/players/{player_id}/corrections").json()["corrections"]
+    assert [(r["old_value"], r["new_value"]) for r in rows] == [(".", "R1")]
+
+
+def test_violations_reach_the_players_cells(client: TestClient) -> None:
+    view = new_game(client)
+    view = put_cells(client, view, 0, [{"cell": "0,0", "value": "R3"}, {"cell": "0,1", "value": "R5"}])
+    flagged = {cell for issue in view["players"][0]["issues"] for cell in issue["cells"]}
+    assert {"0,0", "0,1"} <= flagged
+    assert view["players"][1]["issues"] == []
+
+
+@pytest.mark.parametrize(
+    ("game", "cell", "value", "expected"),
+    [
+        ("sagrada", "0,0", "b4", nullcontext("B4")),
+        ("sagrada", "0,0", ".", nullcontext(".")),
+        ("sagrada", "0,0", "X7", pytest.raises(AssertionError, match="not a die|expected a die")),
+        ("sagrada", "4,0", "B4", pytest.raises(AssertionError, match="row 0-3")),
+        ("alhambra", "2,-1", "Tower:wn", nullcontext("tower:NW")),
+        ("alhambra", "2,-1", "castle", pytest.raises(AssertionError, match="fountain")),
+        ("splendor", "red:2", "3", nullcontext("3")),
+        ("splendor", "pink:2", "3", pytest.raises(AssertionError, match="colour:points")),
+    ],
+)
+def test_cell_values_are_checked(client: TestClient, game, cell, value, expected) -> None:
+    players = ("Ana", "Bo")
+    view = new_game(client, game, players)
+    player_id = view["players"][0]["id"]
+    response = client.put(f"/api/games/{view['id']}/players/{player_id}/cells", json={"cell": cell, "value": value})
+    with expected as wanted:
+        assert response.status_code == 200, response.json()["error"]
+        stored = {c["cell"]: c["value"] for c in response.json()["players"][0]["cells"]}
+        assert stored[cell] == wanted
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "body", "status", "fragment"),
+    [
+        ("post", "/api/games", {"game": "chess", "players": ["A"]}, 400, "game: expected one of"),
+        ("post", "/api/games", {"game": "sagrada", "players": ["A", "A"]}, 400, "different name"),
+        ("post", "/api/games", {"game": "alhambra", "players": ["A"]}, 400, "2-6 players"),
+        ("get", "/api/games/999", None, 404, "game 999: no such game"),
+        ("patch", "/api/games/{id}", {"settings": {"public_objectives": ["nope"]}}, 400, "settings.public_objectives"),
+        ("patch", "/api/games/{id}/players/{pid}", {"fields": {"favor_tokens": -1}}, 400, "fields.favor_tokens"),
+        ("patch", "/api/games/{id}/players/{pid}", {"fields": {"pattern": "Nowhere"}}, 400, "no window pattern"),
+        ("put", "/api/games/{id}/players/99999/cells", {"cell": "0,0", "value": "R1"}, 404, "has no player"),
+    ],
+)
+def test_bad_requests_are_one_line_json_errors(client: TestClient, method, url, body, status, fragment) -> None:
+    view = new_game(client)
+    url = url.format(id=view["id"], pid=view["players"][0]["id"])
+    response = getattr(client, method)(url, **({} if body is None else {"json": body}))
+    assert response.status_code == status
+    assert fragment in response.json()["error"]
+    assert "\n" not in response.json()["error"]
+
+
+def test_errors_on_pages_are_html(client: TestClient) -> None:
+    response = client.get("/games/12345")
+    assert response.status_code == 404
+    assert response.headers["content-type"].startswith("text/html")
+    assert "game 12345: no such game" in response.text
+
+
+def test_invalid_json_body_is_a_400(client: TestClient) -> None:
+    response = client.post("/api/games", content=b"{nope", headers={"content-type": "application/json"})
+    assert response.status_code == 400
+    assert response.json()["error"].startswith("request body: expected JSON")
+
+
+def test_settings_and_fields_reach_the_document(client: TestClient) -> None:
+    view = new_game(client)
+    game_url = f"/api/games/{view['id']}"
+    client.patch(game_url, json={"settings": {"public_objectives": ["shade-variety", "deep-shades"]}})
+    player_url = f"{game_url}/players/{view['players'][1]['id']}"
+    view = client.patch(player_url, json={"name": "Bea", "fields": {"private_objective": "green", "favor_tokens": "3", "pattern": "Virtus"}}).json()
+    document = view["document"]
+    assert document["public_objectives"] == ["shade-variety", "deep-shades"]
+    assert document["players"][1] == {
+        "name": "Bea",
+        "window": [". . . . ."] * 4,
+        "pattern": "Virtus",
+        "private_objective": "green",
+        "favor_tokens": 3,
+    }
+    clash = client.patch(player_url, json={"name": "Ana"})
+    assert clash.status_code == 400 and "already called" in clash.json()["error"]
+
+
+def test_solo_sagrada_builds_the_solo_block(client: TestClient) -> None:
+    view = new_game(client, "sagrada", ("Sol",))
+    view = client.patch(f"/api/games/{view['id']}", json={"settings": {"solo": {"private_objectives": ["red", "green"], "round_track_sum": 30}}}).json()
+    assert view["document"]["solo"] == {"private_objectives": ["red", "green"], "round_track_sum": 30}
+    assert "private_objective" not in view["document"]["players"][0]
+    assert view["report"]["solo"]["target"] == 30
+
+
+def test_alhambra_scorings_accumulate(client: TestClient) -> None:
+    view = new_game(client, "alhambra", ("Ana", "Bo"))
+    view = put_cells(client, view, 0, [{"cell": "1,0", "value": "garden:N"}, {"cell": "0,1", "value": "tower:W"}])
+    view = put_cells(client, view, 1, [{"cell": "1,0", "value": "pavilion:NE"}])
+    assert view["report"] == core_report(view["document"])
+    first = {p["name"]: p["total"] for p in view["report"]["players"]}
+    assert first["Ana"] > 0 and view["settings"]["scoring_round"] == 1
+    view = client.post(f"/api/games/{view['id']}/rounds").json()
+    assert view["settings"]["scoring_round"] == 2
+    assert [r["round"] for r in view["rounds"]] == [1]
+    assert {p["name"]: p["fields"]["score_before"] for p in view["players"]} == first
+    assert {p["name"]: p["score_before"] for p in view["document"]["players"]} == first
+    second = {p["name"]: p["total"] for p in view["report"]["players"]}
+    assert all(second[name] >= first[name] for name in first)
+    client.post(f"/api/games/{view['id']}/rounds")
+    view = client.post(f"/api/games/{view['id']}/rounds").json()
+    assert [r["round"] for r in view["rounds"]] == [1, 2, 3]
+    assert view["settings"]["scoring_round"] == 3
+
+
+def test_alhambra_final_round_carries_dirk_market_and_money(client: TestClient) -> None:
+    view = new_game(client, "alhambra", ("Ana", "Bo"))
+    game_url = f"/api/games/{view['id']}"
+    client.patch(game_url, json={"settings": {"scoring_round": 3, "dirk": {"garden": 2}, "market": [{"currency": "denar", "type": "tower", "walls": "en"}]}})
+    view = client.patch(f"{game_url}/players/{view['players'][0]['id']}", json={"fields": {"money": {"denar": 5}}}).json()
+    document = view["document"]
+    assert document["dirk"]["garden"] == 2
+    assert document["market"] == [{"currency": "denar", "type": "tower", "walls": "NE"}]
+    assert document["players"][0]["money"] == {"denar": 5, "dirham": 0, "ducat": 0, "florin": 0}
+    assert view["report"]["market_awards"][0]["to"] == "Ana"
+
+
+def test_splendor_counts_become_cards(client: TestClient) -> None:
+    view = new_game(client, "splendor", ("Ana", "Bo"))
+    view = put_cells(client, view, 0, [{"cell": "red:2", "value": "2"}, {"cell": "blue:0", "value": "3"}])
+    game_url = f"/api/games/{view['id']}"
+    view = client.patch(f"{game_url}/players/{view['players'][0]['id']}", json={"fields": {"nobles": 1}}).json()
+    cards = view["document"]["players"][0]["cards"]
+    assert sorted((c["bonus"], c["points"]) for c in cards) == [("blue", 0)] * 3 + [("red", 2)] * 2
+    assert view["players"][0]["report"]["prestige"] == 7
+    assert view["standings"][0]["name"] == "Ana"
+
+
+# -- photos -----------------------------------------------------------------------------------
+
+
+def upload(client: TestClient, view: dict, data: bytes, name: str = "board.png", index: int = 0):
+    player = view["players"][index]
+    return client.post(
+        f"/api/games/{view['id']}/players/{player['id']}/photo", files={"photo": (name, data, "image/png")}
+    )
+
+
+def test_photo_upload_is_stored_once_by_hash_and_served(client: TestClient, db_path) -> None:
+    view = new_game(client, "splendor")
+    data = png_bytes()
+    first = upload(client, view, data)
+    assert first.status_code == 200, first.text
+    photo = first.json()["players"][0]["photo"]
+    sha = hashlib.sha256(data).hexdigest()
+    assert photo["sha256"] == sha and (photo["width_px"], photo["height_px"]) == (64, 48)
+    assert "no photo scanner" in first.json()["notice"]
+    upload(client, view, data, index=1)
+    stored = list((db_path.parent / "review-photos").iterdir())
+    assert [p.name for p in stored] == [f"{sha}.png"]
+    served = client.get(photo["url"])
+    assert served.status_code == 200 and served.content == data
+    assert served.headers["content-type"] == "image/png"
+
+
+@pytest.mark.parametrize(
+    ("data", "status", "fragment"),
+    [
+        (b"", 400, "empty"),
+        (b"%PDF-1.4 not a photo", 400, "not a readable image"),
+        (png_bytes()[:40], 400, "not a readable image"),
+    ],
+)
+def test_bad_uploads_are_refused(client: TestClient, data: bytes, status: int, fragment: str) -> None:
+    view = new_game(client)
+    response = upload(client, view, data, name="x.png")
+    assert response.status_code == status
+    assert fragment in response.json()["error"]
+
+
+def test_gif_is_refused_even_though_it_is_an_image(client: TestClient) -> None:
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8)).save(buffer, format="GIF")
+    response = upload(client, new_game(client), buffer.getvalue(), name="x.gif")
+    assert response.status_code == 400 and "GIF" in response.json()["error"]
+
+
+def test_oversized_upload_is_refused_with_413(client: TestClient) -> None:
+    view = new_game(client)
+    big = b"\xff\xd8" + b"\0" * (MAX_UPLOAD_BYTES + 10)
+    response = upload(client, view, big, name="huge.jpg")
+    assert response.status_code == 413
+    assert "30 MB" in response.json()["error"]
+
+
+def test_oversized_raw_upload_is_refused_with_413(client: TestClient, monkeypatch) -> None:
+    monkeypatch.setattr(app_module, "MAX_UPLOAD_BYTES", 1000)
+    view = new_game(client)
+    player = view["players"][0]
+    response = client.post(
+        f"/api/games/{view['id']}/players/{player['id']}/photo", content=b"x" * 2000, headers={"content-type": "image/png"}
+    )
+    assert response.status_code == 413
+
+
+@pytest.mark.parametrize("sha", ["0" * 64, "../../etc/passwd", "review.sqlite3"])
+def test_photos_are_only_found_by_known_hash(client: TestClient, sha: str) -> None:
+    assert client.get(f"/photos/{sha}").status_code == 404
+
+
+def test_scan_results_become_readings_and_corrections_keep_the_model(client: TestClient, monkeypatch) -> None:
+    calls = []
+
+    def fake_scan(path, game, corners=None, player_name=None):
+        calls.append((path.name, game, corners))
+        square = [[10, 10], [20, 10], [20, 20], [10, 20]]
+        readings = [{"cell": f"{r},{c}", "value": "."} for r in range(4) for c in range(5)]
+        readings[0] = {"cell": "0,0", "value": "R3", "confidence": 0.42, "polygon": square}
+        return ScanOutcome(corners=corners or [[0, 0], [60, 0], [60, 40], [0, 40]], model="dice v9", readings=readings)
+
+    monkeypatch.setattr(scanning, "scanner_games", lambda: ("sagrada",))
+    monkeypatch.setattr(scanning, "scan_photo", fake_scan)
+    view = new_game(client)
+    view = upload(client, view, png_bytes()).json()
+    player = view["players"][0]
+    assert player["model"] == "dice v9" and player["corners"] == [[0, 0], [60, 0], [60, 40], [0, 40]]
+    reading = next(c for c in player["cells"] if c["cell"] == "0,0")
+    assert reading == {"cell": "0,0", "value": "R3", "confidence": 0.42, "polygon": [[10, 10], [20, 10], [20, 20], [10, 20]], "source": "scan"}
+    url = f"/api/games/{view['id']}/players/{player['id']}"
+    view = client.post(f"{url}/rescan", json={"corners": [[1, 1], [59, 1], [59, 39], [1, 39]]}).json()
+    assert calls[-1][2] == [[1.0, 1.0], [59.0, 1.0], [59.0, 39.0], [1.0, 39.0]]
+    client.put(f"{url}/cells", json={"cell": "0,0", "value": "R5"})
+    row = client.get(f"{url}/corrections").json()["corrections"][-1]
+    assert (row["old_value"], row["new_value"], row["model"], row["confidence"]) == ("R3", "R5", "dice v9", 0.42)
+    assert row["polygon"] == [[10, 10], [20, 10], [20, 20], [10, 20]]
+    bad = client.post(f"{url}/rescan", json={"corners": [[1, 1]]})
+    assert bad.status_code == 400 and "corners" in bad.json()["error"]
+
+
+def test_a_failed_scan_keeps_the_photo_and_says_why(client: TestClient, monkeypatch) -> None:
+    def failing_scan(path, game, corners=None, player_name=None):
+        raise TableError("board.png: board not found; retake from above")
+
+    monkeypatch.setattr(scanning, "scanner_games", lambda: ("sagrada",))
+    monkeypatch.setattr(scanning, "scan_photo", failing_scan)
+    view = upload(client, new_game(client), png_bytes()).json()
+    assert view["notice"] == "board.png: board not found; retake from above"
+    assert view["players"][0]["photo"] is not None
+
+
+# -- token ------------------------------------------------------------------------------------
+
+
+def test_lan_token_is_required_on_every_request(db_path) -> None:
+    with TestClient(create_app(db_path, token="s3cret-token")) as lan:
+        assert lan.get("/").status_code == 403
+        denied = lan.get("/api/games")
+        assert denied.status_code == 403 and "token" in denied.json()["error"]
+        assert lan.get("/static/review.js").status_code == 403
+        assert lan.get("/?token=wrong").status_code == 403
+        lan.cookies.set("tablescan_token", "wrong")
+        assert lan.get("/").status_code == 403
+        lan.cookies.clear()
+        welcome = lan.get("/?token=s3cret-token")
+        assert welcome.status_code == 200
+        assert "tablescan_token=s3cret-token" in welcome.headers["set-cookie"]
+        assert "HttpOnly" in welcome.headers["set-cookie"]
+        assert lan.get("/api/games").status_code == 200  # the cookie now carries it
+        created = lan.post("/api/games", json={"game": "sagrada", "players": ["A", "B"]})
+        assert created.status_code == 201
+
+
+def test_local_mode_needs_no_token(client: TestClient) -> None:
+    assert client.get("/").status_code == 200
+    assert "set-cookie" not in client.get("/").headers
