@@ -13,7 +13,7 @@ import warnings
 import pytest
 
 with warnings.catch_warnings():  # starlette 1.x nudges towards httpx2; httpx is what the test extra ships
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
 from tablescan.review.app import create_app
