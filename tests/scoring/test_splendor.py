@@ -75,7 +75,14 @@ def test_catalogue_matches_the_shared_copy() -> None:
 
 @pytest.mark.parametrize(
     ("bonus", "points", "levels"),
-    [("white", 0, (1,)), ("blue", 1, (1, 2)), ("green", 2, (2,)), ("red", 3, (2, 3)), ("black", 4, (3,)), ("white", 5, (3,))],
+    [
+        ("white", 0, (1,)),
+        ("blue", 1, (1, 2)),
+        ("green", 2, (2,)),
+        ("red", 3, (2, 3)),
+        ("black", 4, (3,)),
+        ("white", 5, (3,)),
+    ],
 )
 def test_possible_levels_follow_the_deck(bonus: str, points: int, levels: tuple[int, ...]) -> None:
     assert Card(bonus, points).possible_levels == levels
@@ -105,28 +112,90 @@ def mutated(path: tuple, value) -> dict:
     ("doc", "outcome"),
     [
         (GOOD, nullcontext()),
-        (mutated(("players", 0, "cards", 1, "id"), "L4-red-1"), pytest.raises(StateError, match=r"^players\[0\]\.cards\[1\]\.id: unknown card id 'L4-red-1'")),
-        (mutated(("players", 0, "cards", 0, "bonus"), "gold"), pytest.raises(StateError, match=r"^players\[0\]\.cards\[0\]\.bonus: expected one of white, blue, green, red, black; got 'gold'")),
-        (mutated(("players", 0, "cards", 0, "points"), -1), pytest.raises(StateError, match=r"^players\[0\]\.cards\[0\]\.points: expected an integer 0-5, got -1")),
-        (mutated(("players", 0, "cards", 0, "points"), 6), pytest.raises(StateError, match=r"^players\[0\]\.cards\[0\]\.points: expected an integer 0-5, got 6")),
-        (mutated(("players", 0, "cards", 0, "points"), 1.5), pytest.raises(StateError, match=r"^players\[0\]\.cards\[0\]\.points: expected an integer")),
-        (mutated(("players", 0, "cards", 0), {"bonus": "red", "points": 3, "level": 1}), pytest.raises(StateError, match=r"^players\[0\]\.cards\[0\]\.points: a level-1 card has 0-1 points, got 3")),
-        (mutated(("players", 0, "cards", 0), {"bonus": "red", "points": 0, "level": 4}), pytest.raises(StateError, match=r"^players\[0\]\.cards\[0\]\.level: expected an integer 1-3, got 4")),
-        (mutated(("players", 0, "cards", 0), {"bonus": "red"}), pytest.raises(StateError, match=r"^players\[0\]\.cards\[0\]\.points: missing required key")),
-        (mutated(("players", 0, "cards", 1, "points"), 2), pytest.raises(StateError, match=r"^players\[0\]\.cards\[1\]\.points: card L3-red-2 has points 4, got 2")),
+        (
+            mutated(("players", 0, "cards", 1, "id"), "L4-red-1"),
+            pytest.raises(StateError, match=r"^players\[0\]\.cards\[1\]\.id: unknown card id 'L4-red-1'"),
+        ),
+        (
+            mutated(("players", 0, "cards", 0, "bonus"), "gold"),
+            pytest.raises(
+                StateError,
+                match=r"^players\[0\]\.cards\[0\]\.bonus: expected one of white, blue, green, red, black; got 'gold'",
+            ),
+        ),
+        (
+            mutated(("players", 0, "cards", 0, "points"), -1),
+            pytest.raises(StateError, match=r"^players\[0\]\.cards\[0\]\.points: expected an integer 0-5, got -1"),
+        ),
+        (
+            mutated(("players", 0, "cards", 0, "points"), 6),
+            pytest.raises(StateError, match=r"^players\[0\]\.cards\[0\]\.points: expected an integer 0-5, got 6"),
+        ),
+        (
+            mutated(("players", 0, "cards", 0, "points"), 1.5),
+            pytest.raises(StateError, match=r"^players\[0\]\.cards\[0\]\.points: expected an integer"),
+        ),
+        (
+            mutated(("players", 0, "cards", 0), {"bonus": "red", "points": 3, "level": 1}),
+            pytest.raises(StateError, match=r"^players\[0\]\.cards\[0\]\.points: a level-1 card has 0-1 points, got 3"),
+        ),
+        (
+            mutated(("players", 0, "cards", 0), {"bonus": "red", "points": 0, "level": 4}),
+            pytest.raises(StateError, match=r"^players\[0\]\.cards\[0\]\.level: expected an integer 1-3, got 4"),
+        ),
+        (
+            mutated(("players", 0, "cards", 0), {"bonus": "red"}),
+            pytest.raises(StateError, match=r"^players\[0\]\.cards\[0\]\.points: missing required key"),
+        ),
+        (
+            mutated(("players", 0, "cards", 1, "points"), 2),
+            pytest.raises(StateError, match=r"^players\[0\]\.cards\[1\]\.points: card L3-red-2 has points 4, got 2"),
+        ),
         (mutated(("players", 0, "cards", 1, "points"), 4), nullcontext()),
-        (mutated(("players", 0, "cards", 1), 7), pytest.raises(StateError, match=r"^players\[0\]\.cards\[1\]: expected an object, got 7")),
-        (mutated(("players", 0, "nobles"), -1), pytest.raises(StateError, match=r"^players\[0\]\.nobles: expected a count >= 0 or a list of noble ids, got -1")),
-        (mutated(("players", 0, "nobles"), True), pytest.raises(StateError, match=r"^players\[0\]\.nobles: expected a count")),
-        (mutated(("players", 1, "nobles", 0), 3), pytest.raises(StateError, match=r"^players\[1\]\.nobles\[0\]: expected a string, got 3")),
+        (
+            mutated(("players", 0, "cards", 1), 7),
+            pytest.raises(StateError, match=r"^players\[0\]\.cards\[1\]: expected an object, got 7"),
+        ),
+        (
+            mutated(("players", 0, "nobles"), -1),
+            pytest.raises(
+                StateError, match=r"^players\[0\]\.nobles: expected a count >= 0 or a list of noble ids, got -1"
+            ),
+        ),
+        (
+            mutated(("players", 0, "nobles"), True),
+            pytest.raises(StateError, match=r"^players\[0\]\.nobles: expected a count"),
+        ),
+        (
+            mutated(("players", 1, "nobles", 0), 3),
+            pytest.raises(StateError, match=r"^players\[1\]\.nobles\[0\]: expected a string, got 3"),
+        ),
         (mutated(("players", 0, "nobles"), KeyError), nullcontext()),
-        (mutated(("players", 0, "reserved"), -2), pytest.raises(StateError, match=r"^players\[0\]\.reserved: expected an integer >= 0, got -2")),
-        (mutated(("players", 0, "cards"), KeyError), pytest.raises(StateError, match=r"^players\[0\]\.cards: missing required key")),
-        (mutated(("players", 0, "cards"), {}), pytest.raises(StateError, match=r"^players\[0\]\.cards: expected a list, got an object")),
-        (mutated(("players", 1, "name"), "Ana"), pytest.raises(StateError, match=r"^players\[1\]\.name: duplicate name 'Ana'")),
-        (mutated(("players", 1, "name"), None), pytest.raises(StateError, match=r"^players\[1\]\.name: missing required key")),
+        (
+            mutated(("players", 0, "reserved"), -2),
+            pytest.raises(StateError, match=r"^players\[0\]\.reserved: expected an integer >= 0, got -2"),
+        ),
+        (
+            mutated(("players", 0, "cards"), KeyError),
+            pytest.raises(StateError, match=r"^players\[0\]\.cards: missing required key"),
+        ),
+        (
+            mutated(("players", 0, "cards"), {}),
+            pytest.raises(StateError, match=r"^players\[0\]\.cards: expected a list, got an object"),
+        ),
+        (
+            mutated(("players", 1, "name"), "Ana"),
+            pytest.raises(StateError, match=r"^players\[1\]\.name: duplicate name 'Ana'"),
+        ),
+        (
+            mutated(("players", 1, "name"), None),
+            pytest.raises(StateError, match=r"^players\[1\]\.name: missing required key"),
+        ),
         (mutated(("players",), []), pytest.raises(StateError, match=r"^players: expected 1-4 players, got 0")),
-        (mutated(("players",), [{"name": str(i), "cards": []} for i in range(5)]), pytest.raises(StateError, match=r"^players: expected 1-4 players, got 5")),
+        (
+            mutated(("players",), [{"name": str(i), "cards": []} for i in range(5)]),
+            pytest.raises(StateError, match=r"^players: expected 1-4 players, got 5"),
+        ),
         (mutated(("game",), "sagrada"), pytest.raises(StateError, match=r"^game: expected 'splendor', got 'sagrada'")),
         ([], pytest.raises(StateError, match=r"^\(document\): expected an object, got a list of 0")),
         (mutated(("players", 0, "scan"), {"photo": "x.jpg"}), nullcontext()),
@@ -169,14 +238,18 @@ def test_dataclasses_check_themselves(make, message) -> None:
     ("players", "expected"),
     [
         pytest.param([{"name": "Ana", "cards": [kind("white", 1, 1)] * 1}], [], id="one-L1-1pt-fits"),
-        pytest.param([{"name": "Ana", "cards": [kind("white", 1, 1)] * 2}], [("too-many-cards", 0)], id="two-L1-1pt-white"),
+        pytest.param(
+            [{"name": "Ana", "cards": [kind("white", 1, 1)] * 2}], [("too-many-cards", 0)], id="two-L1-1pt-white"
+        ),
         pytest.param(
             [{"name": "Ana", "cards": [kind("white", 1, 1)]}, {"name": "Bo", "cards": [kind("white", 1, 1)]}],
             [("too-many-cards", 0), ("too-many-cards", 1)],
             id="two-L1-1pt-across-players",
         ),
         pytest.param([{"name": "Ana", "cards": [kind("blue", 1)] * 3}], [], id="three-1pt-without-level-fit-L1+L2"),
-        pytest.param([{"name": "Ana", "cards": [kind("blue", 1)] * 4}], [("too-many-cards", 0)], id="four-1pt-without-level"),
+        pytest.param(
+            [{"name": "Ana", "cards": [kind("blue", 1)] * 4}], [("too-many-cards", 0)], id="four-1pt-without-level"
+        ),
         pytest.param(
             [{"name": "Ana", "cards": [kind("blue", 1, 2)] * 2 + [kind("blue", 1)] * 2}],
             [("too-many-cards", 0)],
@@ -226,7 +299,11 @@ def test_dataclasses_check_themselves(make, message) -> None:
         pytest.param(
             [
                 {"name": "Ana", "cards": [kind("white", 0)] * 4 + [kind("blue", 0)] * 4, "nobles": ["N1"]},
-                {"name": "Bo", "cards": [kind("white", 0)] * 3 + [kind("blue", 0)] * 3 + [kind("blue", 1), kind("white", 1)], "nobles": ["N1"]},
+                {
+                    "name": "Bo",
+                    "cards": [kind("white", 0)] * 3 + [kind("blue", 0)] * 3 + [kind("blue", 1), kind("white", 1)],
+                    "nobles": ["N1"],
+                },
             ],
             [("noble-twice", 0), ("noble-twice", 1)],
             id="same-noble-id-twice",
@@ -234,7 +311,11 @@ def test_dataclasses_check_themselves(make, message) -> None:
         pytest.param(
             [
                 {"name": "Ana", "cards": [kind("white", 0)] * 4 + [kind("blue", 0)] * 4, "nobles": 1},
-                {"name": "Bo", "cards": [kind("white", 0)] * 3 + [kind("blue", 0)] * 3 + [kind("white", 2), kind("blue", 2)], "nobles": 1},
+                {
+                    "name": "Bo",
+                    "cards": [kind("white", 0)] * 3 + [kind("blue", 0)] * 3 + [kind("white", 2), kind("blue", 2)],
+                    "nobles": 1,
+                },
             ],
             [("nobles-shared", 0), ("nobles-shared", 1)],
             id="counted-nobles-must-be-distinct",
@@ -242,7 +323,11 @@ def test_dataclasses_check_themselves(make, message) -> None:
         pytest.param(
             [
                 {"name": "Ana", "cards": [kind("white", 0)] * 4 + [kind("blue", 0)] * 4, "nobles": ["N1"]},
-                {"name": "Bo", "cards": [kind("white", 0)] * 3 + [kind("blue", 0)] * 3 + [kind("white", 2), kind("blue", 2)], "nobles": 1},
+                {
+                    "name": "Bo",
+                    "cards": [kind("white", 0)] * 3 + [kind("blue", 0)] * 3 + [kind("white", 2), kind("blue", 2)],
+                    "nobles": 1,
+                },
             ],
             [("nobles-shared", 1)],
             id="counted-noble-cannot-be-one-listed-by-id",
@@ -272,8 +357,12 @@ def test_validate_finds_each_broken_rule(players: list[dict], expected: list[tup
         ([{"name": "Ana", "cards": [kind("white", 1, 1)] * 2}], ["2 level-1 white 1-point cards", "deck holds 1"]),
         (
             [{"name": "Ana", "cards": [kind("blue", 1)] * 2}, {"name": "Bo", "cards": [kind("blue", 1, 2)] * 2}],
-            ["2 blue 1-point cards without a level", "deck holds 3 blue 1-point cards (1 at level 1 and 2 at level 2)",
-             "2 are already given with a level", "at most 1 more"],
+            [
+                "2 blue 1-point cards without a level",
+                "deck holds 3 blue 1-point cards (1 at level 1 and 2 at level 2)",
+                "2 are already given with a level",
+                "at most 1 more",
+            ],
         ),
         (
             [{"name": "Ana", "cards": [kind("white", 0)] * 4 + [kind("blue", 0)] * 3, "nobles": ["N1"]}],
@@ -281,7 +370,11 @@ def test_validate_finds_each_broken_rule(players: list[dict], expected: list[tup
         ),
         ([{"name": "Ana", "cards": [], "reserved": 5}], ["Ana has 5 reserved cards; a player may hold at most 3"]),
         (
-            [{"name": "Ana", "cards": [], "nobles": 4}, {"name": "Bo", "cards": []}, {"name": "Cy", "cards": [], "nobles": 1}],
+            [
+                {"name": "Ana", "cards": [], "nobles": 4},
+                {"name": "Bo", "cards": []},
+                {"name": "Cy", "cards": [], "nobles": 1},
+            ],
             ["5 nobles across the game, but a 3-player game puts only 4 in play"],
         ),
     ],
@@ -293,10 +386,12 @@ def test_issue_details_explain_the_finding(players: list[dict], fragments: list[
 
 
 def test_card_issues_name_the_cards_involved() -> None:
-    state = SplendorState.from_json(doc_of(
-        {"name": "Ana", "cards": [kind("red", 0), {"id": "L2-red-6"}]},
-        {"name": "Bo", "cards": [{"id": "L2-red-6"}]},
-    ))
+    state = SplendorState.from_json(
+        doc_of(
+            {"name": "Ana", "cards": [kind("red", 0), {"id": "L2-red-6"}]},
+            {"name": "Bo", "cards": [{"id": "L2-red-6"}]},
+        )
+    )
     issues = validate(state)
     assert {issue.cells for issue in issues} == {((0, 1), (1, 0))}
     assert score(state).to_json()["players"][1]["violations"] == [
@@ -308,10 +403,17 @@ def test_card_issues_name_the_cards_involved() -> None:
 
 
 def test_prestige_is_card_points_plus_three_per_noble_and_reserved_never_scores() -> None:
-    state = SplendorState.from_json(doc_of(
-        {"name": "Ana", "cards": [{"id": "L3-white-4"}, kind("blue", 2), kind("green", 0)], "nobles": 2, "reserved": 3},
-        {"name": "Bo", "cards": [], "nobles": 0},
-    ))
+    state = SplendorState.from_json(
+        doc_of(
+            {
+                "name": "Ana",
+                "cards": [{"id": "L3-white-4"}, kind("blue", 2), kind("green", 0)],
+                "nobles": 2,
+                "reserved": 3,
+            },
+            {"name": "Bo", "cards": [], "nobles": 0},
+        )
+    )
     ana = score(state).players[0]
     assert (ana.card_points, ana.noble_points, ana.prestige, ana.cards, ana.nobles) == (7, 6, 13, 3, 2)
     assert dict(ana.points_by_level) == {"L1": 0, "L2": 2, "L3": 5}
@@ -319,7 +421,9 @@ def test_prestige_is_card_points_plus_three_per_noble_and_reserved_never_scores(
 
 
 def test_points_with_unsure_level_go_to_an_unknown_bucket() -> None:
-    state = SplendorState.from_json(doc_of({"name": "Ana", "cards": [kind("blue", 1), kind("red", 3), kind("red", 3, 3)]}))
+    state = SplendorState.from_json(
+        doc_of({"name": "Ana", "cards": [kind("blue", 1), kind("red", 3), kind("red", 3, 3)]})
+    )
     assert dict(score(state).players[0].points_by_level) == {"L1": 0, "L2": 0, "L3": 3, "level ?": 4}
 
 
@@ -350,14 +454,21 @@ def _with_prestige(name: str, prestige: int, cards: int) -> SplendorPlayer:
 
 
 def test_not_over_message_names_the_leader() -> None:
-    report = score(SplendorState.from_json(doc_of({"name": "Ana", "cards": [kind("red", 5)]}, {"name": "Bo", "cards": []})))
+    report = score(
+        SplendorState.from_json(doc_of({"name": "Ana", "cards": [kind("red", 5)]}, {"name": "Bo", "cards": []}))
+    )
     assert report.winner is None and not report.game_over
     assert report.message is not None
     assert "not over" in report.message and "highest 5, Ana" in report.message
 
 
 def test_three_way_tie_breaks_to_fewest_cards_then_shares() -> None:
-    players = (_with_prestige("Ana", 15, 8), _with_prestige("Bo", 15, 6), _with_prestige("Cy", 15, 6), _with_prestige("Dee", 17, 20))
+    players = (
+        _with_prestige("Ana", 15, 8),
+        _with_prestige("Bo", 15, 6),
+        _with_prestige("Cy", 15, 6),
+        _with_prestige("Dee", 17, 20),
+    )
     report = score(SplendorState(players))
     assert report.ranking == ("Dee", "Bo", "Cy", "Ana")
     assert report.winner == "Dee"
@@ -405,7 +516,11 @@ def test_reference_case(path: Path) -> None:
     }
     assert got == {name: {**want, "rules": sorted(want["rules"])} for name, want in expected["players"].items()}
     doc = report.to_json()
-    assert (doc["ranking"], doc["winner"], doc["game_over"]) == (expected["ranking"], expected["winner"], expected["game_over"])
+    assert (doc["ranking"], doc["winner"], doc["game_over"]) == (
+        expected["ranking"],
+        expected["winner"],
+        expected["game_over"],
+    )
 
 
 def test_there_are_reference_cases() -> None:
@@ -460,10 +575,22 @@ state_strategy = st.lists(player_strategy, min_size=1, max_size=4, unique_by=lam
     lambda players: SplendorState(tuple(players))
 )
 json_strategy = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 20) | st.floats(allow_nan=False) | st.text(max_size=12)
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 20)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=12)
     | st.sampled_from(["splendor", "white", "L1-red-1", "N1", "name", "cards", "points", "bonus", "id"]),
-    lambda children: st.lists(children, max_size=5)
-    | st.dictionaries(st.sampled_from(["game", "players", "name", "cards", "nobles", "reserved", "id", "bonus", "points", "level"]), children, max_size=6),
+    lambda children: (
+        st.lists(children, max_size=5)
+        | st.dictionaries(
+            st.sampled_from(
+                ["game", "players", "name", "cards", "nobles", "reserved", "id", "bonus", "points", "level"]
+            ),
+            children,
+            max_size=6,
+        )
+    ),
     max_leaves=40,
 )
 
@@ -482,10 +609,13 @@ def test_score_invariants(state: SplendorState) -> None:
     report = score(state)
     doc = json.loads(json.dumps(report.to_json()))
     assert sorted(doc["ranking"]) == sorted(p.name for p in state.players)
-    for player, line in zip(state.players, report.players):
+    for player, line in zip(state.players, report.players, strict=True):
         assert line.prestige == sum(c.points for c in player.cards) + 3 * player.noble_count
         assert sum(points for _, points in line.points_by_level) == line.card_points
-    keys = [(-line.prestige, line.cards) for line in sorted(report.players, key=lambda l: report.ranking.index(l.name))]
+    keys = [
+        (-line.prestige, line.cards)
+        for line in sorted(report.players, key=lambda line: report.ranking.index(line.name))
+    ]
     assert keys == sorted(keys)
     assert report.game_over is (max(line.prestige for line in report.players) >= 15)
     if report.game_over:
@@ -568,7 +698,9 @@ def test_cli_scores_the_sample_game_as_json(tmp_path: Path) -> None:
     doc = json.loads(result.stdout)
     assert doc["game"] == "splendor"
     assert [(p["name"], p["prestige"], p["cards"], p["nobles"]) for p in doc["players"]] == [
-        ("Ana", 16, 12, 1), ("Bo", 16, 9, 1), ("Cy", 5, 6, 0)
+        ("Ana", 16, 12, 1),
+        ("Bo", 16, 9, 1),
+        ("Cy", 5, 6, 0),
     ]
     assert (doc["ranking"], doc["winner"], doc["game_over"]) == (["Bo", "Ana", "Cy"], "Bo", True)
     assert "message" not in doc
@@ -593,8 +725,15 @@ def test_cli_shared_win_is_a_list(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ((("players", 0, "cards", 1, "id"), "L1-gold-1"), "players[0].cards[1].id: unknown card id 'L1-gold-1'; ids look like 'L1-white-1' (see data/splendor_cards.json)"),
-        ((("players", 0, "cards", 0, "bonus"), "purple"), "players[0].cards[0].bonus: expected one of white, blue, green, red, black; got 'purple'"),
+        (
+            (("players", 0, "cards", 1, "id"), "L1-gold-1"),
+            "players[0].cards[1].id: unknown card id 'L1-gold-1'; "
+            "ids look like 'L1-white-1' (see data/splendor_cards.json)",
+        ),
+        (
+            (("players", 0, "cards", 0, "bonus"), "purple"),
+            "players[0].cards[0].bonus: expected one of white, blue, green, red, black; got 'purple'",
+        ),
         ((("players", 0, "reserved"), -1), "players[0].reserved: expected an integer >= 0, got -1"),
         ((("players", 0, "nobles"), -3), "players[0].nobles: expected a count >= 0 or a list of noble ids, got -3"),
     ],
