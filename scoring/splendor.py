@@ -204,6 +204,8 @@ class SplendorPlayer:
     >>> player = SplendorPlayer("Ana", (CARDS["L3-red-2"], Card("white", 1)), nobles=("N1",))
     >>> player.prestige, player.noble_count, player.bonuses["red"]
     (8, 1, 1)
+    >>> print(player)
+    Ana: white 1, blue 0, green 0, red 1, black 0 | 2 cards, 5 card points, nobles N1, 0 reserved
 
     Raises:
         StateError: a wrong type or a negative count.
@@ -224,6 +226,13 @@ class SplendorPlayer:
         else:
             expect_int(self.nobles, "player.nobles", low=0)
         expect_int(self.reserved, "player.reserved", low=0)
+
+    def __str__(self) -> str:
+        nobles = ", ".join(self.nobles) if isinstance(self.nobles, tuple) else str(self.nobles)
+        return (
+            f"{self.name}: {_bonus_text(self.bonuses)} | {_plural(len(self.cards), 'card')}, "
+            f"{self.card_points} card points, nobles {nobles or 0}, {self.reserved} reserved"
+        )
 
     @property
     def noble_count(self) -> int:
@@ -324,6 +333,9 @@ class SplendorState:
                     f"players[{index}].name: duplicate name {describe(player.name)}; each player needs a distinct name"
                 )
             seen.add(player.name)
+
+    def __str__(self) -> str:
+        return "\n".join(str(player) for player in self.players)
 
     @classmethod
     def from_json(cls, doc: Any) -> SplendorState:

@@ -551,6 +551,13 @@ def test_generate_rejects_impossible_player_counts(players) -> None:
         generate(random.Random(0), players=players)
 
 
+def test_repr_is_pasteable_and_str_is_one_line_per_player() -> None:
+    state = generate(random.Random(3), players=3)
+    assert eval(repr(state), vars(splendor)) == state
+    lines = str(state).splitlines()
+    assert len(lines) == 3 and lines[0].startswith("Ana: white ")
+
+
 def test_game_record_is_registered() -> None:
     game = GAMES["splendor"]
     assert game is splendor.GAME
