@@ -527,44 +527,52 @@ def _random_group(rng: random.Random, size: int) -> set[Cell]:
 def _fill(
     rng: random.Random, occupied: set[Cell], pattern: Pattern | None, supply: dict[str, int] | None
 ) -> dict[Cell, Die] | None:
-    """Backtracking search for dice on ``occupied`` cells obeying every placement rule."""
-    order = sorted(occupied, key=lambda cell: (pattern is None or pattern.restriction(cell) == ".", cell))
+    """Backtracking search for dice on ``occupied`` cells obeying every placement rule.
+
+    The most constrained cell goes next; dice are tried in a random order that favours the
+    colours with most dice left, so several windows drawn from one bag stay balanced.
+    """
     left = dict(supply) if supply is not None else {color: ROWS * COLS for color in COLORS}
     placed: dict[Cell, Die] = {}
-    budget = [4000]
+    open_cells = set(occupied)
+    budget = [2000]
+
+    base = {
+        cell: [die for die in _ALL_DICE if pattern is None or print_allows(pattern.restriction(cell), die)]
+        for cell in occupied
+    }
+    around = {cell: orthogonal(cell) for cell in occupied}
 
     def options(cell: Cell) -> list[Die]:
-        mark = pattern.restriction(cell) if pattern is not None else "."
-        found = []
-        for color in COLORS:
-            if left[color] <= 0:
-                continue
-            for value in VALUES:
-                die = Die(color, value)
-                if not print_allows(mark, die):
-                    continue
-                if any(
-                    n in placed and (placed[n].color == color or placed[n].value == value) for n in orthogonal(cell)
-                ):
-                    continue
-                found.append(die)
-        rng.shuffle(found)
-        return found
+        taken = [placed[n] for n in around[cell] if n in placed]
+        colors = {die.color for die in taken}
+        values = {die.value for die in taken}
+        return [
+            die
+            for die in base[cell]
+            if left[die.color] > 0 and die.color not in colors and die.value not in values
+        ]
 
-    def search(index: int) -> bool:
-        if index == len(order):
+    def search() -> bool:
+        if not open_cells:
             return True
         budget[0] -= 1
         if budget[0] < 0:
             return False
-        cell = order[index]
-        for die in options(cell):
+        cell, found = min(((cell, options(cell)) for cell in sorted(open_cells)), key=lambda item: len(item[1]))
+        weighted = sorted(found, key=lambda die: rng.random() ** (1 / left[die.color]), reverse=True)
+        open_cells.discard(cell)
+        for die in weighted:
             placed[cell] = die
             left[die.color] -= 1
-            if search(index + 1):
+            if search():
                 return True
             left[die.color] += 1
             del placed[cell]
+        open_cells.add(cell)
         return False
 
-    return placed if search(0) else None
+    return placed if search() else None
+
+
+_ALL_DICE: tuple[Die, ...] = tuple(Die(color, value) for color in COLORS for value in VALUES)
