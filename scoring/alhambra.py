@@ -39,6 +39,7 @@ from scoring.palace import (
     cell_text,
     generate_palace,
     longest_wall,
+    palace_text,
     tile_by_id,
     validate_palace,
     walls_problem,
@@ -93,6 +94,9 @@ class AlhambraPlayer:
     reserve: tuple[Tile, ...] = ()
     score_before: int = 0
     money: Mapping[str, int] | None = None
+
+    def __str__(self) -> str:
+        return f"{self.name}\n{palace_text(dict(self.palace))}"
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -272,7 +276,8 @@ def _parse_player(doc: Any, path: str) -> AlhambraPlayer:
     return AlhambraPlayer(name, tuple(pairs), reserve, score_before, money)
 
 
-def _parse_tile(item: dict, path: str, *, allow_fountain: bool) -> Tile:
+def _parse_tile(item: Any, path: str, *, allow_fountain: bool) -> Tile:
+    expect_object(item, path)
     marker = item.get("tile")
     kind = item.get("type")
     if marker is not None or kind == FOUNTAIN:
@@ -479,6 +484,7 @@ class PlayerScore:
     round_points: int
     total: int
     issues: tuple[Issue, ...]
+    palace: tuple[tuple[Cell, Tile], ...] = ()
 
     @property
     def majorities(self) -> dict[str, int]:
@@ -542,10 +548,16 @@ class AlhambraReport:
         lines = [
             f"Alhambra, scoring round {self.scoring_round}{final}: "
             f"places 1-{places} score per building type; the wall scores 1 per segment",
+            "Palaces are drawn north up: = and # are walls, - and | open edges; wall segments",
+            "are named by tile (x, y), x east and y south, and side.",
             "",
         ]
         for player in self.players:
-            lines += _party_table(player.name, player.counts, player.standings)
+            left = min(x for (x, _), _ in player.palace)
+            top = min(y for (_, y), _ in player.palace)
+            lines.append(f"{player.name}   (drawing from cell {cell_text((left, top))} at the top left)")
+            lines += ["  " + row for row in palace_text(dict(player.palace)).splitlines()]
+            lines += _party_table("", player.counts, player.standings)
             lines.append(f"  {'longest wall':<13}{player.wall_length:>5}  {player.wall_length:>7}")
             if player.wall:
                 lines += _wrap("    along ", [f"{cell_text(cell)} {side}" for cell, side in player.wall])
@@ -576,7 +588,8 @@ class AlhambraReport:
 
 
 def _party_table(title: str, counts: Mapping[str, int], standings: Mapping[str, Standing]) -> list[str]:
-    lines = [title, f"  {'building':<13}{'count':>5}  {'points':>7}   place"]
+    lines = [title] if title else []
+    lines.append(f"  {'building':<13}{'count':>5}  {'points':>7}   place")
     for kind in BUILDING_TYPES:
         standing = standings.get(kind)
         place = standing.label() if standing else "-"
@@ -635,8 +648,6 @@ def market_awards(state: AlhambraState) -> list[tuple[str, Tile, str | None]]:
 def score(state: AlhambraState) -> AlhambraReport:
     """Score the round: majorities (with Dirk), longest walls, totals, violations, market and ranking.
 
-    Raises:
-        StateError: never for a state built through ``AlhambraState`` (kept for the Game contract).
     """
     counts = [building_counts(player) for player in state.players]
     parties = counts + ([dict(state.dirk)] if state.dirk is not None else [])
@@ -657,6 +668,7 @@ def score(state: AlhambraState) -> AlhambraReport:
                 points,
                 player.score_before + points,
                 tuple(issue for issue in issues if issue.player == index),
+                player.palace,
             )
         )
     ranking = tuple(p.name for p in sorted(players, key=lambda p: -p.total))

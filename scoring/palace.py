@@ -364,6 +364,56 @@ def _longest_trail_from(
     return best
 
 
+_ABBREVIATION = {FOUNTAIN: " F ", **{kind: kind[:3].title() for kind in BUILDING_TYPES}}
+_MAX_DRAWN_SPAN = 40
+
+
+def palace_text(palace: Mapping[Cell, Tile]) -> str:
+    """Draw a palace in ASCII, north up: ``=`` and ``#`` are walls, ``-`` and ``|`` open edges.
+
+    Each tile shows its type's first three letters (``F`` the fountain); an open side between
+    two tiles is left blank.
+
+    >>> print(palace_text({(0, 0): FOUNTAIN_TILE, (1, 0): Tile("garden", "NE")}))
+    +---+===+
+    | F  Gar#
+    +---+---+
+    """
+    if not palace:
+        return "(empty palace)"
+    xs = [x for x, _ in palace]
+    ys = [y for _, y in palace]
+    if max(xs) - min(xs) > _MAX_DRAWN_SPAN or max(ys) - min(ys) > _MAX_DRAWN_SPAN:
+        return f"(palace spans more than {_MAX_DRAWN_SPAN} cells; not drawn)"
+    lines = []
+    for y in range(min(ys), max(ys) + 2):
+        edges, cells = [], []
+        for x in range(min(xs), max(xs) + 2):
+            edges.append(_corner(palace, x, y))
+            if x <= max(xs):
+                edges.append(_edge(palace.get((x, y - 1)), "S", palace.get((x, y)), "N", "===", "---", "   "))
+            cells.append(_edge(palace.get((x - 1, y)), "E", palace.get((x, y)), "W", "#", "|", " "))
+            if x <= max(xs):
+                tile = palace.get((x, y))
+                cells.append(_ABBREVIATION[tile.type] if tile else "   ")
+        lines.append("".join(edges).rstrip())
+        if y <= max(ys):
+            lines.append("".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def _corner(palace: Mapping[Cell, Tile], x: int, y: int) -> str:
+    return "+" if any(cell in palace for cell in ((x - 1, y - 1), (x, y - 1), (x - 1, y), (x, y))) else " "
+
+
+def _edge(before: Tile | None, side: str, after: Tile | None, other_side: str, wall: str, rim: str, blank: str) -> str:
+    if (before is not None and side in before.walls) or (after is not None and other_side in after.walls):
+        return wall
+    if (before is None) != (after is None):
+        return rim
+    return blank
+
+
 def validate_palace(palace: Mapping[Cell, Tile]) -> list[Issue]:
     """Return every placement-rule break in one palace (``Issue.player`` left ``None``).
 

@@ -350,6 +350,7 @@ BAD = [
     ("same name", _doc(_player("Ana"), _player("Ana")), "players[1].name"),
     ("negative score", _doc(_player(score_before=-1)), "players[0].score_before"),
     ("unknown currency", _doc(_player(money={"euro": 3})), "players[0].money.euro"),
+    ("reserve item not an object", _doc(_player(reserve=[None])), "players[0].reserve[0]"),
     ("fountain in reserve", _doc(_player(reserve=[{"tile": "fountain"}])), "players[0].reserve[0].tile"),
     ("dirk with three", _doc(_player("A"), _player("B"), _player("C"), dirk={"tower": 1}), "dirk"),
     ("dirk typo", _doc(_player("A"), _player("B"), dirk={"towers": 1}), "dirk.towers"),
@@ -399,6 +400,7 @@ def test_cli_text_explains_every_point() -> None:
     for kind in BUILDING_TYPES:
         assert kind in result.output
     assert "Market awards" in result.output and "Ranking" in result.output
+    assert "#" in result.output and "===" in result.output  # the palaces are drawn
     dirk = _run(["score", str(ROOT / "sample_images" / "alhambra_2p_dirk.json"), "--format", "text"])
     assert dirk.exit_code == 0 and "Dirk" in dirk.output
 
