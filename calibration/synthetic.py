@@ -16,12 +16,51 @@ from calibration.target import Target
 BACKGROUND = 90
 PAPER = 235
 INK = 20
+BOARD_WHITE = 210  # the white squares of ``window_board``
+BOARD_LIGHT_GREY = 185
+BOARD_FRAME = (45, 38, 32)
+BOARD_DICE = [(200, 40, 40), (230, 200, 40), (40, 160, 70), (40, 80, 200), (140, 50, 160)]
+
+
+def window_board(seed: int = 0) -> np.ndarray:
+    """A small Sagrada-like window, 202 x 250 px: a dark frame, 4 x 5 cells of white, light grey and dice.
+
+    The top-left cell (x, y, w, h = 10, 10, 40, 40) is always white; pips are white too.
+    """
+    rng = np.random.default_rng(seed)
+    image = np.empty((202, 250, 3), np.float64)
+    image[:] = BOARD_FRAME
+    for row in range(4):
+        for col in range(5):
+            x, y = 10 + col * 48, 10 + row * 48
+            kind = 0 if (row, col) == (0, 0) else rng.integers(0, 4)
+            if kind == 0:
+                colour = (BOARD_WHITE,) * 3
+            elif kind == 1:
+                colour = (BOARD_LIGHT_GREY,) * 3
+            else:
+                colour = BOARD_DICE[rng.integers(0, len(BOARD_DICE))]
+            image[y : y + 40, x : x + 40] = colour
+            if kind >= 2:  # a pip
+                image[y + 17 : y + 23, x + 17 : x + 23] = BOARD_WHITE
+    image += rng.normal(0, 2.0, image.shape)
+    return np.clip(np.round(image), 0, 255).astype(np.uint8)
 
 
 def random_poses(
-    target: Target, camera: CameraModel, count: int, seed: int, max_tilt_deg: float = 35.0, fill: float = 0.6
+    target: Target,
+    camera: CameraModel,
+    count: int,
+    seed: int,
+    max_tilt_deg: float = 35.0,
+    fill: float = 0.6,
+    spread: float = 0.12,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``count`` random poses (rvec, tvec) that keep the whole target in view, tilted up to ``max_tilt_deg``."""
+    """``count`` random poses (rvec, tvec) that keep the whole target in view, tilted up to ``max_tilt_deg``.
+
+    The target spans about ``fill`` of the image width; its centre wanders up to ``spread`` of
+    the frame from the image centre (larger spreads reach the corners, where distortion is largest).
+    """
     rng = np.random.default_rng(seed)
     board_w, board_h = (target.columns - 1) * target.square_mm, (target.rows - 1) * target.square_mm
     poses = []
@@ -34,7 +73,7 @@ def random_poses(
             @ cv2.Rodrigues(np.array([0.0, 0.0, spin]))[0]
         )
         distance = camera.fx * (board_w + 2 * target.square_mm) / (camera.width_px * fill * rng.uniform(0.85, 1.15))
-        shift = rng.uniform(-0.12, 0.12, 2) * distance * np.array([camera.width_px / camera.fx, camera.height_px / camera.fy])
+        shift = rng.uniform(-spread, spread, 2) * distance * np.array([camera.width_px / camera.fx, camera.height_px / camera.fy])
         centre = np.array([board_w / 2, board_h / 2, 0.0])
         tvec = np.array([shift[0], shift[1], distance]) - rotation @ centre
         rvec = cv2.Rodrigues(rotation)[0].ravel()

@@ -11,12 +11,9 @@ from hypothesis import strategies as st
 
 from calibration import CalibrationError, ColourCorrection
 from calibration.colour import apply_colour, estimate_colour, preview_image, srgb_to_linear
-from calibration.synthetic import cast_colour
+from calibration.synthetic import BOARD_WHITE, cast_colour, window_board
 
-WHITE = 210  # the board's white squares in the clean render
-LIGHT_GREY = 185
-FRAME = (45, 38, 32)
-DICE = [(200, 40, 40), (230, 200, 40), (40, 160, 70), (40, 80, 200), (140, 50, 160)]
+WHITE = BOARD_WHITE
 WHITE_CELL = (10, 10, 40, 40)  # x, y, w, h of the top-left cell, always white
 
 # Stated tolerance: after correction, mean absolute error in 0-255 units over the pixels the
@@ -33,26 +30,7 @@ CASTS = {
 }
 
 
-def board(seed: int = 0) -> np.ndarray:
-    """A small Sagrada-like window: a dark frame, 4 x 5 cells of white, light grey and coloured dice."""
-    rng = np.random.default_rng(seed)
-    image = np.empty((202, 250, 3), np.float64)
-    image[:] = FRAME
-    for row in range(4):
-        for col in range(5):
-            x, y = 10 + col * 48, 10 + row * 48
-            kind = 0 if (row, col) == (0, 0) else rng.integers(0, 4)
-            if kind == 0:
-                colour = (WHITE, WHITE, WHITE)
-            elif kind == 1:
-                colour = (LIGHT_GREY,) * 3
-            else:
-                colour = DICE[rng.integers(0, len(DICE))]
-            image[y : y + 40, x : x + 40] = colour
-            if kind >= 2:  # pips
-                image[y + 17 : y + 23, x + 17 : x + 23] = WHITE
-    image += rng.normal(0, 2.0, image.shape)
-    return np.clip(np.round(image), 0, 255).astype(np.uint8)
+board = window_board
 
 
 def _errors(original: np.ndarray, cast: np.ndarray, corrected: np.ndarray) -> np.ndarray:

@@ -1,0 +1,194 @@
+"""Calibration benchmark: camera fit error across distortion levels, colour error across casts,
+and (when the scanner and its models exist) cell accuracy on cast and distorted renders with
+and without a profile.
+
+    .venv/bin/python tests/benchmarks/bench_calibration.py [--quick]
+
+Prints tables; asserts nothing. Every render is seeded, so the figures repeat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from calibration import CameraModel, ColourCorrection, Profile, Target  # noqa: E402
+from calibration.camera import calibrate_camera, undistort_points  # noqa: E402
+from calibration.colour import apply_colour, estimate_colour  # noqa: E402
+from calibration.synthetic import cast_colour, distort_image, random_poses, render_view, window_board  # noqa: E402
+from scoring.errors import TableError  # noqa: E402
+
+TARGET = Target()
+DISTORTIONS = {  # (k1, k2, p1, p2, k3)
+    "none": (0.0, 0.0, 0.0, 0.0, 0.0),
+    "mild barrel (phone main)": (-0.05, 0.01, 0.0, 0.0, 0.0),
+    "barrel": (-0.15, 0.04, 0.0005, -0.0003, 0.0),
+    "strong barrel (wide)": (-0.3, 0.1, 0.001, 0.0005, 0.0),
+    "pincushion": (0.1, -0.02, 0.0, 0.0, 0.0),
+}
+CASTS = {
+    "warm tungsten": (1.25, 1.0, 0.7),
+    "cool shade": (0.8, 0.95, 1.25),
+    "one stop under": (0.5, 0.5, 0.5),
+    "green fluorescent": (0.9, 1.2, 0.85),
+    "dim and warm": (0.7, 0.55, 0.35),
+}
+
+
+def degrade(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Blur, sensor noise and JPEG, as a phone photo would have."""
+    blurred = cv2.GaussianBlur(image, (0, 0), 0.8)
+    noisy = np.clip(blurred + rng.normal(0, 3.0, image.shape), 0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    return cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+
+
+def map_error_px(truth: CameraModel, fitted: CameraModel, inner: float = 1.0) -> float:
+    """Worst bend left after undistorting with the fitted model instead of the true one, in pixels.
+
+    Points on a grid over the central ``inner`` part of the image are undistorted with both
+    models; the best homography between the two sets is removed (a plane's rectification absorbs
+    it) and the largest remaining distance is returned: what would bend a straight board edge.
+    """
+    margin_x, margin_y = (1 - inner) / 2 * truth.width_px, (1 - inner) / 2 * truth.height_px
+    xs, ys = np.meshgrid(np.linspace(margin_x, truth.width_px - 1 - margin_x, 17), np.linspace(margin_y, truth.height_px - 1 - margin_y, 13))
+    points = np.stack([xs.ravel(), ys.ravel()], axis=1)
+    size = (truth.width_px, truth.height_px)
+    ideal, fitted_points = undistort_points(points, truth, size), undistort_points(points, fitted, size)
+    homography, _ = cv2.findHomography(fitted_points, ideal, 0)
+    mapped = cv2.perspectiveTransform(fitted_points.reshape(-1, 1, 2), homography).reshape(-1, 2)
+    return float(np.max(np.linalg.norm(mapped - ideal, axis=1)))
+
+
+def bench_camera(seeds: int, views: int) -> None:
+    print(f"\n== camera: {views} views of a 9 x 6 chessboard spread over the frame, 640x480 px, {seeds} seeds per row "
+          "(mean; worst in brackets)")
+    print("   bend px: largest non-projective error left after undistorting, whole frame / central 80 %")
+    print(f"{'distortion':26} {'photos':7} {'rms px':>13} {'fx,fy err %':>13} {'cx,cy err px':>14} {'k1 err':>15} "
+          f"{'bend px':>13} {'bend 80% px':>13} {'s/fit':>6}")
+    for label, distortion in DISTORTIONS.items():
+        for photos in ("clean", "phone"):
+            rows = []
+            for seed in range(seeds):
+                truth = CameraModel(640, 480, 560.0 + 10 * seed, 556.0 + 10 * seed, 322.0 + seed, 243.0 - seed, distortion)
+                rng = np.random.default_rng(seed)
+                images = []
+                for index, (rvec, tvec) in enumerate(random_poses(TARGET, truth, views, seed=100 + seed, fill=0.45, spread=0.3)):
+                    image = render_view(TARGET, truth, rvec, tvec)
+                    images.append((f"v{index}", degrade(image, rng) if photos == "phone" else image))
+                start = time.perf_counter()
+                fit = calibrate_camera(images, TARGET).camera
+                seconds = time.perf_counter() - start
+                rows.append((
+                    fit.rms_px,
+                    100 * max(abs(fit.fx / truth.fx - 1), abs(fit.fy / truth.fy - 1)),
+                    max(abs(fit.cx - truth.cx), abs(fit.cy - truth.cy)),
+                    abs(fit.distortion[0] - truth.distortion[0]),
+                    map_error_px(truth, fit),
+                    map_error_px(truth, fit, inner=0.8),
+                    seconds,
+                ))
+            a = np.array(rows)
+            mean, worst = a.mean(axis=0), a.max(axis=0)
+            print(
+                f"{label:26} {photos:7} {mean[0]:6.3f} ({worst[0]:.3f}) {mean[1]:6.3f} ({worst[1]:.3f}) "
+                f"{mean[2]:6.2f} ({worst[2]:.2f}) {mean[3]:7.4f} ({worst[3]:.4f}) {mean[4]:6.3f} ({worst[4]:.3f}) "
+                f"{mean[5]:6.3f} ({worst[5]:.3f}) {mean[6]:6.2f}"
+            )
+
+
+def _mae(original: np.ndarray, cast: np.ndarray, image: np.ndarray) -> float:
+    unclipped = (cast.max(axis=2) < 255) & (cast.min(axis=2) > 0)
+    return float(np.abs(image.astype(int) - original.astype(int))[unclipped].mean())
+
+
+def _jpeg(image: np.ndarray, quality: int = 85) -> np.ndarray:
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+
+
+def bench_colour() -> None:
+    print("\n== colour: window_board render, mean abs error 0-255 against the clean render over unclipped pixels")
+    print("   cast in linear light; 'jpeg' compresses the cast photo (q85; floor = error of the clean render's own JPEG);")
+    print("   'sRGB cast' multiplies the encoded values instead, a cast the linear model does not match exactly")
+    print(f"{'cast':20} {'before':>7} {'region':>7} {'auto':>7} {'jpeg auto':>10} {'jpeg floor':>11} {'sRGB cast before':>17} {'auto':>6}")
+    original = window_board(0)
+    floor = _mae(original, original, _jpeg(original))
+    for label, gains in CASTS.items():
+        cast = cast_colour(original, gains)
+        region = apply_colour(cast, estimate_colour(cast, (10, 10, 40, 40), level=210))
+        auto = apply_colour(cast, estimate_colour(cast, level=210))
+        jpeg = _jpeg(cast)
+        auto_jpeg = apply_colour(jpeg, estimate_colour(jpeg, level=210))
+        gamma_cast = np.clip(np.round(original * np.array(gains) ** (1 / 2.2)), 0, 255).astype(np.uint8)
+        gamma_fixed = apply_colour(gamma_cast, estimate_colour(gamma_cast, level=210))
+        print(
+            f"{label:20} {_mae(original, cast, cast):7.2f} {_mae(original, cast, region):7.2f} {_mae(original, cast, auto):7.2f} "
+            f"{_mae(original, cast, auto_jpeg):10.2f} {floor:11.2f} {_mae(original, gamma_cast, gamma_cast):17.2f} "
+            f"{_mae(original, gamma_cast, gamma_fixed):6.2f}"
+        )
+
+
+def _cells(document: dict) -> list[str]:
+    return " ".join(document["players"][0]["window"]).split()
+
+
+def bench_models(count: int) -> None:
+    print(f"\n== models: Sagrada cell accuracy on {count} renders, each cast and distorted, with and without a profile")
+    try:
+        from scanner import Scanner  # noqa: PLC0415
+        from scanner.photo import Photo  # noqa: PLC0415
+        from models.synth import sagrada as sagrada_renders  # noqa: PLC0415
+
+        Scanner().reader("sagrada")
+    except (ImportError, AttributeError, TableError, OSError) as error:
+        print(f"skipped: the scanner or its Sagrada model is not available ({error.__class__.__name__}: {error})")
+        return
+    size = (1200, 900)
+    lens = CameraModel(size[0], size[1], 1000.0, 1000.0, 604.0, 446.0, (-0.18, 0.05, 0.0, 0.0, 0.0))
+    gains = CASTS["warm tungsten"]
+    # The camera part comes from a real fit on chessboard photos taken with the same lens.
+    views = [(f"v{i}", render_view(TARGET, lens, r, t)) for i, (r, t) in enumerate(random_poses(TARGET, lens, 10, seed=5))]
+    camera = calibrate_camera(views, TARGET).camera
+    plain, profiled = Scanner(), None
+    results = {"clean": [], "cast+distorted": [], "cast+distorted, profile": []}
+    failures = dict.fromkeys(results, 0)
+    for seed in range(count):
+        sample = sagrada_renders.render(1000 + seed, out_size=size)
+        truth = _cells(sample.label)
+        spoiled = cast_colour(distort_image(sample.image_rgb, lens), gains)
+        # Colour part: the auto reference of the spoiled photo, levelled to what the clean render shows.
+        clean_ref = estimate_colour(sample.image_rgb)
+        spoiled_ref = estimate_colour(spoiled)
+        colour = ColourCorrection(gains=tuple(s / c for s, c in zip(spoiled_ref.gains, clean_ref.gains)), reference="bench")
+        profiled = Scanner(profile=Profile(name="bench", camera=camera, colour=colour))
+        for key, scanner, image in (("clean", plain, sample.image_rgb), ("cast+distorted", plain, spoiled),
+                                    ("cast+distorted, profile", profiled, spoiled)):
+            try:
+                read = _cells(scanner.scan(Photo.from_array(image, f"render{seed}.png"), "sagrada").document)
+                results[key].append(np.mean([a == b for a, b in zip(read, truth)]))
+            except TableError:
+                failures[key] += 1
+                results[key].append(0.0)
+    for key, values in results.items():
+        print(f"{key:26} cell accuracy {100 * np.mean(values):6.2f} %   boards not found {failures[key]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer seeds and renders")
+    args = parser.parse_args()
+    bench_camera(seeds=2 if args.quick else 5, views=10)
+    bench_colour()
+    bench_models(count=4 if args.quick else 20)
+
+
+if __name__ == "__main__":
+    main()
