@@ -65,18 +65,24 @@ def live_server(db_path: Path):
     thread.join(timeout=5)
 
 
-@pytest.fixture
-def browser_page():
-    """Yield a Playwright page in the system's headless Chromium (skip when there is none)."""
+@pytest.fixture(scope="module")
+def chromium():
+    """Launch the system's headless Chromium once per test module (skip when there is none)."""
     executable = chromium_path()
     if executable is None:
         pytest.skip("no chromium binary (apt-get install chromium); .ci/run installs it")
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, headless=True, args=["--no-sandbox"])
-        context = browser.new_context(viewport={"width": 412, "height": 900}, device_scale_factor=1)
-        page = context.new_page()
-        page.set_default_timeout(10_000)
-        yield page
-        context.close()
+        yield browser
         browser.close()
+
+
+@pytest.fixture
+def browser_page(chromium):
+    """Yield a fresh page, phone-sized, in its own browser context."""
+    context = chromium.new_context(viewport={"width": 412, "height": 900}, device_scale_factor=1)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()

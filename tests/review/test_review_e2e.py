@@ -1,0 +1,114 @@
+"""The review screen in a real headless Chromium: create a game, upload a photo, enter and correct cells."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+pytestmark = pytest.mark.e2e
+
+
+def photo_file(tmp_path: Path) -> Path:
+    """A stand-in board photo: a dark frame with a 5x4 grid of coloured squares."""
+    image = Image.new("RGB", (500, 400), (40, 36, 32))
+    colours = [(216, 65, 58), (240, 196, 25), (58, 154, 82), (53, 117, 196), (138, 79, 176)]
+    for row in range(4):
+        for col in range(5):
+            image.paste(Image.new("RGB", (70, 70), colours[(row + col) % 5]), (40 + col * 85, 40 + row * 85))
+    path = tmp_path / "window.jpg"
+    buffer = io.BytesIO()
+    image.save(buffer, format="JPEG", quality=85)
+    path.write_bytes(buffer.getvalue())
+    return path
+
+
+def score_of(page, name: str) -> str:
+    return page.locator(f".player:has(input.player-name[value='{name}']) .player-score").inner_text()
+
+
+def test_create_upload_enter_and_correct_a_sagrada_window(browser_page, live_server, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    page = browser_page
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(live_server + "/")
+    page.get_by_label("Sagrada").check()
+    page.locator("textarea[name=players]").fill("Ana\nBo")
+    page.locator("input[name=name]").fill("E2E night")
+    page.get_by_role("button", name="Create game").click()
+    page.wait_for_url("**/games/*")
+    expect(page.locator("#game-name")).to_have_text("E2E night")
+    ana = page.locator(".player").first
+    expect(ana.locator(".player-score")).to_have_text("-20")
+
+    # a photo of the board (no dice reader is needed: the photo is kept and shown for manual entry)
+    ana.locator("input[type=file]").set_input_files(str(photo_file(tmp_path)))
+    expect(ana.locator("svg.photo-view image")).to_have_count(1)
+    expect(ana.locator("svg.photo-view circle.corner")).to_have_count(4)
+    assert ana.locator("input[type=file]").get_attribute("capture") == "environment"
+
+    # enter dice with the picker...
+    ana.locator('.board [data-cell="0,0"]').click()
+    ana.locator('.palette [data-value="B4"]').click()
+    expect(ana.locator('.board [data-cell="0,0"]')).to_have_class(re.compile(r"\bdie-B\b"))
+    expect(ana.locator(".player-score")).to_have_text("-19")
+    # ...and with the keyboard: colour then value, arrows to move
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("y")
+    page.keyboard.press("3")
+    expect(ana.locator('.board [data-cell="0,1"] .pips')).to_have_text("3")
+    expect(ana.locator(".player-score")).to_have_text("-18")
+
+    # a rule break is highlighted on both cells
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("y")
+    page.keyboard.press("3")
+    expect(ana.locator(".board .cell.violation")).to_have_count(2)
+    expect(ana.locator(".issues li")).not_to_have_count(0)
+
+    # correct the misread die: the score and the standings change, the violation goes
+    before = ana.locator(".player-score").inner_text()
+    ana.locator('.board [data-cell="1,1"]').click()
+    ana.locator('.palette [data-value="R5"]').click()
+    expect(ana.locator(".board .cell.violation")).to_have_count(0)
+    expect(ana.locator(".player-score")).not_to_have_text(before)
+    expect(page.locator("table.standings tbody tr").first).to_contain_text("Ana")
+
+    # the page's JSON twin agrees with what the page shows
+    game_url = page.url
+    twin = page.request.get(game_url + ".json").json()
+    window = twin["document"]["players"][0]["window"]
+    assert window[0].startswith("B4 Y3") and window[1].startswith(". R5")
+    assert twin["players"][0]["photo"]["width_px"] == 500
+    assert str(twin["players"][0]["report"]["total"]) == ana.locator(".player-score").inner_text()
+
+    # the game survives a reload (everything was written as it happened)
+    page.reload()
+    expect(page.locator(".player").first.locator('.board [data-cell="1,1"] .pips')).to_have_text("5")
+    assert errors == []
+
+
+def test_alhambra_palace_by_keyboard_and_a_recorded_scoring(browser_page, live_server) -> None:
+    from playwright.sync_api import expect
+
+    page = browser_page
+    created = page.request.post(live_server + "/api/games", data={"game": "alhambra", "players": ["Ana", "Bo"]})
+    assert created.status == 201
+    game = created.json()
+    page.goto(f"{live_server}/games/{game['id']}")
+    ana = page.locator(".player").first
+    expect(ana.locator('.board [data-cell="0,0"]')).to_have_class(re.compile(r"\btype-fountain\b"))
+    ana.locator('.board [data-cell="1,0"]').click()
+    page.keyboard.press("5")  # garden
+    expect(ana.locator('.board [data-cell="1,0"]')).to_have_class(re.compile(r"\btype-garden\b"))
+    page.keyboard.press("n")  # a wall on the north side
+    expect(ana.locator('.board [data-cell="1,0"]')).to_have_class(re.compile(r"\btype-garden wall-N\b"))
+    expect(ana.locator(".player-score")).not_to_have_text("0")
+    page.get_by_role("button", name="Record scoring 1 and go on to scoring 2").click()
+    expect(page.locator("#scoring-round")).to_have_value("2")
+    expect(page.locator(".rounds table")).to_contain_text("Round 1")
