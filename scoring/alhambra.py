@@ -58,8 +58,11 @@ __all__ = [
     "generate",
     "generate_palace",
     "longest_wall",
+    "market_awards",
     "palace_map",
+    "palace_text",
     "place_points",
+    "rank_majorities",
     "score",
     "validate",
     "validate_palace",
@@ -215,7 +218,8 @@ class AlhambraState:
             if scoring_round != 3:
                 raise fail(
                     "market",
-                    f"market tiles are awarded at the final scoring only (scoring_round 3), got scoring_round {scoring_round}",
+                    "market tiles are awarded at the final scoring only (scoring_round 3), "
+                    f"got scoring_round {scoring_round}",
                 )
             market = []
             for index, entry in enumerate(entries):
@@ -226,7 +230,12 @@ class AlhambraState:
         return cls(scoring_round, tuple(players), dirk, None if market is None else tuple(market))
 
     def to_json(self) -> dict:
-        """Return the FORMATS.md document; ``AlhambraState.from_json`` reads it back equal."""
+        """Return the FORMATS.md document; ``AlhambraState.from_json`` reads it back equal.
+
+        >>> state = AlhambraState(1, (AlhambraPlayer("Ana", {(0, 0): Tile("fountain")}),))
+        >>> state.to_json()["players"][0]["palace"], AlhambraState.from_json(state.to_json()) == state
+        ([{'at': [0, 0], 'tile': 'fountain'}], True)
+        """
         doc: dict = {
             "game": "alhambra",
             "scoring_round": self.scoring_round,
@@ -283,7 +292,9 @@ def _parse_tile(item: Any, path: str, *, allow_fountain: bool) -> Tile:
     if marker is not None or kind == FOUNTAIN:
         key = "tile" if marker is not None else "type"
         if (marker if marker is not None else kind) != FOUNTAIN:
-            raise fail(child(path, "tile"), f"expected 'fountain' (buildings use type and walls), got {describe(marker)}")
+            raise fail(
+                child(path, "tile"), f"expected 'fountain' (buildings use type and walls), got {describe(marker)}"
+            )
         if not allow_fountain:
             raise fail(child(path, key), "a fountain stands only in a palace")
         return FOUNTAIN_TILE
@@ -292,7 +303,8 @@ def _parse_tile(item: Any, path: str, *, allow_fountain: bool) -> Tile:
         for key, value in (("type", tile.type), ("walls", tile.walls)):
             if item.get(key) is not None and item[key] != value:
                 raise fail(
-                    child(path, key), f"tile {tile.tile_id} is a {tile.type} with walls {tile.walls!r}, got {describe(item[key])}"
+                    child(path, key),
+                    f"tile {tile.tile_id} is a {tile.type} with walls {tile.walls!r}, got {describe(item[key])}",
                 )
         return tile
     kind = expect_str(field(item, "type", path), child(path, "type"), BUILDING_TYPES)
@@ -511,7 +523,12 @@ class AlhambraReport:
         return {kind: s.points for kind, s in self.dirk_standings.items() if s.points > 0}
 
     def to_json(self) -> dict:
-        """Return the FORMATS.md Alhambra output document."""
+        """Return the FORMATS.md Alhambra output document.
+
+        >>> ana = AlhambraPlayer("Ana", {(0, 0): Tile("fountain")})
+        >>> list(score(AlhambraState(1, (ana,))).to_json())
+        ['game', 'scoring_round', 'players', 'ranking']
+        """
         doc: dict = {
             "game": "alhambra",
             "scoring_round": self.scoring_round,
@@ -542,7 +559,12 @@ class AlhambraReport:
         return doc
 
     def to_text(self) -> str:
-        """Return a readable table per player, Dirk, the market awards and the ranking."""
+        """Return a readable table per player, Dirk, the market awards and the ranking.
+
+        >>> ana = AlhambraPlayer("Ana", {(0, 0): Tile("fountain"), (1, 0): Tile("tower", "NE")})
+        >>> print(score(AlhambraState(1, (ana,))).to_text().splitlines()[-1])
+           1. Ana 8
+        """
         final = " (final scoring)" if self.scoring_round == 3 else ""
         places = len(place_points(self.scoring_round, BUILDING_TYPES[0]))
         lines = [
@@ -570,7 +592,8 @@ class AlhambraReport:
                 lines.append("  violations: none")
             lines.append("")
         if self.dirk_counts is not None and self.dirk_standings is not None:
-            lines += _party_table(f"{DIRK} (neutral player, 2-player game; no wall, not ranked)", self.dirk_counts, self.dirk_standings)
+            title = f"{DIRK} (neutral player, 2-player game; no wall, not ranked)"
+            lines += _party_table(title, self.dirk_counts, self.dirk_standings)
             lines.append(f"  {'round':<13}{'':>5}  {sum((self.dirk_points or {}).values()):>7}")
             lines.append("")
         if self.market_awards is not None:
@@ -631,7 +654,8 @@ def market_awards(state: AlhambraState) -> list[tuple[str, Tile, str | None]]:
 
     >>> ana = AlhambraPlayer("Ana", {(0, 0): Tile("fountain")}, money={"denar": 5})
     >>> bo = AlhambraPlayer("Bo", {(0, 0): Tile("fountain")}, money={"denar": 5, "ducat": 1})
-    >>> [to for _, _, to in market_awards(AlhambraState(3, (ana, bo), market=(("denar", Tile("tower")), ("ducat", Tile("garden")))))]
+    >>> market = (("denar", Tile("tower")), ("ducat", Tile("garden")))
+    >>> [to for _, _, to in market_awards(AlhambraState(3, (ana, bo), market=market))]
     [None, 'Bo']
     """
     awards = []
@@ -648,6 +672,10 @@ def market_awards(state: AlhambraState) -> list[tuple[str, Tile, str | None]]:
 def score(state: AlhambraState) -> AlhambraReport:
     """Score the round: majorities (with Dirk), longest walls, totals, violations, market and ranking.
 
+    >>> ana = AlhambraPlayer("Ana", {(0, 0): Tile("fountain"), (1, 0): Tile("tower", "NE")}, score_before=3)
+    >>> report = score(AlhambraState(2, (ana,)))
+    >>> report.players[0].majorities, report.players[0].wall_length, report.players[0].total
+    ({'tower': 13}, 2, 18)
     """
     counts = [building_counts(player) for player in state.players]
     parties = counts + ([dict(state.dirk)] if state.dirk is not None else [])
