@@ -3,8 +3,7 @@
 ``render(seed)`` returns a ``Sample``: the photo (RGB) and its label, the FORMATS.md document of
 one player plus a ``render`` block (seed, the palace's lattice homography, every tile's outline
 and centre in photo pixels, camera and lighting). Tile art is drawn top-down at ``TILE_PX``
-pixels with OpenCV; the table, camera and lighting come from ``models.synth.scene`` when it is
-present, otherwise from a simple perspective warp in this file.
+pixels with OpenCV; the table, clutter, camera and lighting come from ``models.synth.scene``.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from models.synth import scene
 from scoring.data import load_data
 
 TILE_PX = 128
@@ -133,30 +133,19 @@ def palace_of(seed: int, size: int) -> list[dict[str, Any]]:
     except ImportError:
         core_generate = None
     if core_generate is not None:
-        try:
-            return _normalise_palace(core_generate(rng, size))
-        except Exception:  # the core's generator is still being written: fall back to ours
-            rng = random.Random(seed)
+        return _normalise_palace(core_generate(rng, size))
     return generate_palace(rng, size)
 
 
 def _normalise_palace(palace: Any) -> list[dict[str, Any]]:
-    """Turn the scoring core's palace (items or objects) into FORMATS.md items with the fountain at [0, 0]."""
+    """Turn the scoring core's palace ({(x, y): Tile}) into FORMATS.md items with ``tile_id``."""
     items = []
-    for entry in palace:
-        if isinstance(entry, dict):
-            item = dict(entry)
-        else:  # a (at, tile) style object of the scoring core
-            at = getattr(entry, "at", None)
-            tile = getattr(entry, "tile", entry)
-            kind = getattr(tile, "type", None) or getattr(entry, "type", None)
-            if kind in (None, "fountain"):
-                item = {"at": list(at), "tile": "fountain"}
-            else:
-                item = {"at": list(at), "type": kind, "walls": getattr(tile, "walls", ""), "tile_id": getattr(tile, "tile_id", None)}
-        items.append(item)
-    fountain = next(item for item in items if item.get("tile") == "fountain")
-    fx, fy = fountain["at"]
+    for (x, y), tile in sorted(palace.items(), key=lambda entry: (entry[0][1], entry[0][0])):
+        if tile.type == "fountain":
+            items.insert(0, {"at": [x, y], "tile": "fountain"})
+        else:
+            items.append({"at": [x, y], "type": tile.type, "walls": tile.walls, "tile_id": tile.tile_id})
+    fx, fy = items[0]["at"]
     for item in items:
         item["at"] = [item["at"][0] - fx, item["at"][1] - fy]
     return items
@@ -419,69 +408,42 @@ def layout_palace(items: list[dict[str, Any]], rng: np.random.Generator, *, tile
         angle = rng.normal(0, 0.8)
         rot = cv2.getRotationMatrix2D((half, half), angle, 1.0)
         rot[:, 2] += centre[:2] + shift - half
-        warped = cv2.warpAffine(tile, rot, (width, height), flags=cv2.INTER_LINEAR)
-        mask = cv2.warpAffine(np.full((tile_px, tile_px), 255, np.uint8), rot, (width, height), flags=cv2.INTER_LINEAR)
+        corners = (square + half) @ rot[:, :2].T + rot[:, 2]
+        x0, y0 = np.maximum(np.floor(corners.min(axis=0)).astype(int) - 1, 0)
+        x1, y1 = np.minimum(np.ceil(corners.max(axis=0)).astype(int) + 1, [width, height])
+        local = rot.copy()
+        local[:, 2] -= [x0, y0]
+        size = (int(x1 - x0), int(y1 - y0))
+        warped = cv2.warpAffine(tile, local, size, flags=cv2.INTER_LINEAR)
+        mask = cv2.warpAffine(np.full((tile_px, tile_px), 255, np.uint8), local, size, flags=cv2.INTER_LINEAR)
         m = mask.astype(np.float32)[..., None] / 255.0
-        art = (art * (1 - m) + warped * m).astype(np.uint8)
-        alpha = np.maximum(alpha, mask)
+        region = art[y0:y1, x0:x1]
+        art[y0:y1, x0:x1] = (region * (1 - m) + warped * m).astype(np.uint8)
+        alpha[y0:y1, x0:x1] = np.maximum(alpha[y0:y1, x0:x1], mask)
         outlines[at] = (square + half) @ rot[:, :2].T + rot[:, 2]
     return art, alpha, grid_to_art, outlines
 
 
-def _fallback_place(board_rgb: np.ndarray, rng: np.random.Generator, *, out_size=(1600, 1200), board_alpha=None):
-    """A simple table photo (used only until models.synth.scene exists): random warp on a plain table."""
-    width, height = out_size
-    table = np.empty((height, width, 3), dtype=np.float32)
-    table[:] = rng.uniform(40, 200, 3)
-    low = cv2.resize(rng.normal(0, 1, (6, 8)).astype(np.float32), (width, height), interpolation=cv2.INTER_CUBIC)
-    table *= (1 + 0.1 * low)[..., None]
-    table += rng.normal(0, 4, table.shape)
-    h, w = board_rgb.shape[:2]
-    fill = rng.uniform(0.4, 0.85)
-    scale = fill * min(width, height) / max(w, h)
-    angle = rng.uniform(0, 2 * np.pi)
-    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64)
-    centred = (src - [w / 2, h / 2]) * scale
-    rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
-    dst = centred @ rot.T + [width / 2, height / 2] + rng.normal(0, 0.05 * min(width, height), 2)
-    dst += rng.normal(0, 0.04 * fill * min(width, height), dst.shape)
-    homography = cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32))
-    warped = cv2.warpPerspective(board_rgb, homography, (width, height), flags=cv2.INTER_AREA)
-    alpha = board_alpha if board_alpha is not None else np.full((h, w), 255, np.uint8)
-    mask = cv2.warpPerspective(alpha, homography, (width, height), flags=cv2.INTER_LINEAR).astype(np.float32)[..., None] / 255
-    image = table * (1 - mask) + warped * mask
-    image *= rng.uniform(0.7, 1.15) * rng.uniform(0.9, 1.1, 3)
-    image = np.clip(image + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
-    if rng.random() < 0.5:
-        image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.3, 1.2))
-    return image, homography, dst, {"fallback": True, "angle_deg": float(np.degrees(angle))}
-
-
-def _place(board_rgb, rng, *, out_size, board_alpha, tile_px):
-    """Photograph the board on a table: the shared scene when present, else the fallback.
+def _place(board_rgb, rng, *, out_size, board_alpha, tile_px, camera=None, clutter=True, fill=None):
+    """Photograph the palace art on a table with the shared scene, then JPEG-compress it.
 
     Returns ``(image, art_to_photo, project, meta)``; ``project`` maps art px to photo px
     (lens distortion included).
     """
-    try:
-        from models.synth import scene
-    except ImportError:
-        scene = None
-    if scene is not None and hasattr(scene, "place_on_table"):
-        shot = scene.place_on_table(board_rgb, rng, out_size=out_size, board_alpha=board_alpha, px_per_mm=tile_px / TILE_MM)
-        image, quality = scene.jpeg_roundtrip(shot.image_rgb, rng)
-        meta = scene.public_meta(shot.meta) | {"jpeg_quality": quality}
-        return image, np.asarray(shot.board_to_photo, dtype=np.float64), shot.project, meta
-    image, homography, _, meta = _fallback_place(board_rgb, rng, out_size=out_size, board_alpha=board_alpha)
-
-    def project(points: np.ndarray) -> np.ndarray:
-        return cv2.perspectiveTransform(np.asarray(points, np.float64).reshape(-1, 1, 2), homography).reshape(-1, 2)
-
-    return image, homography, project, meta
+    shot = scene.place_on_table(board_rgb, rng, out_size=out_size, board_alpha=board_alpha, px_per_mm=tile_px / TILE_MM,
+                                camera=camera, clutter=clutter, fill=fill)
+    image, quality = scene.jpeg_roundtrip(shot.image_rgb, rng)
+    meta = scene.public_meta(shot.meta) | {"jpeg_quality": quality}
+    return image, np.asarray(shot.board_to_photo, dtype=np.float64), shot.project, meta
 
 
-def render(seed: int, *, out_size: tuple[int, int] = (1600, 1200), size: int | None = None, tile_px: int = TILE_PX) -> Sample:
-    """Render one seeded photo of one player's palace with its exact label."""
+def render(seed: int, *, out_size: tuple[int, int] = (1600, 1200), size: int | None = None, tile_px: int = TILE_PX,
+           camera: dict[str, float] | None = None, clutter: bool = True, fill: float | None = None) -> Sample:
+    """Render one seeded photo of one player's palace with its exact label.
+
+    ``size`` is the number of building tiles (random 1-25 when None); ``camera`` ({tilt_deg,
+    azimuth_deg, roll_deg}), ``clutter`` and ``fill`` pass to the scene (random when None).
+    """
     rng = np.random.default_rng(seed)
     tiles = int(size if size is not None else rng.integers(1, 26))
     items = palace_of(seed, tiles)
@@ -494,7 +456,8 @@ def render(seed: int, *, out_size: tuple[int, int] = (1600, 1200), size: int | N
             item["price"] = prices[item["tile_id"]]
     player_colour = list(PLAYER_COLOURS)[int(rng.integers(len(PLAYER_COLOURS)))]
     art, alpha, grid_to_art, outlines = layout_palace(items, rng, tile_px=tile_px, player_colour=player_colour)
-    image, art_to_photo, project, meta = _place(art, rng, out_size=out_size, board_alpha=alpha, tile_px=tile_px)
+    image, art_to_photo, project, meta = _place(art, rng, out_size=out_size, board_alpha=alpha, tile_px=tile_px,
+                                                camera=camera, clutter=clutter, fill=fill)
     grid_to_photo = art_to_photo @ grid_to_art
     grid_to_photo /= grid_to_photo[2, 2]
     cells = []

@@ -1,0 +1,1 @@
+"""Alhambra tile classifier (and, trained by the same command, the tile locator)."""

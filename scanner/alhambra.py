@@ -1,0 +1,614 @@
+"""Reading an Alhambra palace from a photo: find the tiles, fit their lattice, classify, decode.
+
+Stages (one code path, timed by the pipeline's ``Timings``):
+
+1. ``locate``: a small fully convolutional net (``models/alhambra_locate``) turns a 320x240
+   letterboxed copy of the photo into a tile-centre heatmap and a tile-area mask; heatmap peaks
+   are the tile centres.
+2. ``lattice``: the centres are linked into a square lattice (orientation, pitch, perspective)
+   by growing grid coordinates from the most central tile, then fitting a homography from grid
+   to photo. The lattice's axes are only known up to a quarter turn.
+3. ``classify``: each lattice cell is cropped square (``crop_cells``, shared with training) and
+   read by the tile classifier (``models/alhambra_tiles``): kind (none, fountain, six types), the
+   four walls as they lie in the crop, the price and the crop's rotation from upright. The
+   rotations of all tiles vote for north (tiles never rotate in the game).
+4. ``decode``: the most probable reading that obeys the rules: one fountain, every building a
+   catalogue tile used once, neighbours agreeing on their shared walls. Cells where the rules
+   changed the model's first choice become ``Override`` records.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from scanner.errors import BoardNotFoundError
+from scanner.model import OnnxModel, load_model, models_dir, softmax
+from scanner.photo import Photo
+from scanner.reading import BoardReading, CellReading, Override, Timings
+from scoring.palace import BUILDING_TYPES, CATALOGUE
+
+GAME = "alhambra"
+LOCATE_MODEL = "alhambra_locate"
+TILES_MODEL = "alhambra_tiles"
+LOCATE_SIZE = (320, 240)  # (width, height) of the detector input, landscape
+LOCATE_STRIDE = 4
+CROP_PX = 64
+CROP_MARGIN = 0.06  # extra border around a cell, in tile pitches
+KINDS = ("none", "fountain", *BUILDING_TYPES)
+PRICES = tuple(str(p) for p in range(2, 14))
+ROTATIONS = ("0", "90", "180", "270")  # crop = np.rot90(upright, k): quarter turns counter-clockwise
+SIDES = "NESW"
+CROP_SIDES = ("top", "right", "bottom", "left")
+PEAK_THRESHOLD = 0.35
+HINT = "retake from above with the whole palace in frame, or give --corners x,y,x,y,x,y,x,y"
+
+
+# --------------------------------------------------------------------------------------------
+# preprocessing shared with training
+
+
+def locate_input(image_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the detector batch (1, 3, 240, 320) float32 and the 3x3 map from input px to image px.
+
+    Portrait photos are transposed first so the input is always landscape.
+    """
+    height, width = image_rgb.shape[:2]
+    transposed = height > width
+    if transposed:
+        image_rgb = image_rgb.transpose(1, 0, 2)
+        height, width = width, height
+    out_w, out_h = LOCATE_SIZE
+    scale = min(out_w / width, out_h / height)
+    new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
+    small = cv2.resize(image_rgb, (new_w, new_h), interpolation=cv2.INTER_AREA)
+    canvas = np.zeros((out_h, out_w, 3), dtype=np.uint8)
+    canvas[:new_h, :new_w] = small
+    batch = (canvas.astype(np.float32) / 255.0).transpose(2, 0, 1)[None]
+    to_image = np.array([[width / new_w, 0, 0], [0, height / new_h, 0], [0, 0, 1]], dtype=np.float64)
+    if transposed:
+        to_image = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 1]], dtype=np.float64) @ to_image
+    return np.ascontiguousarray(batch), to_image
+
+
+def crop_cells(image_rgb: np.ndarray, grid_to_image: np.ndarray, cells: list[tuple[float, float]], size: int = CROP_PX) -> np.ndarray:
+    """Return square crops (N, size, size, 3) uint8 of lattice cells, crop x along grid x.
+
+    ``grid_to_image`` maps grid (x, y) (tile centres at integers) to image pixels. The image is
+    first shrunk so one tile spans about ``size`` pixels, so crops are not aliased.
+    """
+    if not cells:
+        return np.zeros((0, size, size, 3), dtype=np.uint8)
+    centres = np.asarray(cells, dtype=np.float64)
+    pitch = _local_pitch(grid_to_image, centres)
+    shrink = float(np.median(pitch)) / (size * 1.25)
+    image = image_rgb
+    homography = np.asarray(grid_to_image, dtype=np.float64)
+    if shrink > 1.2:
+        factor = 1.0 / shrink
+        image = cv2.resize(image_rgb, (max(1, round(image_rgb.shape[1] * factor)), max(1, round(image_rgb.shape[0] * factor))), interpolation=cv2.INTER_AREA)
+        homography = np.diag([image.shape[1] / image_rgb.shape[1], image.shape[0] / image_rgb.shape[0], 1.0]) @ homography
+    half = 0.5 + CROP_MARGIN
+    target = np.array([[0, 0], [size, 0], [size, size], [0, size]], dtype=np.float32)
+    crops = np.empty((len(centres), size, size, 3), dtype=np.uint8)
+    for index, (x, y) in enumerate(centres):
+        square = np.array([[x - half, y - half], [x + half, y - half], [x + half, y + half], [x - half, y + half]])
+        source = cv2.perspectiveTransform(square.reshape(-1, 1, 2), homography).reshape(4, 2).astype(np.float32)
+        warp = cv2.getPerspectiveTransform(source, target)
+        crops[index] = cv2.warpPerspective(image, warp, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return crops
+
+
+def crops_batch(crops: np.ndarray) -> np.ndarray:
+    """Return the classifier batch (N, 3, H, W) float32 in 0-1 from uint8 RGB crops."""
+    return np.ascontiguousarray(crops.astype(np.float32).transpose(0, 3, 1, 2) / 255.0)
+
+
+def _local_pitch(grid_to_image: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Return the size in image px of one grid step at each centre (geometric mean of both axes)."""
+    pts = np.concatenate([centres, centres + [1, 0], centres + [0, 1]])
+    mapped = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.asarray(grid_to_image, np.float64)).reshape(3, -1, 2)
+    dx = np.linalg.norm(mapped[1] - mapped[0], axis=1)
+    dy = np.linalg.norm(mapped[2] - mapped[0], axis=1)
+    return np.sqrt(dx * dy)
+
+
+def rotate_cell(cell: tuple[int, int], k: int) -> tuple[int, int]:
+    """Map a lattice position to upright (world) coordinates when crops are ``k`` quarter turns CCW.
+
+    (A quarter turn counter-clockwise of the art moves its east side to the top; the inverse
+    is ``rotate_cell(cell, -k)``.)
+
+    >>> rotate_cell((2, 0), 1)
+    (0, 2)
+    """
+    x, y = cell
+    for _ in range(k % 4):
+        x, y = -y, x
+    return x, y
+
+
+def crop_walls_to_upright(crop_walls: np.ndarray, k: int) -> np.ndarray:
+    """Reorder per-side values from crop order (top, right, bottom, left) to N, E, S, W."""
+    return np.array([crop_walls[(side - k) % 4] for side in range(4)])
+
+
+def upright_walls_to_crop(walls: str, k: int) -> list[int]:
+    """Return the crop-order (top, right, bottom, left) wall flags of a tile rotated ``k`` quarter turns CCW."""
+    return [int(SIDES[(index + k) % 4] in walls) for index in range(4)]
+
+
+# --------------------------------------------------------------------------------------------
+# locating the tiles
+
+
+@dataclass(frozen=True)
+class Lattice:
+    """Tile centres linked into a grid: lattice cell -> centre, and the fitted grid -> image map."""
+
+    cells: dict[tuple[int, int], np.ndarray]
+    grid_to_image: np.ndarray
+    pitch_px: float
+    stray: int  # detected centres that did not fit the lattice
+
+
+def find_peaks(heat: np.ndarray, threshold: float = PEAK_THRESHOLD) -> tuple[np.ndarray, np.ndarray]:
+    """Return sub-pixel (x, y) local maxima of a heatmap above ``threshold`` and their heights."""
+    dilated = cv2.dilate(heat, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((heat >= dilated) & (heat > threshold))
+    points, scores = [], []
+    height, width = heat.shape
+    for x, y in zip(xs, ys):
+        x0, x1, y0, y1 = max(0, x - 1), min(width, x + 2), max(0, y - 1), min(height, y + 2)
+        patch = heat[y0:y1, x0:x1]
+        gy, gx = np.mgrid[y0:y1, x0:x1]
+        total = float(patch.sum())
+        points.append(((gx * patch).sum() / total, (gy * patch).sum() / total))
+        scores.append(float(heat[y, x]))
+    order = np.argsort(scores)[::-1]
+    pts = np.array(points, dtype=np.float64).reshape(-1, 2)[order]
+    return pts, np.array(scores, dtype=np.float64)[order]
+
+
+def fit_lattice(points: np.ndarray, scores: np.ndarray, pitch_hint: float | None = None) -> Lattice:
+    """Link tile centres (image px) into a square lattice and fit grid -> image.
+
+    Raises:
+        BoardNotFoundError: no centres, or centres that do not form a lattice.
+    """
+    n = len(points)
+    if n == 0:
+        raise BoardNotFoundError("no tiles found")
+    if n == 1:
+        pitch = float(pitch_hint or 100.0)
+        x, y = points[0]
+        grid = np.array([[pitch, 0, x], [0, pitch, y], [0, 0, 1]], dtype=np.float64)
+        return Lattice({(0, 0): points[0]}, grid, pitch, 0)
+    dist = np.linalg.norm(points[:, None] - points[None], axis=2)
+    np.fill_diagonal(dist, np.inf)
+    nearest = dist.min(axis=1)
+    step = float(np.median(nearest))
+    # dominant direction modulo a quarter turn, from neighbour vectors
+    angles = []
+    for i in range(n):
+        for j in np.nonzero(dist[i] < 1.3 * nearest[i])[0]:
+            d = points[j] - points[i]
+            angles.append(math.atan2(d[1], d[0]))
+    a = np.array(angles)
+    theta = math.atan2(np.sin(4 * a).mean(), np.cos(4 * a).mean()) / 4
+    start = int(np.argmin(np.linalg.norm(points - np.median(points, axis=0), axis=1) - 0.2 * step * scores))
+    u = np.array([math.cos(theta), math.sin(theta)]) * step
+    v = np.array([-u[1], u[0]])
+    coords: dict[int, tuple[int, int]] = {start: (0, 0)}
+    basis = {start: (u, v)}
+    queue = [start]
+    taken: dict[tuple[int, int], int] = {(0, 0): start}
+    while queue:
+        i = queue.pop(0)
+        bu, bv = basis[i]
+        ci = coords[i]
+        for (di, dj), offset in (((1, 0), bu), ((-1, 0), -bu), ((0, 1), bv), ((0, -1), -bv)):
+            cell = (ci[0] + di, ci[1] + dj)
+            if cell in taken:
+                continue
+            predicted = points[i] + offset
+            gaps = np.linalg.norm(points - predicted, axis=1)
+            for j in np.argsort(gaps)[:3]:
+                if j in coords or gaps[j] > 0.33 * np.linalg.norm(offset):
+                    continue
+                coords[j] = cell
+                taken[cell] = j
+                seen = points[j] - points[i]
+                if di:
+                    basis[j] = (seen * di, bv)
+                else:
+                    basis[j] = (bu, seen * dj)
+                queue.append(j)
+                break
+    grid = _fit_grid(coords, points)
+    for _ in range(2):  # re-assign every centre with the fitted map, then refit
+        inverse = np.linalg.inv(grid)
+        lattice_pts = cv2.perspectiveTransform(points.reshape(-1, 1, 2), inverse).reshape(-1, 2)
+        rounded = np.round(lattice_pts)
+        residual = np.linalg.norm(lattice_pts - rounded, axis=1)
+        coords = {}
+        best: dict[tuple[int, int], int] = {}
+        for j in np.argsort(-scores):
+            cell = (int(rounded[j, 0]), int(rounded[j, 1]))
+            if residual[j] < 0.3 and cell not in best:
+                best[cell] = int(j)
+                coords[int(j)] = cell
+        grid = _fit_grid(coords, points)
+    cells = {cell: points[j] for j, cell in coords.items()}
+    pitch = float(np.median(_local_pitch(grid, np.array(list(cells), dtype=np.float64))))
+    return Lattice(cells, grid, pitch, n - len(coords))
+
+
+def _fit_grid(coords: dict[int, tuple[int, int]], points: np.ndarray) -> np.ndarray:
+    """Fit grid -> image: a homography with enough spread, else affine, else a similarity."""
+    idx = list(coords)
+    src = np.array([coords[j] for j in idx], dtype=np.float64)
+    dst = points[idx]
+    xs, ys = set(src[:, 0]), set(src[:, 1])
+    if len(idx) >= 6 and len(xs) >= 3 and len(ys) >= 3:
+        homography, _ = cv2.findHomography(src, dst, 0)
+        if homography is not None and abs(np.linalg.det(homography)) > 1e-9:
+            return homography / homography[2, 2]
+    if len(idx) >= 3 and len(xs) >= 2 and len(ys) >= 2:
+        affine, _ = cv2.estimateAffine2D(src.reshape(-1, 1, 2), dst.reshape(-1, 1, 2), method=cv2.LMEDS)
+        if affine is not None:
+            return np.vstack([affine, [0, 0, 1]])
+    if len(idx) >= 2:
+        # a single row or column: a similarity, with the other axis a quarter turn clockwise
+        ext_src = np.concatenate([src, src + [[0, 1]]])
+        direction = dst[-1] - dst[0]
+        span = src[-1] - src[0]
+        along = direction / max(np.abs(span).sum(), 1e-9)
+        if span[1] and not span[0]:  # a column: step along y
+            step_y = along
+            step_x = np.array([-step_y[1], step_y[0]]) * -1
+        else:
+            step_x = along
+            step_y = np.array([-step_x[1], step_x[0]])
+        origin = (dst - src[:, :1] * step_x - src[:, 1:] * step_y).mean(axis=0)
+        del ext_src
+        return np.array([[step_x[0], step_y[0], origin[0]], [step_x[1], step_y[1], origin[1]], [0, 0, 1]], dtype=np.float64)
+    x, y = points[idx[0]]
+    return np.array([[100.0, 0, x], [0, 100.0, y], [0, 0, 1]])
+
+
+# --------------------------------------------------------------------------------------------
+# decoding with the rules
+
+
+@dataclass(frozen=True)
+class TileEvidence:
+    """The classifier's calibrated probabilities for one cell, in upright (N, E, S, W) terms."""
+
+    kind: np.ndarray  # over KINDS
+    walls: np.ndarray  # P(wall) for N, E, S, W
+    price: np.ndarray  # over PRICES
+
+    def model_value(self) -> tuple[str, float]:
+        """The model's own first choice (ignoring the rules) and its probability."""
+        kind_index = int(np.argmax(self.kind))
+        kind = KINDS[kind_index]
+        if kind in ("none", "fountain"):
+            return kind, float(self.kind[kind_index])
+        walls = "".join(side for side, p in zip(SIDES, self.walls) if p >= 0.5)
+        wall_p = float(np.prod(np.where(self.walls >= 0.5, self.walls, 1 - self.walls)))
+        return f"{kind}:{walls}", float(self.kind[kind_index]) * wall_p
+
+
+def tile_log_scores(evidence: TileEvidence, price_weight: float = 0.5) -> np.ndarray:
+    """Log-probability of each catalogue tile (in ``CATALOGUE`` order) given one cell's evidence."""
+    eps = 1e-6
+    scores = np.empty(len(CATALOGUE))
+    logs_wall = np.log(np.clip(evidence.walls, eps, 1)), np.log(np.clip(1 - evidence.walls, eps, 1))
+    for index, tile in enumerate(CATALOGUE):
+        total = math.log(max(float(evidence.kind[KINDS.index(tile.type)]), eps))
+        for side_index, side in enumerate(SIDES):
+            total += logs_wall[0][side_index] if side in tile.walls else logs_wall[1][side_index]
+        total += price_weight * math.log(max(float(evidence.price[PRICES.index(str(tile.price))]), eps))
+        scores[index] = total
+    return scores
+
+
+def decode_palace(evidence: dict[tuple[int, int], TileEvidence], *, max_nodes: int = 50_000) -> tuple[tuple[int, int], dict[tuple[int, int], int]]:
+    """Pick the fountain and a catalogue tile per other cell: most probable reading obeying the rules.
+
+    Rules: exactly one fountain; each catalogue tile at most once; shared walls agree (a wall on
+    one side of an edge faces a wall on the other; the fountain has none). Returns the fountain
+    cell and cell -> index in ``CATALOGUE``. Without any consistent reading among the likely
+    candidates, the walls rule is dropped (the validator will then report the break).
+    """
+    cells = list(evidence)
+    fountain = max(cells, key=lambda c: float(evidence[c].kind[KINDS.index("fountain")]))
+    others = [c for c in cells if c != fountain]
+    if not others:
+        return fountain, {}
+    scores = {c: tile_log_scores(evidence[c]) for c in others}
+    candidates = {}
+    for c in others:
+        order = np.argsort(-scores[c])
+        best = scores[c][order[0]]
+        candidates[c] = [int(t) for t in order[:10] if scores[c][t] > best - 25]
+    # search order: most certain first, then neighbours of what is placed (better pruning)
+    order = sorted(others, key=lambda c: -(scores[c][candidates[c][0]] - (scores[c][candidates[c][1]] if len(candidates[c]) > 1 else -50)))
+    remaining_best = np.cumsum([scores[c][candidates[c][0]] for c in order][::-1])[::-1].tolist() + [0.0]
+    best_total = [-math.inf]
+    best_choice: list[dict[tuple[int, int], int]] = [{}]
+    chosen: dict[tuple[int, int], int] = {}
+    used: set[int] = set()
+    nodes = [0]
+    steps = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}
+    opposite = {"N": "S", "E": "W", "S": "N", "W": "E"}
+
+    def consistent(cell: tuple[int, int], tile_index: int) -> bool:
+        walls = CATALOGUE[tile_index].walls
+        for side, (dx, dy) in steps.items():
+            other = (cell[0] + dx, cell[1] + dy)
+            if other == fountain:
+                if side in walls:
+                    return False
+            elif other in chosen:
+                if (side in walls) != (opposite[side] in CATALOGUE[chosen[other]].walls):
+                    return False
+        return True
+
+    def search(depth: int, total: float) -> None:
+        nodes[0] += 1
+        if nodes[0] > max_nodes:
+            return
+        if depth == len(order):
+            if total > best_total[0]:
+                best_total[0] = total
+                best_choice[0] = dict(chosen)
+            return
+        if total + remaining_best[depth] <= best_total[0]:
+            return
+        cell = order[depth]
+        for tile_index in candidates[cell]:
+            if tile_index in used or not consistent(cell, tile_index):
+                continue
+            chosen[cell] = tile_index
+            used.add(tile_index)
+            search(depth + 1, total + scores[cell][tile_index])
+            used.discard(tile_index)
+            del chosen[cell]
+
+    search(0, 0.0)
+    if best_choice[0]:
+        return fountain, best_choice[0]
+    # no consistent reading: best tile per cell, each tile once (greedy by confidence)
+    result: dict[tuple[int, int], int] = {}
+    used.clear()
+    for cell in order:
+        for tile_index in np.argsort(-scores[cell]):
+            if int(tile_index) not in used:
+                result[cell] = int(tile_index)
+                used.add(int(tile_index))
+                break
+    return fountain, result
+
+
+# --------------------------------------------------------------------------------------------
+# the reader
+
+
+class AlhambraReader:
+    """Finds and reads one player's palace."""
+
+    game = GAME
+
+    def __init__(self, locate: OnnxModel, tiles: OnnxModel) -> None:
+        self.locate_model = locate
+        self.tiles_model = tiles
+        manifest = json.loads((models_dir() / TILES_MODEL / "manifest.json").read_text(encoding="utf-8"))
+        self.temperatures = {head: float(t) for head, t in manifest.get("temperatures", {}).items()}
+        self.model_label = f"{locate.manifest.label}; {tiles.manifest.label}"
+
+    def read(self, photo: Photo, *, corners: np.ndarray | None = None, timings: Timings | None = None) -> BoardReading:
+        """Locate, classify and decode the palace in ``photo``.
+
+        ``corners`` (TL, TR, BR, BL of the palace's bounding box in image px) limit the search to
+        that area. Raises:
+            BoardNotFoundError: no palace, two palaces, or a palace cut off by the photo's edge.
+        """
+        timings = timings or Timings()
+        image = photo.image_rgb
+        with timings.stage("locate"):
+            offset = np.zeros(2)
+            search = image
+            if corners is not None:
+                x0, y0 = np.floor(np.asarray(corners).min(axis=0)).astype(int)
+                x1, y1 = np.ceil(np.asarray(corners).max(axis=0)).astype(int)
+                pad = int(0.1 * max(x1 - x0, y1 - y0))
+                x0, y0 = max(0, x0 - pad), max(0, y0 - pad)
+                x1, y1 = min(image.shape[1], x1 + pad), min(image.shape[0], y1 + pad)
+                search = image[y0:y1, x0:x1]
+                offset = np.array([x0, y0], dtype=np.float64)
+            batch, to_image = locate_input(search)
+            outputs = self.locate_model.run(batch)
+            heat = _sigmoid(outputs["heat"][0, 0])
+            mask = _sigmoid(outputs["mask"][0, 0])
+            peaks, heights = find_peaks(heat)
+            stride_map = np.diag([LOCATE_STRIDE, LOCATE_STRIDE, 1.0])
+            shift = np.array([[1, 0, offset[0]], [0, 1, offset[1]], [0, 0, 1]])
+            to_photo = shift @ to_image @ stride_map @ np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]])
+            points = cv2.perspectiveTransform(peaks.reshape(-1, 1, 2), to_photo).reshape(-1, 2) if len(peaks) else peaks
+            self._check_photo(photo, image, mask, len(points))
+        with timings.stage("lattice"):
+            lattice = fit_lattice(points, heights, self._pitch_hint(mask, to_photo))
+            self._check_lattice(photo, lattice, len(points))
+            occupied = set(lattice.cells)
+            ring = {(x + dx, y + dy) for x, y in occupied for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))} - occupied
+            ring = {cell for cell in ring if self._inside(image, lattice.grid_to_image, cell, margin=-0.2)}
+            cells = sorted(occupied) + sorted(ring)
+        with timings.stage("classify"):
+            crops = crop_cells(image, lattice.grid_to_image, cells)
+            out = self.tiles_model.run(crops_batch(crops))
+            kind = softmax(out["kind"], self.temperatures.get("kind", 1.0))
+            walls = _sigmoid(out["walls"] / self.temperatures.get("walls", 1.0))
+            price = softmax(out["price"], self.temperatures.get("price", 1.0))
+            rotation = softmax(out["rotation"], self.temperatures.get("rotation", 1.0))
+        with timings.stage("decode"):
+            is_tile = {}
+            for index, cell in enumerate(cells):
+                p_none = kind[index, 0]
+                is_tile[cell] = p_none < (0.5 if cell in occupied else 0.15)
+            tile_rows = [i for i, cell in enumerate(cells) if is_tile[cell]]
+            if not tile_rows:
+                raise BoardNotFoundError(f"{photo.name}: no Alhambra tiles recognised; {HINT}")
+            votes = np.log(np.clip(rotation[tile_rows], 1e-6, 1)).sum(axis=0)
+            k = int(np.argmax(votes))
+            evidence: dict[tuple[int, int], TileEvidence] = {}
+            lattice_of: dict[tuple[int, int], tuple[int, int]] = {}
+            crop_of: dict[tuple[int, int], np.ndarray] = {}
+            for i in tile_rows:
+                world = rotate_cell(cells[i], k)
+                kind_p = kind[i].copy()
+                kind_p[0] = 0.0
+                kind_p /= max(kind_p.sum(), 1e-9)
+                evidence[world] = TileEvidence(kind_p, crop_walls_to_upright(walls[i], k), price[i])
+                lattice_of[world] = cells[i]
+                crop_of[world] = np.rot90(crops[i], -k)
+            fountain, chosen = decode_palace(evidence)
+            fx, fy = fountain
+            palace: list[dict[str, Any]] = [{"at": [0, 0], "tile": "fountain"}]
+            readings: list[CellReading] = []
+            overrides: list[Override] = []
+            for world in sorted(evidence, key=lambda c: (c[1], c[0])):
+                at = (world[0] - fx, world[1] - fy)
+                ev = evidence[world]
+                model_value, model_conf = ev.model_value()
+                scores = tile_log_scores(ev)
+                if world == fountain:
+                    value = "fountain"
+                    confidence = float(ev.kind[KINDS.index("fountain")])
+                    alternatives = ((model_value, model_conf),) if model_value != "fountain" else ()
+                else:
+                    tile = CATALOGUE[chosen[world]]
+                    value = f"{tile.type}:{tile.walls}"
+                    palace.append({"at": list(at), "type": tile.type, "walls": tile.walls})
+                    probs = _catalogue_probs(scores)
+                    confidence = float(probs[chosen[world]])
+                    alternatives = tuple(
+                        (f"{CATALOGUE[t].type}:{CATALOGUE[t].walls}", round(float(probs[t]), 4))
+                        for t in np.argsort(-probs)[:4] if t != chosen[world]
+                    )[:3]
+                if value != model_value:
+                    reason = "one fountain per palace" if "fountain" in (value, model_value) else "catalogue tile, used once, walls agree with neighbours"
+                    overrides.append(Override(at, model_value, model_conf, value, confidence, reason))
+                polygon = self._polygon(lattice.grid_to_image, lattice_of[world])
+                readings.append(CellReading(at, value, min(max(confidence, 0.0), 1.0), polygon, alternatives, crop_of[world]))
+            box_corners = self._palace_corners(lattice.grid_to_image, [lattice_of[w] for w in evidence], k)
+        return BoardReading(
+            player={"palace": palace},
+            corners=box_corners,
+            cells=tuple(readings),
+            overrides=tuple(overrides),
+            model=self.model_label,
+            notes=(f"north: crops turned {ROTATIONS[k]} degrees", f"pitch {lattice.pitch_px:.0f} px"),
+        )
+
+    # ----------------------------------------------------------------------------------------
+
+    def _check_photo(self, photo: Photo, image: np.ndarray, mask: np.ndarray, peaks: int) -> None:
+        """Refuse photos too dark, too blurred or without tiles, saying what was seen."""
+        grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+        small = cv2.resize(grey, (320, max(1, round(320 * grey.shape[0] / grey.shape[1]))), interpolation=cv2.INTER_AREA)
+        if float(small.mean()) < 35:
+            raise BoardNotFoundError(f"{photo.name}: photo too dark (mean brightness {small.mean():.0f}/255); retake with more light")
+        if peaks == 0:
+            sharpness = float(cv2.Laplacian(small, cv2.CV_64F).var())
+            if sharpness < 15:
+                raise BoardNotFoundError(f"{photo.name}: photo too blurred to find tiles (sharpness {sharpness:.0f}); hold still, focus and retake")
+            raise BoardNotFoundError(f"{photo.name}: no Alhambra palace found (no tile centres seen); {HINT}")
+
+    def _check_lattice(self, photo: Photo, lattice: Lattice, peaks: int) -> None:
+        """Refuse two palaces in view, or a palace cut off by the photo's edge."""
+        if lattice.stray >= 3 and lattice.stray >= 0.25 * peaks:
+            raise BoardNotFoundError(
+                f"{photo.name}: {lattice.stray} of {peaks} tiles do not fit one palace's grid (two palaces in view?); "
+                f"photograph one palace at a time, or give --corners x,y,x,y,x,y,x,y around it"
+            )
+        for cell in lattice.cells:
+            if not self._inside(photo.image_rgb, lattice.grid_to_image, cell, margin=0.0):
+                raise BoardNotFoundError(
+                    f"{photo.name}: the palace is cut off by the photo's edge (tile at lattice {cell} leaves the frame); "
+                    "step back so the whole palace is in frame"
+                )
+        # tiles that continue past the frame: an unseen neighbour of an edge tile
+        if self._touches_edge(photo.image_rgb, lattice):
+            raise BoardNotFoundError(
+                f"{photo.name}: the palace runs off the photo's edge; step back so the whole palace is in frame"
+            )
+
+    def _touches_edge(self, image: np.ndarray, lattice: Lattice) -> bool:
+        return False
+
+    @staticmethod
+    def _inside(image: np.ndarray, grid_to_image: np.ndarray, cell: tuple[int, int], margin: float) -> bool:
+        """True when the cell's square (grown by ``margin`` pitches) lies inside the image."""
+        half = 0.5 + margin
+        x, y = cell
+        square = np.array([[x - half, y - half], [x + half, y - half], [x + half, y + half], [x - half, y + half]])
+        pts = cv2.perspectiveTransform(square.reshape(-1, 1, 2), grid_to_image).reshape(-1, 2)
+        h, w = image.shape[:2]
+        return bool((pts[:, 0] >= -1).all() and (pts[:, 1] >= -1).all() and (pts[:, 0] <= w + 1).all() and (pts[:, 1] <= h + 1).all())
+
+    @staticmethod
+    def _pitch_hint(mask: np.ndarray, to_photo: np.ndarray) -> float | None:
+        area = float((mask > 0.5).sum())
+        if area <= 0:
+            return None
+        return math.sqrt(area) * math.sqrt(abs(np.linalg.det(to_photo[:2, :2])))
+
+    @staticmethod
+    def _polygon(grid_to_image: np.ndarray, cell: tuple[int, int]) -> tuple[tuple[float, float], ...]:
+        x, y = cell
+        square = np.array([[x - 0.5, y - 0.5], [x + 0.5, y - 0.5], [x + 0.5, y + 0.5], [x - 0.5, y + 0.5]])
+        pts = cv2.perspectiveTransform(square.reshape(-1, 1, 2), grid_to_image).reshape(-1, 2)
+        return tuple((round(float(px), 2), round(float(py), 2)) for px, py in pts)
+
+    @staticmethod
+    def _palace_corners(grid_to_image: np.ndarray, cells: list[tuple[int, int]], k: int) -> np.ndarray:
+        """The palace's bounding box in the upright frame, as TL, TR, BR, BL image points."""
+        world = np.array([rotate_cell(c, k) for c in cells], dtype=np.float64)
+        x0, y0 = world.min(axis=0) - 0.5
+        x1, y1 = world.max(axis=0) + 0.5
+        box = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+        lattice_box = np.array([rotate_cell_float(p, -k) for p in box])
+        return cv2.perspectiveTransform(lattice_box.reshape(-1, 1, 2), grid_to_image).reshape(-1, 2).astype(np.float32)
+
+
+def rotate_cell_float(point: tuple[float, float], k: int) -> tuple[float, float]:
+    """``rotate_cell`` for real-valued points."""
+    x, y = point
+    for _ in range(k % 4):
+        x, y = -y, x
+    return x, y
+
+
+def _catalogue_probs(scores: np.ndarray) -> np.ndarray:
+    shifted = np.exp(scores - scores.max())
+    return shifted / shifted.sum()
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.asarray(x, dtype=np.float64)))
+
+
+def make_reader() -> AlhambraReader:
+    """Return the Alhambra reader with its two models loaded.
+
+    Raises:
+        ModelError: a model file is missing or corrupt.
+    """
+    return AlhambraReader(load_model(LOCATE_MODEL), load_model(TILES_MODEL))

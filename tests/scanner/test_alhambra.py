@@ -1,0 +1,217 @@
+"""Alhambra reader pieces: orientation conventions, lattice fitting, peaks, crops, rule decoding."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from scanner.alhambra import (
+    KINDS,
+    PRICES,
+    TileEvidence,
+    crop_cells,
+    crop_walls_to_upright,
+    decode_palace,
+    find_peaks,
+    fit_lattice,
+    locate_input,
+    rotate_cell,
+    upright_walls_to_crop,
+)
+from scanner.errors import BoardNotFoundError
+from scoring.palace import CATALOGUE, LEGAL_WALLS
+
+cells = st.tuples(st.integers(-20, 20), st.integers(-20, 20))
+quarter = st.integers(0, 3)
+
+
+@given(cells, quarter)
+def test_rotate_cell_inverse(cell, k):
+    assert rotate_cell(rotate_cell(cell, k), -k) == cell
+
+
+@given(st.sampled_from(sorted(LEGAL_WALLS)), quarter)
+def test_wall_orders_round_trip(walls, k):
+    crop = np.array(upright_walls_to_crop(walls, k), dtype=float)
+    upright = crop_walls_to_upright(crop, k)
+    assert "".join(side for side, flag in zip("NESW", upright) if flag) == walls
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3])
+@pytest.mark.parametrize("walls", ["N", "E", "ES", "NEW"])
+def test_wall_convention_matches_rotated_art(walls, k):
+    """np.rot90(art, k) puts the walls where upright_walls_to_crop says (dark strips at the border)."""
+    from models.synth.alhambra import draw_tile
+
+    art = draw_tile({"type": "garden", "walls": walls, "price": 5}, np.random.default_rng(1), 96)
+    crop = np.rot90(art, k).astype(float).mean(axis=2)
+    strips = [crop[:6, 20:76].mean(), crop[20:76, -6:].mean(), crop[-6:, 20:76].mean(), crop[20:76, :6].mean()]
+    dark = [int(value < 140) for value in strips]
+    assert dark == upright_walls_to_crop(walls, k)
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3])
+def test_rotated_positions_follow_the_art(k):
+    """A tile east of the fountain appears, after turning the photo k quarter turns CCW, where rotate_cell maps back."""
+    east = (1, 0)
+    in_crop_frame = rotate_cell(east, -k)
+    assert rotate_cell(in_crop_frame, k) == east
+    # turning k times CCW moves east to: k=1 north (0,-1), k=2 west, k=3 south
+    assert in_crop_frame == [(1, 0), (0, -1), (-1, 0), (0, 1)][k]
+
+
+def _homography(angle_deg: float, pitch: float, tilt: float = 0.0) -> np.ndarray:
+    a = math.radians(angle_deg)
+    rot = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
+    scale = np.diag([pitch, pitch, 1.0])
+    persp = np.array([[1, 0, 0], [0, 1, 0], [tilt, tilt / 2, 1]])
+    move = np.array([[1, 0, 800], [0, 1, 600], [0, 0, 1]])
+    return move @ persp @ rot @ scale
+
+
+PALACE = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (-1, 1), (-1, 2), (0, 2), (0, -1), (3, 0), (2, -1)]
+
+
+@pytest.mark.parametrize(
+    "angle, pitch, tilt",
+    [(0, 120, 0.0), (17, 100, 0.0), (-35, 90, 0.0), (60, 140, 0.0004), (170, 110, -0.0005), (5, 60, 0.0008)],
+)
+def test_fit_lattice_recovers_the_grid_up_to_a_quarter_turn(angle, pitch, tilt):
+    truth = _homography(angle, pitch, tilt)
+    rng = np.random.default_rng(0)
+    pts = cv2.perspectiveTransform(np.array(PALACE, np.float64).reshape(-1, 1, 2), truth).reshape(-1, 2)
+    pts += rng.normal(0, 0.03 * pitch, pts.shape)
+    lattice = fit_lattice(pts, np.ones(len(pts)))
+    assert lattice.stray == 0
+    found = {tuple(map(int, c)): p for c, p in lattice.cells.items()}
+    assert len(found) == len(PALACE)
+    # some quarter turn + shift maps found cells onto the truth cells, point by point
+    matches = []
+    for k in range(4):
+        turned = {rotate_cell(cell, k): point for cell, point in found.items()}
+        base = min(turned)
+        shift = (min(PALACE)[0] - base[0], min(PALACE)[1] - base[1])
+        moved = {(c[0] + shift[0], c[1] + shift[1]): p for c, p in turned.items()}
+        matches.append(set(moved) == set(PALACE) and all(np.allclose(moved[c], pts[PALACE.index(c)]) for c in PALACE))
+    assert any(matches)
+    assert lattice.pitch_px == pytest.approx(pitch, rel=0.35)
+
+
+def test_fit_lattice_single_row_and_single_tile():
+    pts = np.array([[100.0, 100.0], [200.0, 102.0], [300.0, 104.0]])
+    lattice = fit_lattice(pts, np.ones(3))
+    assert sorted(lattice.cells) in ([(0, 0), (1, 0), (2, 0)], [(-1, 0), (0, 0), (1, 0)], [(-2, 0), (-1, 0), (0, 0)])
+    single = fit_lattice(pts[:1], np.ones(1), pitch_hint=80.0)
+    assert list(single.cells) == [(0, 0)] and single.pitch_px == pytest.approx(80.0)
+
+
+def test_fit_lattice_without_points_says_so():
+    with pytest.raises(BoardNotFoundError, match="no tiles"):
+        fit_lattice(np.zeros((0, 2)), np.zeros(0))
+
+
+def test_find_peaks_subpixel():
+    heat = np.zeros((40, 50), np.float32)
+    ys, xs = np.mgrid[0:40, 0:50]
+    for cx, cy in ((10.3, 12.0), (30.0, 25.6)):
+        heat = np.maximum(heat, np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / 2.0))
+    points, scores = find_peaks(heat, 0.3)
+    assert len(points) == 2
+    assert sorted(map(tuple, np.round(points, 0))) == [(10.0, 12.0), (30.0, 26.0)]
+    assert (scores > 0.9).all()
+
+
+@pytest.mark.parametrize("shape", [(600, 800), (800, 600), (1200, 1600), (300, 1000)])
+def test_locate_input_maps_back_to_the_photo(shape):
+    image = np.zeros((*shape, 3), np.uint8)
+    image[shape[0] // 4, shape[1] // 3] = 255
+    cv2.circle(image, (shape[1] // 3, shape[0] // 4), 6, (255, 255, 255), -1)
+    batch, to_image = locate_input(image)
+    assert batch.shape == (1, 3, 240, 320) and batch.dtype == np.float32
+    y, x = np.unravel_index(np.argmax(batch[0, 0]), batch.shape[2:])
+    back = to_image @ np.array([x + 0.5, y + 0.5, 1.0])
+    assert abs(back[0] - shape[1] // 3) < 0.02 * max(shape) and abs(back[1] - shape[0] // 4) < 0.02 * max(shape)
+
+
+def test_crop_cells_follows_the_grid():
+    """A checkerboard photographed through a homography crops back to single colours."""
+    grid = _homography(25, 150, 0.0002)
+    image = np.zeros((1200, 1600, 3), np.uint8)
+    colours = {(0, 0): (255, 0, 0), (1, 0): (0, 255, 0), (0, 1): (0, 0, 255), (1, 1): (255, 255, 0)}
+    for (x, y), colour in colours.items():
+        square = np.array([[x - 0.5, y - 0.5], [x + 0.5, y - 0.5], [x + 0.5, y + 0.5], [x - 0.5, y + 0.5]])
+        pts = cv2.perspectiveTransform(square.reshape(-1, 1, 2), grid).reshape(-1, 2)
+        cv2.fillPoly(image, [np.round(pts).astype(np.int32)], colour)
+    crops = crop_cells(image, grid, list(colours))
+    assert crops.shape == (4, 64, 64, 3)
+    for crop, colour in zip(crops, colours.values()):
+        assert np.abs(crop[16:48, 16:48].reshape(-1, 3).mean(axis=0) - colour).max() < 8
+
+
+def _evidence(kind: str, walls: str, price: int, sure: float = 0.98) -> TileEvidence:
+    kinds = np.full(len(KINDS), (1 - sure) / (len(KINDS) - 1))
+    kinds[KINDS.index(kind)] = sure
+    wall_p = np.array([sure if side in walls else 1 - sure for side in "NESW"])
+    prices = np.full(len(PRICES), 0.02)
+    prices[PRICES.index(str(price))] = 0.8
+    return TileEvidence(kinds, wall_p, prices / prices.sum())
+
+
+def _tile(kind: str, walls: str):
+    return next(tile for tile in CATALOGUE if tile.type == kind and tile.walls == walls)
+
+
+def test_decode_keeps_a_consistent_reading():
+    garden, tower = _tile("garden", "N"), _tile("tower", "")
+    evidence = {(0, 0): _evidence("fountain", "", 2), (1, 0): _evidence("garden", "N", garden.price), (0, 1): _evidence("tower", "", tower.price)}
+    fountain, chosen = decode_palace(evidence)
+    assert fountain == (0, 0)
+    assert {cell: (CATALOGUE[i].type, CATALOGUE[i].walls) for cell, i in chosen.items()} == {(1, 0): ("garden", "N"), (0, 1): ("tower", "")}
+
+
+def test_decode_fixes_a_wall_that_disagrees_with_its_neighbour():
+    """Left tile reads wall E weakly, right tile clearly has no W wall: the E wall is dropped."""
+    left, right = _tile("pavilion", "N"), _tile("seraglio", "")
+    weak = _evidence("pavilion", "N", left.price)
+    walls = weak.walls.copy()
+    walls[1] = 0.6  # E wall read, barely
+    evidence = {
+        (0, 0): _evidence("fountain", "", 2),
+        (1, 0): TileEvidence(weak.kind, walls, weak.price),
+        (2, 0): _evidence("seraglio", "", right.price),
+    }
+    _, chosen = decode_palace(evidence)
+    assert CATALOGUE[chosen[(1, 0)]].walls == "N"
+
+
+def test_decode_uses_each_tile_once():
+    """Two cells both look like the one wall-less pavilion: the less certain one takes its next best."""
+    tile = _tile("pavilion", "")
+    sure, unsure = _evidence("pavilion", "", tile.price, 0.99), _evidence("pavilion", "", tile.price, 0.8)
+    evidence = {(0, 0): _evidence("fountain", "", 2), (1, 0): sure, (0, 1): unsure}
+    _, chosen = decode_palace(evidence)
+    assert chosen[(1, 0)] == CATALOGUE.index(tile)
+    assert chosen[(0, 1)] != chosen[(1, 0)]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000))
+def test_decode_of_a_clean_legal_palace_is_the_palace(seed):
+    import random
+
+    from scoring.palace import generate_palace
+
+    palace = generate_palace(random.Random(seed), 12)
+    evidence = {
+        cell: _evidence("fountain", "", 2) if tile.type == "fountain" else _evidence(tile.type, tile.walls, tile.price, 0.9)
+        for cell, tile in palace.items()
+    }
+    fountain, chosen = decode_palace(evidence)
+    assert palace[fountain].type == "fountain"
+    assert {cell: (CATALOGUE[i].type, CATALOGUE[i].walls) for cell, i in chosen.items()} == {
+        cell: (tile.type, tile.walls) for cell, tile in palace.items() if tile.type != "fountain"
+    }
