@@ -23,6 +23,8 @@ GREY_CARD_LEVEL = 118  # an 18 % grey card
 CLIPPED = 250  # a channel at or above this is treated as clipped
 MIN_REFERENCE_PIXELS = 50
 MAX_GAIN = 8.0
+MAX_REFERENCE_SATURATION = 0.5  # (max - min) / max of a white under a strongly coloured light
+BRIGHTEST_PERCENT = 3.0
 CHROMA_TOLERANCE = 0.02  # how far in (r, g) share a pixel may lie from the reference's colour
 LUMA = np.array([0.2126, 0.7152, 0.0722])
 
@@ -175,23 +177,24 @@ def preview_image(before_rgb: np.ndarray, after_rgb: np.ndarray, region: tuple[i
 
 
 def _bright_neutral_pixels(pixels: np.ndarray) -> np.ndarray:
-    """The brightest half of the least saturated 40 % of the brightest 30 % of the usable pixels.
+    """The pixels of the colour cluster of the brightest neutral pixels: white squares, paper, a grey card.
 
-    Brightness first, so a large dark frame that a cast happens to make grey is never taken;
-    then low saturation, which drops coloured dice and tiles; then the brightest half again,
+    Usable: not clipped, not black, and not strongly coloured (a white seen under any plausible
+    light stays below ``MAX_REFERENCE_SATURATION``; a yellow table does not). Then brightness,
+    so a large dark frame that a cast happens to make grey is never taken; then low saturation, which drops coloured dice and tiles; then the brightest half again,
     which keeps the white squares rather than the light grey ones.
     """
     top = pixels.max(axis=1).astype(np.float64)
-    valid = (top < CLIPPED) & (top >= 20)
-    candidates = pixels[valid]
+    saturation = (top - pixels.min(axis=1)) / np.maximum(top, 1.0)
+    valid = (top < CLIPPED) & (top >= 20) & (saturation <= MAX_REFERENCE_SATURATION)
+    candidates, saturation = pixels[valid], saturation[valid]
     if len(candidates) < MIN_REFERENCE_PIXELS:
         return candidates
     luma = srgb_to_linear(candidates) @ LUMA
-    bright = luma >= np.percentile(luma, 70)
-    candidates, luma, top = candidates[bright], luma[bright], top[valid][bright]
-    saturation = (top - candidates.min(axis=1)) / top
-    low = saturation <= np.percentile(saturation, 40)
-    seed = candidates[low][luma[low] >= np.percentile(luma[low], 50)]
+    bright = luma >= np.percentile(luma, 100 - BRIGHTEST_PERCENT)
+    low = saturation[bright] <= np.percentile(saturation[bright], 40)
+    seed_luma = luma[bright][low]
+    seed = candidates[bright][low][seed_luma >= np.percentile(seed_luma, 50)]
     # Take the whole cluster around the seed's colour: choosing by low saturation alone would
     # prefer pixels whose noise happens to lean against the cast, and bias the gains.
     chroma = _chromaticity(candidates)

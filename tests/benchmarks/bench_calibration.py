@@ -141,11 +141,11 @@ def _cells(document: dict) -> list[str]:
 
 
 def bench_models(count: int) -> None:
-    print(f"\n== models: Sagrada cell accuracy on {count} renders, each cast and distorted, with and without a profile")
+    print(f"\n== models: Sagrada cell accuracy on {count} renders, warm cast + barrel lens added, with and without a profile")
     try:
+        from models.synth import sagrada as sagrada_renders  # noqa: PLC0415
         from scanner import Scanner  # noqa: PLC0415
         from scanner.photo import Photo  # noqa: PLC0415
-        from models.synth import sagrada as sagrada_renders  # noqa: PLC0415
 
         Scanner().reader("sagrada")
     except (ImportError, AttributeError, TableError, OSError) as error:
@@ -154,31 +154,42 @@ def bench_models(count: int) -> None:
     size = (1200, 900)
     lens = CameraModel(size[0], size[1], 1000.0, 1000.0, 604.0, 446.0, (-0.18, 0.05, 0.0, 0.0, 0.0))
     gains = CASTS["warm tungsten"]
-    # The camera part comes from a real fit on chessboard photos taken with the same lens.
+    # Camera part: a real fit on chessboard photos taken through the same lens.
     views = [(f"v{i}", render_view(TARGET, lens, r, t)) for i, (r, t) in enumerate(random_poses(TARGET, lens, 10, seed=5))]
     camera = calibrate_camera(views, TARGET).camera
-    plain, profiled = Scanner(), None
-    results = {"clean": [], "cast+distorted": [], "cast+distorted, profile": []}
-    failures = dict.fromkeys(results, 0)
+    # Colour part, grey-card workflow: an 18 % card photographed under the same light.
+    card = cast_colour(np.full((64, 64, 3), 118, np.uint8), gains)
+    card_colour = estimate_colour(card, (0, 0, 64, 64), level=118, name="card")
+    plain = Scanner()
+    keys = ("clean render", "cast + lens", "cast + lens, camera profile", "cast + lens, camera + grey card",
+            "cast + lens, camera + auto colour")
+    results = {key: [] for key in keys}
+    failures = dict.fromkeys(keys, 0)
     for seed in range(count):
         sample = sagrada_renders.render(1000 + seed, out_size=size)
         truth = _cells(sample.label)
         spoiled = cast_colour(distort_image(sample.image_rgb, lens), gains)
-        # Colour part: the auto reference of the spoiled photo, levelled to what the clean render shows.
-        clean_ref = estimate_colour(sample.image_rgb)
-        spoiled_ref = estimate_colour(spoiled)
-        colour = ColourCorrection(gains=tuple(s / c for s, c in zip(spoiled_ref.gains, clean_ref.gains)), reference="bench")
-        profiled = Scanner(profile=Profile(name="bench", camera=camera, colour=colour))
-        for key, scanner, image in (("clean", plain, sample.image_rgb), ("cast+distorted", plain, spoiled),
-                                    ("cast+distorted, profile", profiled, spoiled)):
+        try:  # auto reference on the photo itself, levelled to what the clean render shows there
+            clean_ref, spoiled_ref = estimate_colour(sample.image_rgb), estimate_colour(spoiled)
+            auto = ColourCorrection(gains=tuple(a / b for a, b in zip(spoiled_ref.gains, clean_ref.gains)), reference="auto")
+        except TableError:
+            auto = None
+        runs = (
+            (keys[0], plain, sample.image_rgb),
+            (keys[1], plain, spoiled),
+            (keys[2], Scanner(profile=Profile(name="b", camera=camera)), spoiled),
+            (keys[3], Scanner(profile=Profile(name="b", camera=camera, colour=card_colour)), spoiled),
+            (keys[4], Scanner(profile=Profile(name="b", camera=camera, colour=auto)), spoiled),
+        )
+        for key, scanner, image in runs:
             try:
                 read = _cells(scanner.scan(Photo.from_array(image, f"render{seed}.png"), "sagrada").document)
                 results[key].append(np.mean([a == b for a, b in zip(read, truth)]))
             except TableError:
                 failures[key] += 1
                 results[key].append(0.0)
-    for key, values in results.items():
-        print(f"{key:26} cell accuracy {100 * np.mean(values):6.2f} %   boards not found {failures[key]}")
+    for key in keys:
+        print(f"{key:36} cell accuracy {100 * np.mean(results[key]):6.2f} %   boards not found {failures[key]}")
 
 
 def main() -> None:
