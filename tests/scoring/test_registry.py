@@ -136,7 +136,7 @@ json_values = st.recursive(
 )
 # TABLESCAN_FUZZ_EXAMPLES=2000 fuzzes deeper on demand; the default keeps the suite fast.
 FUZZ = settings(
-    max_examples=int(os.environ.get("TABLESCAN_FUZZ_EXAMPLES", "60")),
+    max_examples=int(os.environ.get("TABLESCAN_FUZZ_EXAMPLES", "40")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
