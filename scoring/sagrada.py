@@ -131,6 +131,11 @@ class SagradaPlayer:
     def from_json(cls, doc: Any, path: str = "player") -> SagradaPlayer:
         """Return the player a FORMATS.md player object describes.
 
+        >>> SagradaPlayer.from_json({"name": "Bo", "window": ["R7"]}, "players[1]")
+        Traceback (most recent call last):
+        ...
+        scoring.errors.StateError: players[1].window: expected 4 rows (top row first), got 1
+
         Raises:
             StateError: naming the JSON path below ``path``.
         """
@@ -153,7 +158,11 @@ class SagradaPlayer:
             raise StateError(f"{path}.{message}") from None
 
     def to_json(self, solo: bool = False) -> dict:
-        """Return the FORMATS.md player object (no favor tokens in a solo game)."""
+        """Return the FORMATS.md player object (no favor tokens in a solo game).
+
+        >>> SagradaPlayer("Bo", empty_window(), None, "blue", 1).to_json()["favor_tokens"]
+        1
+        """
         doc: dict[str, Any] = {"name": self.name, "window": window_rows(self.window)}
         if self.pattern is not None:
             doc["pattern"] = self.pattern.name
@@ -181,9 +190,8 @@ class SoloSetup:
     def __post_init__(self) -> None:
         colors = self.private_objectives
         if not isinstance(colors, (tuple, list)) or len(colors) != 2:
-            raise StateError(
-                f"private_objectives: expected 2 colour names, got {describe(list(colors)) if isinstance(colors, tuple) else describe(colors)}"
-            )
+            got = describe(list(colors)) if isinstance(colors, tuple) else describe(colors)
+            raise StateError(f"private_objectives: expected 2 colour names, got {got}")
         names = tuple(_color_name(color, f"private_objectives[{i}]") for i, color in enumerate(colors))
         if names[0] == names[1]:
             raise StateError(f"private_objectives[1]: expected a colour other than {names[0]!r}, got it twice")
@@ -193,6 +201,11 @@ class SoloSetup:
     @classmethod
     def from_json(cls, doc: Any, path: str = "solo") -> SoloSetup:
         """Return the solo block of a FORMATS.md document.
+
+        >>> SoloSetup.from_json({"private_objectives": ["red", "red"], "round_track_sum": 30})
+        Traceback (most recent call last):
+        ...
+        scoring.errors.StateError: solo.private_objectives[1]: expected a colour other than 'red', got it twice
 
         Raises:
             StateError: naming the JSON path below ``path``.
@@ -208,7 +221,11 @@ class SoloSetup:
             raise StateError(f"{path}.{error}") from None
 
     def to_json(self) -> dict:
-        """Return the FORMATS.md solo block."""
+        """Return the FORMATS.md solo block.
+
+        >>> SoloSetup(("R", "blue"), 30).to_json()
+        {'private_objectives': ['red', 'blue'], 'round_track_sum': 30}
+        """
         return {"private_objectives": list(self.private_objectives), "round_track_sum": self.round_track_sum}
 
 
@@ -332,7 +349,11 @@ class SagradaState:
         return cls(tuple(objectives), players, solo)
 
     def to_json(self) -> dict:
-        """Return the FORMATS.md document; inverse of ``from_json``."""
+        """Return the FORMATS.md document; inverse of ``from_json``.
+
+        >>> SagradaState.from_json(SAMPLE).to_json() == SAMPLE
+        True
+        """
         doc: dict[str, Any] = {
             "game": "sagrada",
             "public_objectives": list(self.public_objectives),
@@ -379,11 +400,19 @@ class PlayerScore:
 
     @property
     def total(self) -> int:
-        """The player's score: public + private + favor tokens + empty-cell penalty."""
+        """The player's score: public + private + favor tokens + empty-cell penalty.
+
+        >>> score(SagradaState.from_json(SAMPLE)).players[1].total
+        -4
+        """
         return sum(o.points for o in self.public) + self.private.points + self.favor_tokens + self.empty_points
 
     def breakdown(self) -> dict:
-        """Return the FORMATS.md ``breakdown`` object."""
+        """Return the FORMATS.md ``breakdown`` object.
+
+        >>> score(SagradaState.from_json(SAMPLE)).players[1].breakdown()["empty_cells"]
+        -15
+        """
         return {
             "public": {o.id: o.points for o in self.public},
             "private": self.private.points,
@@ -392,7 +421,11 @@ class PlayerScore:
         }
 
     def to_json(self) -> dict:
-        """Return the FORMATS.md per-player report."""
+        """Return the FORMATS.md per-player report.
+
+        >>> list(score(SagradaState.from_json(SAMPLE)).players[0].to_json())
+        ['name', 'total', 'breakdown', 'violations']
+        """
         return {
             "name": self.name,
             "total": self.total,
@@ -429,13 +462,21 @@ class SagradaReport:
 
     @property
     def solo_won(self) -> bool | None:
-        """Whether the solo player beat the round track (``None`` in a multiplayer game)."""
+        """Whether the solo player beat the round track (``None`` in a multiplayer game).
+
+        >>> score(SagradaState.from_json(SAMPLE)).solo_won is None
+        True
+        """
         if self.solo_target is None:
             return None
         return self.players[0].total > self.solo_target
 
     def to_json(self) -> dict:
-        """Return the FORMATS.md score report."""
+        """Return the FORMATS.md score report.
+
+        >>> score(SagradaState.from_json(SAMPLE)).to_json()["ranking"]
+        ['Ana', 'Bo']
+        """
         doc: dict[str, Any] = {
             "game": "sagrada",
             "players": [player.to_json() for player in self.players],
@@ -447,7 +488,11 @@ class SagradaReport:
         return doc
 
     def to_text(self) -> str:
-        """Return a report a player can check by eye: per objective, what earned the points."""
+        """Return a report a player can check by eye: per objective, what earned the points.
+
+        >>> print(score(SagradaState.from_json(SAMPLE)).to_text().splitlines()[-1])
+        Winner: Ana
+        """
         titles = ", ".join(OBJECTIVES[o].title for o in self.public_objectives)
         mode = "solo game" if self.solo_target is not None else f"{len(self.players)} players"
         lines = [
@@ -480,13 +525,13 @@ def _player_text(player: PlayerScore, solo: bool) -> list[str]:
     width = max(width, 22)
     for objective in player.public:
         card = OBJECTIVES[objective.id]
-        lines.append(f"  {card.title:<{width}} {objective.points:>4}  {_objective_evidence(card, objective)}")
+        lines.append(f"  {card.title:<{width}} {objective.points:>4}  {_objective_evidence(card, objective, player.window)}")
     private_label = f"Private ({player.private_color})"
     private_units = " + ".join(unit.label for unit in player.private.units) or "no dice of that colour"
     lines.append(f"  {private_label:<{width}} {player.private.points:>4}  {private_units}")
     if solo and len(player.private_options) == 2:
         other = next(o for o in player.private_options if o is not player.private)
-        lines.append(f"  {'':<{width}}       (better than {other.id.removeprefix('private-')}: {other.points})")
+        lines.append(f"  {'':<{width}}       (the better of two; {other.id.removeprefix('private-')}: {other.points})")
     if not solo:
         lines.append(f"  {'Favor tokens':<{width}} {player.favor_tokens:>4}  unused tokens, 1 point each")
     per_cell = SOLO_EMPTY_PENALTY if solo else EMPTY_PENALTY
@@ -503,21 +548,22 @@ def _player_text(player: PlayerScore, solo: bool) -> list[str]:
     return lines
 
 
-def _objective_evidence(card: PublicObjective, objective: Objective) -> str:
+def _objective_evidence(card: PublicObjective, objective: Objective, window: Window) -> str:
     count = len(objective.units)
-    if card.measure.__name__ == "_color_diagonals" or card.id == "color-diagonals":
-        dice = " ".join(unit.label for unit in objective.units) or "none"
+    if card.id == "color-diagonals":
+        dice = ", ".join(unit.label for unit in objective.units) or "none"
         return f"{count} dice x {card.per_unit}: {dice}"
-    if card.id.endswith("-variety") and (card.id.startswith("row") or card.id.startswith("column")):
+    if card.id.startswith(("row-", "column-")):
         lines = ", ".join(unit.label for unit in objective.units) or "none"
         note = f" ({objective.note})" if objective.note else ""
         return f"{count} x {card.per_unit}: {lines}{note}"
+    plural = "set" if count == 1 else "sets"
+    head = f"{count} {plural} x {card.per_unit} ({objective.note})"
     sets = "; ".join(
-        f"{unit.label}: " + " ".join(short_place(cell) for cell in unit.cells) for unit in objective.units
+        f"{unit.label}: " + ", ".join(f"{window[r][c]} {short_place((r, c))}" for r, c in unit.cells)
+        for unit in objective.units
     )
-    return f"{count} sets of {card.rule.removeprefix('sets of ')} x {card.per_unit} ({objective.note})" + (
-        f"; {sets}" if sets else ""
-    )
+    return f"{head}: {sets}" if sets else head
 
 
 def score(state: SagradaState) -> SagradaReport:
