@@ -7,7 +7,8 @@ The board state follows FORMATS.md (Sagrada section). Official rules applied:
 - the solo game has 1 player, exactly 2 public objectives and 2 private objective colours
   (the better one counts), no favor tokens, -3 per empty cell, and is won when the total
   beats (is greater than) the round track's sum;
-- unused favor tokens never exceed the pattern's difficulty (the tokens it gave).
+- unused favor tokens never exceed the pattern's difficulty (the tokens it gave), nor 6
+  when the pattern is not given.
 
 ``window_violations`` reports placement-rule breaks as ``Issue``s (never errors): the scanner
 uses them to spot misreads, the review screen to show them.
@@ -74,6 +75,7 @@ SOLO_PUBLIC_COUNT = 2
 MAX_PLAYERS = 4
 EMPTY_PENALTY = 1
 SOLO_EMPTY_PENALTY = 3
+MAX_FAVOR_TOKENS = 6  # the hardest patterns give 6; unused tokens never exceed what the pattern gave
 ROUND_TRACK_MAX = 240  # 10 rounds x at most 4 leftover dice x 6 pips
 COLOR_CHOICES = tuple(COLOR_NAMES.values())
 
@@ -113,11 +115,11 @@ class SagradaPlayer:
             object.__setattr__(self, "pattern", pattern_named(self.pattern, "pattern"))
         if self.private_objective is not None:
             object.__setattr__(self, "private_objective", _color_name(self.private_objective, "private_objective"))
-        high = self.pattern.difficulty if self.pattern is not None else None
+        high = self.pattern.difficulty if self.pattern is not None else MAX_FAVOR_TOKENS
         try:
             expect_int(self.favor_tokens, "favor_tokens", low=0, high=high)
         except StateError as error:
-            if high is not None and isinstance(self.favor_tokens, int) and self.favor_tokens > high:
+            if self.pattern is not None and isinstance(self.favor_tokens, int) and self.favor_tokens > high:
                 raise StateError(
                     f"favor_tokens: expected 0-{high} (pattern {self.pattern.name} gives {high} tokens), "
                     f"got {self.favor_tokens}"
