@@ -384,7 +384,9 @@ def create_app(db_path: str | Path, token: str | None = None) -> Starlette:
             raise StateError("photo: this player has no photo yet; upload one first")
         path = store.photo_path(player["photo"])
         try:
-            outcome = scanning.scan_photo(path, game["game"], corners=corners, player_name=player["name"])
+            outcome = scanning.scan_photo(
+                path, game["game"], corners=corners, player_name=player["name"], name=player["photo"].original_name
+            )
         except TableError as error:
             if corners is not None:
                 store.set_corners(game_id, player_id, corners)

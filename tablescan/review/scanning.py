@@ -50,8 +50,10 @@ def _load_scanner() -> Any:
         return _scanner
 
 
-def scan_photo(path: Path, game: str, corners: list | None = None, player_name: str | None = None) -> ScanOutcome:
-    """Scan a stored photo of one player's board (models load once per process).
+def scan_photo(
+    path: Path, game: str, corners: list | None = None, player_name: str | None = None, name: str | None = None
+) -> ScanOutcome:
+    """Scan a stored photo of one player's board (models load once per process); ``name`` labels messages.
 
     Raises:
         ScannerUnavailableError: this installation cannot read ``game`` from photos.
@@ -61,7 +63,7 @@ def scan_photo(path: Path, game: str, corners: list | None = None, player_name: 
         raise ScannerUnavailableError(f"{game}: no photo scanner for this game yet; enter the board by hand")
     scanner = _load_scanner()
     with _lock:  # one scan at a time: the models are shared and the CPU is small
-        result = scanner.scan(path, game, corners=corners, player_name=player_name)
+        result = scanner.scan(path, game, corners=corners, player_name=player_name, name=name or path.name)
     player = result.document["players"][0]
     scan = player.get("scan") or {}
     found = scan.get("corners") or [[float(x), float(y)] for x, y in result.corners]

@@ -31,6 +31,48 @@ def _issues(issues: list, player_count: int) -> list[list[dict]]:
     return per_player
 
 
+def _evidence(scored: Any) -> dict[str, dict]:
+    """Return, per player name, what earned the points: objective units (Sagrada), the longest wall (Alhambra).
+
+    Read from the core's report object where it offers it; anything missing is simply left out.
+    """
+    evidence: dict[str, dict] = {}
+    for player in getattr(scored, "players", ()) or ():
+        entry: dict = {}
+        public = getattr(player, "public", None)
+        if public:
+            entry["objectives"] = [
+                {
+                    "id": getattr(objective, "id", ""),
+                    "points": getattr(objective, "points", 0),
+                    "note": getattr(objective, "note", ""),
+                    "units": [
+                        {"label": getattr(unit, "label", ""), "cells": [_cell_key(cell) for cell in getattr(unit, "cells", ())]}
+                        for unit in getattr(objective, "units", ())
+                    ],
+                }
+                for objective in public
+            ]
+            private = getattr(player, "private", None)
+            if private is not None:
+                entry["objectives"].append(
+                    {
+                        "id": f"private ({getattr(player, 'private_color', '')})",
+                        "points": getattr(private, "points", 0),
+                        "note": getattr(private, "note", ""),
+                        "units": [
+                            {"label": getattr(u, "label", ""), "cells": [_cell_key(c) for c in getattr(u, "cells", ())]}
+                            for u in getattr(private, "units", ())
+                        ],
+                    }
+                )
+        wall = getattr(player, "wall", None)
+        if wall:
+            entry["wall"] = [{"cell": _cell_key(cell), "side": side} for cell, side in wall]
+        evidence[getattr(player, "name", "")] = entry
+    return evidence
+
+
 def _score(entry: dict) -> Any:
     return entry.get("total", entry.get("prestige"))
 
@@ -101,11 +143,15 @@ def game_view(store: Store, game_id: int) -> dict:
     document = build_document(game["game"], game["settings"], players)
     report = text = error = None
     issues: list = []
+    evidence: dict[str, dict] = {}
+    tie_breaks: list[str] = []
     try:
         state = spec.parse(document)
         issues = list(spec.validate(state))
         scored = spec.score(state)
         report, text = scored.to_json(), scored.to_text()
+        evidence = _evidence(scored)
+        tie_breaks = [str(line) for line in getattr(scored, "tie_breaks", ()) or ()]
     except TableError as failure:
         error = str(failure)
     per_player = _issues(issues, len(players))
@@ -131,6 +177,7 @@ def game_view(store: Store, game_id: int) -> dict:
                 "issues": per_player[index],
                 "pattern_grid": pattern_grid(player["fields"].get("pattern")) if game["game"] == "sagrada" else None,
                 "report": reports.get(player["name"]),
+                "evidence": evidence.get(player["name"], {}),
             }
             for index, player in enumerate(players)
         ],
@@ -139,6 +186,7 @@ def game_view(store: Store, game_id: int) -> dict:
         "text": text,
         "error": error,
         "standings": standings(game["game"], report) if report else [],
+        "tie_breaks": tie_breaks,
         "rounds": store.rounds(game_id),
         "scanner": game["game"] in scanner_games(),
         "options": options(),

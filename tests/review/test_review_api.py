@@ -317,8 +317,8 @@ def test_photos_are_only_found_by_known_hash(client: TestClient, sha: str) -> No
 def test_scan_results_become_readings_and_corrections_keep_the_model(client: TestClient, monkeypatch) -> None:
     calls = []
 
-    def fake_scan(path, game, corners=None, player_name=None):
-        calls.append((path.name, game, corners))
+    def fake_scan(path, game, corners=None, player_name=None, name=None):
+        calls.append((name, game, corners))
         square = [[10, 10], [20, 10], [20, 20], [10, 20]]
         readings = [{"cell": f"{r},{c}", "value": "."} for r in range(4) for c in range(5)]
         readings[0] = {"cell": "0,0", "value": "R3", "confidence": 0.42, "polygon": square}
@@ -335,6 +335,7 @@ def test_scan_results_become_readings_and_corrections_keep_the_model(client: Tes
     url = f"/api/games/{view['id']}/players/{player['id']}"
     view = client.post(f"{url}/rescan", json={"corners": [[1, 1], [59, 1], [59, 39], [1, 39]]}).json()
     assert calls[-1][2] == [[1.0, 1.0], [59.0, 1.0], [59.0, 39.0], [1.0, 39.0]]
+    assert calls[0][0] == "board.png"  # messages name the uploaded file, not its hash
     client.put(f"{url}/cells", json={"cell": "0,0", "value": "R5"})
     row = client.get(f"{url}/corrections").json()["corrections"][-1]
     assert (row["old_value"], row["new_value"], row["model"], row["confidence"]) == ("R3", "R5", "dice v9", 0.42)
@@ -344,7 +345,7 @@ def test_scan_results_become_readings_and_corrections_keep_the_model(client: Tes
 
 
 def test_a_failed_scan_keeps_the_photo_and_says_why(client: TestClient, monkeypatch) -> None:
-    def failing_scan(path, game, corners=None, player_name=None):
+    def failing_scan(path, game, corners=None, player_name=None, name=None):
         raise TableError("board.png: board not found; retake from above")
 
     monkeypatch.setattr(scanning, "scanner_games", lambda: ("sagrada",))

@@ -9,10 +9,11 @@
   let selected = null; // {pid, cell}
   let pendingColor = null; // Sagrada: colour typed on an empty cell, waiting for its value
   let busy = 0;
+  let highlight = null; // {pid, id, cells: Set}: the dice that earned one objective
 
   const COLORS = { R: "red", Y: "yellow", G: "green", B: "blue", P: "purple" };
   const TYPE_KEYS = ["pavilion", "seraglio", "arcades", "chambers", "garden", "tower"];
-  const TYPE_SHORT = { pavilion: "Pav", seraglio: "Ser", arcades: "Arc", chambers: "Cha", garden: "Gar", tower: "Tow", fountain: "⛲" };
+  const TYPE_SHORT = { pavilion: "Pav", seraglio: "Ser", arcades: "Arc", chambers: "Cha", garden: "Gar", tower: "Tow", fountain: "◎" };
   const SHORTCUTS = {
     sagrada: [["R Y G B P", "die colour"], ["1–6", "die value"], [". Del ⌫", "empty cell"], ["arrows", "move"], ["Esc", "close the picker"]],
     alhambra: [["1–6", "pavilion, seraglio, arcades, chambers, garden, tower"], ["F", "fountain"], ["N E S W", "toggle a wall"], [". Del ⌫", "empty"], ["arrows", "move"], ["Esc", "close the picker"]],
@@ -141,14 +142,16 @@
         el("thead", {}, el("tr", {}, el("th", { text: "#" }), el("th", { text: "Player" }), el("th", { class: "num", text: "Score" }), el("th", { text: "Tie-break" }))),
         el("tbody", {}, view.standings.map((row) =>
           el("tr", { class: winners.includes(row.name) ? "winner" : "" },
-            el("td", { text: row.place }), el("td", { text: row.name + (winners.includes(row.name) ? " 🏆" : "") }),
+            el("td", { text: row.place }), el("td", { text: row.name + (winners.includes(row.name) ? " ★" : "") }),
             el("td", { class: "num score", text: row.score }), el("td", { class: "muted", text: row.note })))));
       box.append(table);
       if (view.report.solo) {
         box.append(el("p", { class: view.report.solo.won ? "good" : "bad" },
           `Solo target ${view.report.solo.target}: ${view.report.solo.won ? "won" : "lost"}`));
       }
+      for (const line of view.tie_breaks || []) box.append(el("p", { class: "muted small", text: "Tie: " + line }));
       box.append(renderBreakdown());
+      if (view.text) box.append(el("details", { class: "report-text" }, el("summary", { text: "Full report, explained" }), el("pre", { text: view.text })));
       if (view.report.dirk) {
         const dirk = view.report.dirk;
         box.append(el("p", { class: "muted" }, "Dirk: " + (dirk.round_points ?? 0) + " points (" +
@@ -169,7 +172,7 @@
       const values = {};
       for (const [key, value, group] of flatten(entry, "", [])) {
         const id = (group ? group + "." : "") + key;
-        if (!columns.some((c) => c.id === id)) columns.push({ id, key, group });
+        if (!columns.some((c) => c.id === id)) columns.push({ id, key, group: group === "breakdown" ? "" : group });
         values[id] = value;
       }
       return { entry, values };
@@ -291,14 +294,41 @@
     card.append(renderPhoto(p, photoOpen));
     card.append(renderBoard(p));
     if (selected && selected.pid === p.id) card.append(renderPalette(p));
-    if (p.issues.length) {
-      card.append(el("ul", { class: "issues" }, p.issues.map((issue) => el("li", {
+    card.append(renderEvidence(p));
+    const issueItem = (issue) => el("li", {
         class: issue.explained_by.length ? "explained" : "",
         onclick: () => { if (issue.cells.length) select_(p.id, issue.cells[0]); },
       }, el("strong", { text: issue.rule }), " ", issue.detail,
-      issue.explained_by.length ? el("span", { class: "muted", text: " (possible with " + issue.explained_by.join(", ") + ")" }) : null))));
+      issue.explained_by.length ? el("span", { class: "muted", text: " (possible with " + issue.explained_by.join(", ") + ")" }) : null);
+    const broken = p.issues.filter((i) => !i.explained_by.length);
+    const explained = p.issues.filter((i) => i.explained_by.length);
+    if (broken.length) card.append(el("ul", { class: "issues" }, broken.map(issueItem)));
+    if (explained.length) {
+      card.append(el("details", { class: "explained-issues" },
+        el("summary", { text: `${explained.length} placement note${explained.length === 1 ? "" : "s"} a tool card can explain` }),
+        el("ul", { class: "issues" }, explained.map(issueItem))));
     }
     return card;
+  }
+
+  function renderEvidence(p) {
+    const ev = p.evidence || {};
+    const box = el("div", { class: "evidence" });
+    if (ev.objectives && ev.objectives.length) {
+      box.append(el("div", { class: "muted small", text: "Where the points come from (tap to show the dice):" }));
+      box.append(el("div", { class: "objective-list" }, ev.objectives.map((o) => {
+        const cells = new Set(o.units.flatMap((u) => u.cells));
+        const on = highlight && highlight.pid === p.id && highlight.id === o.id;
+        return el("button", { type: "button", class: "chip objective" + (on ? " on" : ""), "aria-pressed": on ? "true" : "false",
+          title: o.units.map((u) => u.label).join("; ") + (o.note ? " (" + o.note + ")" : ""),
+          onclick: () => { highlight = on ? null : { pid: p.id, id: o.id, cells }; render(); } },
+        el("span", { text: o.id }), " ", el("strong", { text: o.points }));
+      })));
+    }
+    if (ev.wall && ev.wall.length) {
+      box.append(el("p", { class: "muted small" }, el("span", { class: "wall-key" }), ` longest wall: ${ev.wall.length} segment${ev.wall.length === 1 ? "" : "s"}, drawn in orange`));
+    }
+    return box;
   }
 
   function renderFields(p) {
@@ -432,7 +462,9 @@
     const r = reading(p, cell);
     const isSel = selected && selected.pid === p.id && selected.cell === cell;
     return el("button", {
-      type: "button", class: ["cell", extraClass, confidenceClass(r), isSel ? "selected" : "", issueCells.has(cell) ? "violation" : ""].filter(Boolean).join(" "),
+      type: "button", class: ["cell", extraClass, confidenceClass(r), isSel ? "selected" : "", issueCells.has(cell) ? "violation" : "",
+        highlight && highlight.pid === p.id && highlight.cells.has(cell) ? "earned" : "",
+        ((p.evidence || {}).wall || []).filter((w) => w.cell === cell).map((w) => "lw-" + w.side).join(" ")].filter(Boolean).join(" "),
       "data-cell": cell, "aria-label": label, title: label + (r && r.confidence != null ? ` · ${Math.round(r.confidence * 100)}% sure` : ""),
       onclick: () => select_(p.id, cell),
     }, content);
