@@ -278,3 +278,31 @@ def test_sample_game_scores():
     assert len(doc["players"]) == 3
     assert doc["winner"] == doc["ranking"][0]
     assert all(player["violations"] == [] for player in doc["players"])
+
+
+def test_repr_is_pasteable_and_str_is_a_grid():
+    import random
+
+    from scoring import sagrada
+
+    for players in (1, 3):
+        state = sagrada.generate(random.Random(players), players=players)
+        assert eval(repr(state), vars(sagrada)) == state
+    state = SagradaState.from_json(GOOD)
+    assert str(state).splitlines()[:2] == ["Ana:", "  B4 Y3 G6 R3 B6"]
+
+
+def test_generate_is_reproducible_and_honours_options():
+    import random
+
+    from scoring.sagrada import generate
+
+    assert generate(random.Random(9), players=2) == generate(random.Random(9), players=2)
+    state = generate(random.Random(9), players=4, empty=3, patterns=False)
+    assert len(state.players) == 4 and all(p.pattern is None for p in state.players)
+    assert all(sum(d is None for row in p.window for d in row) == 3 for p in state.players)
+    assert len({p.private_objective for p in state.players}) == 4
+    solo = generate(random.Random(9), players=1)
+    assert solo.solo is not None and len(solo.public_objectives) == 2
+    with pytest.raises(ValueError, match="players"):
+        generate(random.Random(9), players=5)
