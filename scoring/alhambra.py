@@ -86,6 +86,11 @@ class AlhambraPlayer:
     >>> player = AlhambraPlayer("Ana", {(1, 0): Tile("garden", "N"), (0, 0): Tile("fountain")})
     >>> [cell for cell, _ in player.palace]
     [(0, 0), (1, 0)]
+    >>> print(player)
+    Ana
+    +---+===+
+    | F  Gar|
+    +---+---+
 
     Raises:
         StateError: an empty name, a repeated cell, not exactly one fountain, a fountain in
@@ -179,6 +184,9 @@ class AlhambraState:
             for currency, tile in self.market:
                 if currency not in CURRENCIES or tile.type == FOUNTAIN:
                     raise StateError(f"market: expected (currency, building tile) pairs, got ({currency!r}, {tile})")
+
+    def __str__(self) -> str:
+        return f"Alhambra, scoring round {self.scoring_round}\n\n" + "\n\n".join(map(str, self.players))
 
     @classmethod
     def from_json(cls, doc: Any) -> AlhambraState:
