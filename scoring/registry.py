@@ -23,6 +23,6 @@ def game_of(doc: Any) -> Game:
     """
     expect_object(doc, "")
     name = doc.get("game")
-    if name not in GAMES:
+    if not isinstance(name, str) or name not in GAMES:
         raise StateError(f"game: expected one of {', '.join(GAMES)}; got {describe(name)}")
     return GAMES[name]

@@ -284,6 +284,9 @@ class SplendorPlayer:
         nobles: int | tuple[str, ...]
         if isinstance(raw_nobles, list):
             nobles = tuple(expect_str(item, child(nobles_path, index)) for index, item in enumerate(raw_nobles))
+            for index, noble_id in enumerate(nobles):
+                if noble_id not in NOBLES:
+                    raise fail(child(nobles_path, index), f"unknown noble id {noble_id!r}; expected one of N1-N{len(NOBLES)}")
         elif isinstance(raw_nobles, int) and not isinstance(raw_nobles, bool) and raw_nobles >= 0:
             nobles = raw_nobles
         else:
