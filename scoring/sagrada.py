@@ -274,7 +274,8 @@ class SagradaState:
         seen: dict[str, int] = {}
         for i, player in enumerate(players):
             if player.name in seen:
-                raise StateError(f"players[{i}].name: duplicate name {player.name!r} (also players[{seen[player.name]}])")
+                first = seen[player.name]
+                raise StateError(f"players[{i}].name: duplicate name {player.name!r} (also players[{first}])")
             seen[player.name] = i
         if self.solo is not None:
             player = players[0]
@@ -284,7 +285,9 @@ class SagradaState:
                     "solo.private_objectives"
                 )
             if player.favor_tokens != 0:
-                raise StateError(f"players[0].favor_tokens: the solo game uses no favor tokens, got {player.favor_tokens}")
+                raise StateError(
+                    f"players[0].favor_tokens: the solo game uses no favor tokens, got {player.favor_tokens}"
+                )
             return
         colors: dict[str, int] = {}
         patterns: dict[str, int] = {}
@@ -302,7 +305,8 @@ class SagradaState:
             if player.pattern is not None:
                 if player.pattern.name in patterns:
                     raise StateError(
-                        f"players[{i}].pattern: {player.pattern.name!r} is already players[{patterns[player.pattern.name]}]'s; "
+                        f"players[{i}].pattern: {player.pattern.name!r} is already "
+                        f"players[{patterns[player.pattern.name]}]'s; "
                         "each pattern card exists once"
                     )
                 patterns[player.pattern.name] = i
@@ -514,7 +518,8 @@ class SagradaReport:
             )
         else:
             scores = {p.name: p.total for p in self.players}
-            lines.append("Ranking: " + ", ".join(f"{i + 1}. {name} {scores[name]}" for i, name in enumerate(self.ranking)))
+            places = (f"{i + 1}. {name} {scores[name]}" for i, name in enumerate(self.ranking))
+            lines.append("Ranking: " + ", ".join(places))
             lines.extend(f"  tie: {text}" for text in self.tie_breaks)
             lines.append(f"Winner: {self.winner}")
         return "\n".join(lines)
@@ -527,7 +532,8 @@ def _player_text(player: PlayerScore, solo: bool) -> list[str]:
     width = max(width, 22)
     for objective in player.public:
         card = OBJECTIVES[objective.id]
-        lines.append(f"  {card.title:<{width}} {objective.points:>4}  {_objective_evidence(card, objective, player.window)}")
+        evidence = _objective_evidence(card, objective, player.window)
+        lines.append(f"  {card.title:<{width}} {objective.points:>4}  {evidence}")
     private_label = f"Private ({player.private_color})"
     private_units = " + ".join(unit.label for unit in player.private.units) or "no dice of that colour"
     lines.append(f"  {private_label:<{width}} {player.private.points:>4}  {private_units}")

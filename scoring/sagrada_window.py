@@ -329,10 +329,10 @@ def pattern_named(name: object, path: str = "pattern") -> Pattern:
 
     >>> pattern_named("Virtus").difficulty
     5
-    >>> pattern_named("Virtue")
+    >>> pattern_named("Virtue")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    scoring.errors.StateError: pattern: unknown pattern 'Virtue' (did you mean 'Virtus'?); see scoring/data/sagrada_patterns.json
+    scoring.errors.StateError: pattern: unknown pattern 'Virtue' (did you mean 'Virtus'?); see ...
 
     Raises:
         StateError: when no pattern has that name.

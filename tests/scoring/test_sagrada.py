@@ -228,7 +228,8 @@ def test_json_report_follows_formats():
     assert list(ana["breakdown"]) == ["public", "private", "favor_tokens", "empty_cells"]
     assert list(ana["breakdown"]["public"]) == GOOD["public_objectives"]
     breakdown = ana["breakdown"]
-    assert ana["total"] == sum(breakdown["public"].values()) + breakdown["private"] + breakdown["favor_tokens"] + breakdown["empty_cells"]
+    others = breakdown["private"] + breakdown["favor_tokens"] + breakdown["empty_cells"]
+    assert ana["total"] == sum(breakdown["public"].values()) + others
     assert {v["rule"] for v in ana["violations"]} == {"value-restriction", "color-restriction"}
     assert all(set(v) == {"cell", "cells", "rule", "detail", "explained_by"} for v in ana["violations"])
 

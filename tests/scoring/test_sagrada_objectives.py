@@ -105,7 +105,13 @@ def test_color_diagonals_full_checkerboard():
 
 @pytest.mark.parametrize(
     ("color", "points"),
-    [("red", 1 + 2 + 3 + 5 + 6), ("yellow", 2 + 1 + 5), ("green", 3 + 4 + 2 + 4), ("blue", 4 + 5 + 3 + 3), ("purple", 5 + 6 + 4)],
+    [
+        ("red", 1 + 2 + 3 + 5 + 6),
+        ("yellow", 2 + 1 + 5),
+        ("green", 3 + 4 + 2 + 4),
+        ("blue", 4 + 5 + 3 + 3),
+        ("purple", 5 + 6 + 4),
+    ],
 )
 def test_private_objective_sums_pips_of_its_colour(color, points):
     assert private_points(_window(FILLED_ROWS), color).points == points
