@@ -1,0 +1,785 @@
+"""Adapting the shipped classifiers to one game set, from corrected readings, in numpy only.
+
+Renders never look exactly like a given copy of the game under a given lamp. After a few scans have
+been corrected in the review screen, ``adapt_model`` re-fits a small *residual head* per classifier
+head on those examples::
+
+    adapted_logits = shipped_logits + standardise(features) @ W + b
+
+``features`` are the model's ``embedding`` output (its penultimate layer) when the ONNX file has
+one, else the concatenation of all its logits outputs (an affine re-fit on logits). ``W`` and ``b``
+start at zero and are pulled back towards zero (L2, strength chosen by cross-validation), so with
+few examples the head stays close to the shipped one. Part of the examples (whole photos when there
+are several) is held out: a head is kept only when its held-out accuracy does not drop and it reads
+the held-out examples better (more right, or a lower log-loss). The kept heads are then re-fitted on
+every example.
+
+The result, an ``Adaptation``, is saved as an ``.npz`` file (no pickles) beside the calibration
+profile that selects it; it records each model's sha256 and classes, and loading refuses a corrupt
+file or one fitted for another model. Readers use it through ``adapt_reader`` (which wraps the
+reader's ``OnnxModel`` attributes so their ``run`` returns adapted logits) or ``apply_head``; the
+shipped model files are never touched, and without an adaptation nothing changes at all.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import io
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scanner.model import OnnxModel
+from scoring.errors import TableError
+
+ADAPTATION_FORMAT = "tablescan-adaptation"
+ADAPTATION_VERSION = 1
+EMBEDDING = "embedding"
+HOLDOUT_FRACTION = 0.34
+MIN_EXAMPLES = 6
+L2_CHOICES = (1e-3, 1e-2, 1e-1, 1.0)
+STEPS = 300
+LEARNING_RATE = 0.05
+# game -> its cell classifier, whose heads the adaptation re-fits
+CLASSIFIERS = {"sagrada": "sagrada_dice", "alhambra": "alhambra_tiles"}
+
+
+class AdaptationError(TableError):
+    """An adaptation file is missing, corrupt, or was fitted for another model than the shipped one."""
+
+    exit_code = 2
+    http_status = 422
+
+
+# --------------------------------------------------------------------------------------------
+# labels
+
+
+def head_labels(game: str, value: str) -> dict[str, str]:
+    """Return the class each classifier head should give a cell whose (corrected) value is ``value``.
+
+    >>> head_labels("sagrada", "B4")
+    {'die': 'die', 'colour': 'B', 'value': '4'}
+    >>> head_labels("alhambra", "garden:NS")
+    {'kind': 'garden'}
+
+    Raises:
+        AdaptationError: the game has no adaptable classifier.
+    """
+    text = str(value).strip()
+    if game == "sagrada":
+        if text in ("", "."):
+            return {"die": "empty", "colour": "none", "value": "none"}
+        if len(text) == 2 and text[0] in "RYGBP" and text[1] in "123456":
+            return {"die": "die", "colour": text[0], "value": text[1]}
+        return {}
+    if game == "alhambra":
+        if text in ("", "."):
+            return {"kind": "none"}
+        return {"kind": text.partition(":")[0]}
+    raise AdaptationError(f"game {game!r}: no adaptable classifier (adaptable: {', '.join(sorted(CLASSIFIERS))})")
+
+
+# --------------------------------------------------------------------------------------------
+# examples
+
+
+@dataclass(frozen=True)
+class ExampleSet:
+    """Labelled examples for one model: its outputs on the crops, labels per head, photo per example.
+
+    ``labels[head]`` holds class indices into the model's head classes, -1 where unknown.
+    """
+
+    model: str
+    outputs: Mapping[str, np.ndarray]
+    labels: Mapping[str, np.ndarray]
+    groups: np.ndarray
+
+    def __post_init__(self) -> None:
+        count = len(self.groups)
+        for name, array in {**self.outputs, **self.labels}.items():
+            if len(array) != count:
+                raise ValueError(f"examples[{name}]: expected {count} rows, got {len(array)}")
+
+    def __len__(self) -> int:
+        return len(self.groups)
+
+    def subset(self, index: np.ndarray) -> ExampleSet:
+        """Return the examples at ``index`` (a new set)."""
+        return ExampleSet(
+            self.model,
+            {k: v[index] for k, v in self.outputs.items()},
+            {k: v[index] for k, v in self.labels.items()},
+            self.groups[index],
+        )
+
+    @staticmethod
+    def concatenate(sets: Sequence[ExampleSet]) -> ExampleSet:
+        """Join example sets of one model (their groups must already be distinct).
+
+        Raises:
+            ValueError: no sets, or sets of different models or outputs.
+        """
+        if not sets:
+            raise ValueError("examples: expected at least one set")
+        first = sets[0]
+        if any(s.model != first.model or set(s.outputs) != set(first.outputs) for s in sets):
+            raise ValueError("examples: sets of different models cannot be joined")
+        heads = sorted({h for s in sets for h in s.labels})
+        labels = {
+            h: np.concatenate([s.labels.get(h, np.full(len(s), -1, np.int64)) for s in sets]) for h in heads
+        }
+        return ExampleSet(
+            first.model,
+            {k: np.concatenate([s.outputs[k] for s in sets]) for k in first.outputs},
+            labels,
+            np.concatenate([s.groups for s in sets]),
+        )
+
+
+def label_indices(classes: Sequence[str], names: Iterable[str | None]) -> np.ndarray:
+    """Map class names to indices into ``classes``; unknown or missing names become -1.
+
+    >>> label_indices(("none", "R", "Y"), ["Y", None, "Q"]).tolist()
+    [2, -1, -1]
+    """
+    position = {name: i for i, name in enumerate(classes)}
+    return np.array([position.get(name, -1) if name is not None else -1 for name in names], dtype=np.int64)
+
+
+def examples_from_crops(model: Any, crops: np.ndarray, values: Sequence[str], game: str, groups: Sequence[int]) -> ExampleSet:
+    """Run ``model`` on uint8 crops (N, H, W, 3) RGB and label each with its cell value's head classes.
+
+    Raises:
+        AdaptationError: the crops do not have the model's input size.
+    """
+    crops = np.asarray(crops)
+    expected = tuple(model.manifest.input_shape[2:])
+    if crops.ndim != 4 or crops.shape[3] != 3 or tuple(crops.shape[1:3]) != expected:
+        raise AdaptationError(f"{model.manifest.name}: expected crops (N, {expected[0]}, {expected[1]}, 3), got {crops.shape}")
+    outputs: dict[str, list[np.ndarray]] = {}
+    for start in range(0, len(crops), 256):
+        chunk = crops[start:start + 256]
+        batch = np.ascontiguousarray(chunk.transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
+        for name, array in model.run(batch).items():
+            outputs.setdefault(name, []).append(np.asarray(array))
+    joined = {name: np.concatenate(parts) for name, parts in outputs.items()}
+    heads = dict(model.manifest.heads)
+    per_cell = [head_labels(game, value) for value in values]
+    labels = {head: label_indices(heads[head], [cell.get(head) for cell in per_cell])
+              for head in sorted({h for cell in per_cell for h in cell}) if head in heads}
+    return ExampleSet(model.manifest.name, joined, labels, np.asarray(groups, dtype=np.int64))
+
+
+# --------------------------------------------------------------------------------------------
+# the residual head
+
+
+@dataclass(frozen=True, eq=False)
+class HeadFit:
+    """A residual head: ``logits + ((features - mean) / scale) @ weights + bias``."""
+
+    head: str
+    classes: tuple[str, ...]
+    temperature: float
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    bias: np.ndarray
+
+    def __post_init__(self) -> None:
+        dims, count = len(self.mean), len(self.classes)
+        shapes = {"mean": (self.mean, (dims,)), "scale": (self.scale, (dims,)), "weights": (self.weights, (dims, count)),
+                  "bias": (self.bias, (count,))}
+        for name, (array, shape) in shapes.items():
+            if not isinstance(array, np.ndarray) or array.shape != shape:
+                got = getattr(array, "shape", type(array).__name__)
+                raise AdaptationError(f"head {self.head}.{name}: expected shape {shape}, got {got}")
+            if not np.all(np.isfinite(array)):
+                raise AdaptationError(f"head {self.head}.{name}: not finite")
+        if not np.all(self.scale > 0) or not (self.temperature > 0):
+            raise AdaptationError(f"head {self.head}: scale and temperature must be positive")
+
+    def adjust(self, features: np.ndarray, logits: np.ndarray) -> np.ndarray:
+        """Return adapted logits (a new array, the logits' dtype).
+
+        Raises:
+            AdaptationError: features or logits do not have this head's sizes.
+        """
+        if features.ndim != 2 or features.shape[1] != len(self.mean):
+            raise AdaptationError(f"head {self.head}: expected features (N, {len(self.mean)}), got {features.shape}")
+        if logits.shape != (len(features), len(self.classes)):
+            raise AdaptationError(f"head {self.head}: expected logits ({len(features)}, {len(self.classes)}), got {logits.shape}")
+        delta = ((features.astype(np.float64) - self.mean) / self.scale) @ self.weights + self.bias
+        return (logits.astype(np.float64) + delta).astype(logits.dtype)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def log_loss(logits: np.ndarray, labels: np.ndarray, temperature: float = 1.0) -> float:
+    """Mean negative log-likelihood of ``labels`` under ``softmax(logits / temperature)``.
+
+    >>> round(log_loss(np.array([[0.0, 0.0]]), np.array([1])), 4)
+    0.6931
+    """
+    if len(labels) == 0:
+        return float("nan")
+    p = _softmax(logits.astype(np.float64) / temperature)
+    return float(-np.mean(np.log(np.clip(p[np.arange(len(labels)), labels], 1e-12, 1.0))))
+
+
+def accuracy(logits: np.ndarray, labels: np.ndarray) -> float:
+    """Share of rows whose arg-max is the label (nan for no rows).
+
+    >>> accuracy(np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([0, 0]))
+    0.5
+    """
+    if len(labels) == 0:
+        return float("nan")
+    return float(np.mean(np.argmax(logits, axis=1) == labels))
+
+
+def fit_head(head: str, classes: Sequence[str], features: np.ndarray, logits: np.ndarray, labels: np.ndarray, *,
+             temperature: float = 1.0, l2: float = 0.01, steps: int = STEPS) -> HeadFit:
+    """Fit a residual head on labelled rows by full-batch Adam on log-loss + ``l2`` * |W|^2 / 2.
+
+    Deterministic: the weights start at zero, there is no sampling.
+
+    Raises:
+        ValueError: no labelled rows, or sizes that do not agree.
+    """
+    keep = labels >= 0
+    x, z, y = features[keep].astype(np.float64), logits[keep].astype(np.float64), labels[keep]
+    if len(y) == 0:
+        raise ValueError(f"head {head}: no labelled examples")
+    if z.shape[1] != len(classes) or len(x) != len(z):
+        raise ValueError(f"head {head}: features {x.shape}, logits {z.shape} and {len(classes)} classes do not agree")
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale = np.where(scale > 1e-6, scale, 1.0)
+    xs = (x - mean) / scale
+    onehot = np.eye(len(classes))[y]
+    weights = np.zeros((x.shape[1], len(classes)))
+    bias = np.zeros(len(classes))
+    params = [weights, bias]
+    moments = [np.zeros_like(p) for p in params]
+    squares = [np.zeros_like(p) for p in params]
+    beta1, beta2 = 0.9, 0.999
+    for step in range(1, steps + 1):
+        p = _softmax((z + xs @ weights + bias) / temperature)
+        error = (p - onehot) / (temperature * len(y))
+        grads = [xs.T @ error + l2 * weights, error.sum(axis=0) + l2 * bias]
+        for param, grad, m, v in zip(params, grads, moments, squares):
+            m *= beta1
+            m += (1 - beta1) * grad
+            v *= beta2
+            v += (1 - beta2) * grad * grad
+            param -= LEARNING_RATE * (m / (1 - beta1**step)) / (np.sqrt(v / (1 - beta2**step)) + 1e-8)
+    return HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias)
+
+
+# --------------------------------------------------------------------------------------------
+# one model's adaptation
+
+
+@dataclass(frozen=True)
+class ModelAdaptation:
+    """The residual heads fitted for one shipped model (named, with its sha256) on one feature basis."""
+
+    model: str
+    sha256: str
+    basis: tuple[str, ...]
+    heads: tuple[HeadFit, ...]
+
+    def features(self, outputs: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Return the feature matrix (N, D) this adaptation reads from a model's outputs.
+
+        Raises:
+            AdaptationError: an output the basis needs is missing.
+        """
+        return feature_matrix(outputs, self.basis, self.model)
+
+    def apply(self, outputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Return the outputs with every adapted head's logits replaced (a new dict; others unchanged).
+
+        Raises:
+            AdaptationError: outputs do not match the fitted sizes.
+        """
+        features = self.features(outputs)
+        adapted = dict(outputs)
+        for fit in self.heads:
+            if fit.head not in outputs:
+                raise AdaptationError(f"{self.model}: adapted head {fit.head!r} is not among the model's outputs {sorted(outputs)}")
+            adapted[fit.head] = fit.adjust(features, np.asarray(outputs[fit.head]))
+        return adapted
+
+
+def feature_matrix(outputs: Mapping[str, np.ndarray], basis: Sequence[str], model: str = "model") -> np.ndarray:
+    """Concatenate the named outputs, each flattened to (N, -1), into one float64 matrix.
+
+    Raises:
+        AdaptationError: an output is missing.
+    """
+    missing = [name for name in basis if name not in outputs]
+    if missing:
+        raise AdaptationError(f"{model}: outputs {missing} missing (has {sorted(outputs)}); adapt again with this model")
+    return np.concatenate([np.asarray(outputs[name], dtype=np.float64).reshape(len(outputs[name]), -1) for name in basis], axis=1)
+
+
+def choose_basis(output_names: Iterable[str], heads: Iterable[str]) -> tuple[str, ...]:
+    """The outputs to fit on: ``embedding`` when the model has it, else every head's logits (sorted).
+
+    >>> choose_basis(["die", "colour", "embedding"], ["die", "colour"])
+    ('embedding',)
+    >>> choose_basis(["kind", "walls"], ["kind", "walls"])
+    ('kind', 'walls')
+    """
+    names = list(output_names)
+    if EMBEDDING in names:
+        return (EMBEDDING,)
+    return tuple(sorted(name for name in names if name in set(heads)))
+
+
+@dataclass(frozen=True)
+class HeadReport:
+    """Held-out figures for one head: shipped vs adapted, and whether the adaptation was kept."""
+
+    head: str
+    train: int
+    held_out: int
+    before: float
+    after: float
+    loss_before: float
+    loss_after: float
+    l2: float
+    kept: bool
+    reason: str
+
+    def to_json(self) -> dict:
+        """The figures as a JSON object (nan as null)."""
+        def num(x: float) -> float | None:
+            return None if x != x else round(float(x), 4)
+        return {"head": self.head, "train": self.train, "held_out": self.held_out, "before": num(self.before),
+                "after": num(self.after), "loss_before": num(self.loss_before), "loss_after": num(self.loss_after),
+                "l2": self.l2, "kept": self.kept, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class ModelReport:
+    """What adapting one model did: examples, photos, basis, per-head figures, all-heads-right accuracy."""
+
+    model: str
+    basis: tuple[str, ...]
+    examples: int
+    photos: int
+    heads: tuple[HeadReport, ...]
+    cells_before: float = float("nan")
+    cells_after: float = float("nan")
+
+    @property
+    def kept(self) -> bool:
+        """Whether any head's adaptation was kept."""
+        return any(h.kept for h in self.heads)
+
+    def to_json(self) -> dict:
+        """The report as a JSON object."""
+        def num(x: float) -> float | None:
+            return None if x != x else round(float(x), 4)
+        return {"model": self.model, "basis": list(self.basis), "examples": self.examples, "photos": self.photos,
+                "cells_before": num(self.cells_before), "cells_after": num(self.cells_after), "kept": self.kept,
+                "heads": [h.to_json() for h in self.heads]}
+
+    def to_text(self) -> str:
+        """A few lines for people."""
+        def pct(x: float) -> str:
+            return "  n/a " if x != x else f"{100 * x:5.1f}%"
+        lines = [f"{self.model}: {self.examples} examples from {self.photos} photos, features {'+'.join(self.basis)}"]
+        for h in self.heads:
+            verdict = "kept" if h.kept else "not kept"
+            lines.append(f"  {h.head:<9} held-out {h.held_out:>4}: {pct(h.before)} -> {pct(h.after)}  {verdict} ({h.reason})")
+        if self.cells_before == self.cells_before:
+            lines.append(f"  all heads right on held-out cells: {pct(self.cells_before)} -> {pct(self.cells_after)}")
+        return "\n".join(lines)
+
+
+def split_holdout(groups: np.ndarray, fraction: float = HOLDOUT_FRACTION, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Split example indices into (train, held-out): whole photos when there are several, else examples.
+
+    >>> groups = np.array([1, 1, 2, 2, 3, 3])
+    >>> train, test = split_holdout(groups)
+    >>> len(set(groups[test].tolist())), len(train)
+    (1, 4)
+    """
+    rng = np.random.default_rng(seed)
+    index = np.arange(len(groups))
+    unique = np.unique(groups)
+    if len(unique) >= 2:
+        held = rng.permutation(unique)[: max(1, int(round(fraction * len(unique))))]
+        test = np.isin(groups, held)
+    else:
+        order = rng.permutation(len(groups))
+        test = np.zeros(len(groups), bool)
+        test[order[: max(1, int(np.ceil(fraction * len(groups))))]] = True
+    return index[~test], index[test]
+
+
+def _choose_l2(head: str, classes: Sequence[str], x: np.ndarray, z: np.ndarray, y: np.ndarray, groups: np.ndarray,
+               temperature: float, seed: int) -> float:
+    """Pick the L2 strength with the lowest 2-fold cross-validated log-loss on the training part."""
+    if len(y) < 2 * MIN_EXAMPLES:
+        return 0.1
+    first, second = split_holdout(groups, 0.5, seed + 1)
+    losses = []
+    for l2 in L2_CHOICES:
+        total = 0.0
+        for fit_idx, test_idx in ((first, second), (second, first)):
+            if len(fit_idx) == 0 or len(test_idx) == 0:
+                continue
+            fit = fit_head(head, classes, x[fit_idx], z[fit_idx], y[fit_idx], temperature=temperature, l2=l2)
+            total += log_loss(fit.adjust(x[test_idx], z[test_idx]), y[test_idx], temperature) * len(test_idx)
+        losses.append(total)
+    return L2_CHOICES[int(np.argmin(losses))]
+
+
+def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, float] | None = None,
+                seed: int = 0) -> tuple[ModelAdaptation | None, ModelReport]:
+    """Fit, check on held-out examples and (where it helps) re-fit on all, every labelled head of ``model``.
+
+    ``model`` is an ``OnnxModel`` (or anything with its ``manifest`` and ``output_names``).
+    Returns the adaptation (None when no head was kept) and the report.
+
+    Raises:
+        AdaptationError: the examples are of another model, or lack the outputs the basis needs.
+    """
+    manifest = model.manifest
+    if examples.model != manifest.name:
+        raise AdaptationError(f"examples are of model {examples.model!r}, not {manifest.name!r}")
+    heads = dict(manifest.heads) or {name: manifest.classes for name in examples.labels}
+    basis = choose_basis(examples.outputs.keys(), heads)
+    temperatures = dict(temperatures or {})
+    x_all = feature_matrix(examples.outputs, basis, manifest.name)
+    train, test = split_holdout(examples.groups, seed=seed)
+    reports: list[HeadReport] = []
+    fitted: list[HeadFit] = []
+    before_right = np.ones(len(test), bool)
+    after_right = np.ones(len(test), bool)
+    any_cells = np.zeros(len(test), bool)
+    for head in sorted(examples.labels):
+        if head not in heads or head not in examples.outputs:
+            continue
+        classes = tuple(heads[head])
+        y_all = examples.labels[head]
+        z_all = np.asarray(examples.outputs[head], dtype=np.float64)
+        temperature = float(temperatures.get(head, manifest.temperature or 1.0))
+        tr, te = train[y_all[train] >= 0], test[y_all[test] >= 0]
+        if len(tr) < MIN_EXAMPLES or len(te) == 0:
+            reports.append(HeadReport(head, len(tr), len(te), float("nan"), float("nan"), float("nan"), float("nan"), 0.0,
+                                      False, f"too few examples (need {MIN_EXAMPLES} to fit and 1 to check)"))
+            continue
+        l2 = _choose_l2(head, classes, x_all[tr], z_all[tr], y_all[tr], examples.groups[tr], temperature, seed)
+        trial = fit_head(head, classes, x_all[tr], z_all[tr], y_all[tr], temperature=temperature, l2=l2)
+        adapted_test = trial.adjust(x_all[te], z_all[te])
+        before, after = accuracy(z_all[te], y_all[te]), accuracy(adapted_test, y_all[te])
+        loss_before = log_loss(z_all[te], y_all[te], temperature)
+        loss_after = log_loss(adapted_test, y_all[te], temperature)
+        if after < before:
+            kept, reason = False, "held-out accuracy dropped"
+        elif after > before:
+            kept, reason = True, "more held-out cells right"
+        elif loss_after < loss_before:
+            kept, reason = True, "same accuracy, lower held-out log-loss"
+        else:
+            kept, reason = False, "no held-out improvement"
+        reports.append(HeadReport(head, len(tr), len(te), before, after, loss_before, loss_after, l2, kept, reason))
+        labelled = y_all[test] >= 0
+        any_cells |= labelled
+        shipped_pred = np.argmax(z_all[test], axis=1)
+        adapted_pred = np.argmax(trial.adjust(x_all[test], z_all[test]), axis=1) if kept else shipped_pred
+        before_right &= ~labelled | (shipped_pred == y_all[test])
+        after_right &= ~labelled | (adapted_pred == y_all[test])
+        if kept:
+            rows = np.flatnonzero(y_all >= 0)
+            fitted.append(fit_head(head, classes, x_all[rows], z_all[rows], y_all[rows], temperature=temperature, l2=l2))
+    report = ModelReport(
+        manifest.name, basis, len(examples), len(np.unique(examples.groups)), tuple(reports),
+        float(np.mean(before_right[any_cells])) if any_cells.any() else float("nan"),
+        float(np.mean(after_right[any_cells])) if any_cells.any() else float("nan"),
+    )
+    if not fitted:
+        return None, report
+    return ModelAdaptation(manifest.name, manifest.sha256, basis, tuple(fitted)), report
+
+
+# --------------------------------------------------------------------------------------------
+# every model's adaptation, saved and loaded
+
+
+@dataclass(frozen=True)
+class Adaptation:
+    """The adapted heads of one or more models, as one profile selects them."""
+
+    models: tuple[ModelAdaptation, ...]
+    created_at: str = ""
+    report: tuple[dict, ...] = ()
+    source: str = field(default="adaptation", compare=False)
+
+    def model(self, name: str) -> ModelAdaptation | None:
+        """Return the adaptation of model ``name``, or None."""
+        return next((m for m in self.models if m.model == name), None)
+
+    def merged(self, other: Adaptation) -> Adaptation:
+        """Return this adaptation with ``other``'s models replacing or adding to its own."""
+        names = {m.model for m in other.models}
+        models = tuple(m for m in self.models if m.model not in names) + other.models
+        reports = tuple(r for r in self.report if r.get("model") not in names) + other.report
+        return Adaptation(models, other.created_at or self.created_at, reports, self.source)
+
+
+def apply_head(adaptation: Adaptation | None, model_name: str, outputs: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
+    """The hook readers call on a model's outputs: adapted logits when ``adaptation`` covers the model.
+
+    Without an adaptation (or one for other models) the very same outputs come back.
+
+    Raises:
+        AdaptationError: the outputs do not match what the adaptation was fitted on.
+    """
+    fitted = None if adaptation is None else adaptation.model(model_name)
+    return outputs if fitted is None else fitted.apply(outputs)
+
+
+def _corrupt(path: Path | str, what: str) -> AdaptationError:
+    return AdaptationError(f"{path}: corrupt adaptation file ({what}); run `tablescan adapt` again, or `tablescan adapt --reset`")
+
+
+def to_npz_bytes(adaptation: Adaptation) -> bytes:
+    """Serialise ``adaptation`` as ``.npz`` bytes: a JSON ``meta`` plus one array per fitted number."""
+    arrays: dict[str, np.ndarray] = {}
+    models = []
+    for i, fitted in enumerate(adaptation.models):
+        heads = []
+        for j, fit in enumerate(fitted.heads):
+            for part in ("mean", "scale", "weights", "bias"):
+                arrays[f"m{i}_h{j}_{part}"] = np.asarray(getattr(fit, part), dtype=np.float64)
+            heads.append({"head": fit.head, "classes": list(fit.classes), "temperature": fit.temperature})
+        models.append({"model": fitted.model, "sha256": fitted.sha256, "basis": list(fitted.basis), "heads": heads})
+    meta = {"format": ADAPTATION_FORMAT, "version": ADAPTATION_VERSION, "created_at": adaptation.created_at,
+            "models": models, "report": list(adaptation.report)}
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def from_npz_bytes(data: bytes, source: str = "adaptation") -> Adaptation:
+    """Read what ``to_npz_bytes`` wrote.
+
+    Raises:
+        AdaptationError: not such a file, a newer version, or inconsistent contents (naming ``source``).
+    """
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+            arrays = {name: archive[name] for name in archive.files}
+    except Exception as error:  # zipfile/numpy raise several types for damaged files
+        raise _corrupt(source, f"not a readable .npz: {error.__class__.__name__}") from None
+    if "meta" not in arrays:
+        raise _corrupt(source, "no meta record")
+    try:
+        meta = json.loads(arrays["meta"].tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise _corrupt(source, f"meta is not JSON: {error}") from None
+    if not isinstance(meta, dict) or meta.get("format") != ADAPTATION_FORMAT:
+        raise _corrupt(source, f"expected format {ADAPTATION_FORMAT!r}")
+    version = meta.get("version")
+    if not isinstance(version, int) or version > ADAPTATION_VERSION:
+        raise AdaptationError(f"{source}: adaptation version {version!r} is newer than this tablescan knows "
+                              f"({ADAPTATION_VERSION}); upgrade tablescan or run `tablescan adapt --reset`")
+    try:
+        models = []
+        for i, entry in enumerate(meta["models"]):
+            heads = []
+            for j, head in enumerate(entry["heads"]):
+                parts = {part: arrays[f"m{i}_h{j}_{part}"] for part in ("mean", "scale", "weights", "bias")}
+                heads.append(HeadFit(str(head["head"]), tuple(str(c) for c in head["classes"]), float(head["temperature"]), **parts))
+            models.append(ModelAdaptation(str(entry["model"]), str(entry["sha256"]), tuple(str(b) for b in entry["basis"]), tuple(heads)))
+        report = tuple(r for r in meta.get("report", []) if isinstance(r, dict))
+        return Adaptation(tuple(models), str(meta.get("created_at", "")), report, source)
+    except AdaptationError as error:
+        raise _corrupt(source, str(error)) from None
+    except (KeyError, TypeError, ValueError) as error:
+        raise _corrupt(source, f"{error.__class__.__name__}: {error}") from None
+
+
+def file_sha256(data: bytes) -> str:
+    """Hex sha256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def save_adaptation(adaptation: Adaptation, path: str | Path) -> str:
+    """Write ``adaptation`` to ``path`` atomically and return the file's sha256.
+
+    Raises:
+        AdaptationError: the file cannot be written.
+    """
+    path = Path(path)
+    data = to_npz_bytes(adaptation)
+    temporary = path.with_name(f".{path.name}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_bytes(data)
+        os.replace(temporary, path)
+    except OSError as error:
+        raise AdaptationError(f"{path}: cannot write the adaptation ({error.__class__.__name__}: {error})") from None
+    return file_sha256(data)
+
+
+def load_adaptation(path: str | Path, sha256: str | None = None) -> Adaptation:
+    """Read an adaptation file, checking its sha256 when the profile recorded one.
+
+    Raises:
+        AdaptationError: missing, changed since it was written, or corrupt.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise AdaptationError(f"{path}: adaptation file missing; run `tablescan adapt` again, or `tablescan adapt --reset`") from None
+    except OSError as error:
+        raise AdaptationError(f"{path}: cannot read the adaptation ({error.__class__.__name__})") from None
+    if sha256 is not None and file_sha256(data) != sha256:
+        raise _corrupt(path, f"sha256 {file_sha256(data)[:12]}... is not the recorded {str(sha256)[:12]}...")
+    return from_npz_bytes(data, str(path))
+
+
+def check_model(fitted: ModelAdaptation, model: Any, source: str = "adaptation") -> None:
+    """Refuse an adaptation fitted for another version of ``model`` (sha256, classes or outputs differ).
+
+    Raises:
+        AdaptationError: the adaptation does not belong to this model file.
+    """
+    manifest = model.manifest
+    redo = "run `tablescan adapt` again to re-fit it, or `tablescan adapt --reset` to use the shipped models"
+    if fitted.model != manifest.name:
+        raise AdaptationError(f"{source}: adapted for model {fitted.model!r}, not {manifest.name!r}; {redo}")
+    if fitted.sha256 != manifest.sha256:
+        raise AdaptationError(f"{source}: adapted for {fitted.model} sha256 {fitted.sha256[:12]}..., but the shipped model is "
+                              f"{manifest.sha256[:12]}... (retrained since); {redo}")
+    heads = dict(manifest.heads) or {fit.head: manifest.classes for fit in fitted.heads}
+    for fit in fitted.heads:
+        if tuple(heads.get(fit.head, ())) != fit.classes:
+            raise AdaptationError(f"{source}: head {fit.head!r} of {fitted.model} has classes {list(heads.get(fit.head, ()))}, "
+                                  f"the adaptation {list(fit.classes)}; {redo}")
+    outputs = set(getattr(model, "output_names", ())) or None
+    if outputs is not None:
+        missing = sorted(set(fitted.basis) - outputs)
+        if missing:
+            raise AdaptationError(f"{source}: {fitted.model} has no outputs {missing}; {redo}")
+
+
+class AdaptedModel:
+    """An ``OnnxModel`` whose ``run`` returns the adapted logits; everything else is the shipped model's."""
+
+    def __init__(self, model: Any, fitted: ModelAdaptation, source: str = "adaptation") -> None:
+        check_model(fitted, model, source)
+        self.model = model
+        self.fitted = fitted
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.model, name)
+
+    def run(self, batch: np.ndarray) -> dict[str, np.ndarray]:
+        """Run the shipped model and adapt its logits.
+
+        Raises:
+            ModelError: the batch does not match the model's input.
+        """
+        return self.fitted.apply(self.model.run(batch))
+
+
+def adapt_reader(reader: Any, adaptation: Adaptation | None) -> Any:
+    """Return a copy of ``reader`` whose ``OnnxModel`` attributes covered by ``adaptation`` are adapted.
+
+    ``None`` (or an adaptation of other models) returns ``reader`` itself: the shipped behaviour.
+
+    Raises:
+        AdaptationError: the adaptation was fitted for another version of a model the reader uses.
+    """
+    if adaptation is None:
+        return reader
+    swaps = {}
+    for attribute, value in vars(reader).items():
+        if isinstance(value, OnnxModel):
+            fitted = adaptation.model(value.manifest.name)
+            if fitted is not None:
+                swaps[attribute] = AdaptedModel(value, fitted, adaptation.source)
+    if not swaps:
+        return reader
+    adapted = copy.copy(reader)
+    for attribute, value in swaps.items():
+        setattr(adapted, attribute, value)
+    return adapted
+
+
+# --------------------------------------------------------------------------------------------
+# profiles
+
+
+def adaptation_file(profile_name: str, directory: str | Path | None = None) -> Path:
+    """Where profile ``profile_name``'s adaptation is saved: beside the profile, ``<name>.adapt.npz``.
+
+    Raises:
+        CalibrationError: the name is not a valid profile name.
+    """
+    from calibration.profile import profile_path
+
+    path = profile_path(profile_name, directory)
+    return path.with_name(f"{path.stem}.adapt.npz")
+
+
+def profile_reference(path: Path, sha256: str, adaptation: Adaptation) -> dict:
+    """The JSON object a profile's ``adaptation`` slot holds for a saved adaptation file."""
+    return {"file": path.name, "sha256": sha256, "models": [m.model for m in adaptation.models],
+            "created_at": adaptation.created_at}
+
+
+def profile_adaptation(profile: Any, directory: str | Path | None = None) -> Adaptation | None:
+    """Load the adaptation a calibration profile selects (None when it selects none).
+
+    The slot holds ``{"file", "sha256", ...}`` (``file`` relative to the profile folder) or a path.
+
+    Raises:
+        AdaptationError: the slot is malformed, or the file is missing, changed or corrupt.
+    """
+    slot = getattr(profile, "adaptation", None)
+    if slot is None:
+        return None
+    from calibration.profile import profile_dir
+
+    folder = Path(directory or profile_dir())
+    name = getattr(profile, "name", "?")
+    if isinstance(slot, str):
+        file, sha256 = slot, None
+    elif isinstance(slot, dict) and isinstance(slot.get("file"), str):
+        file, sha256 = slot["file"], slot.get("sha256")
+        if sha256 is not None and not isinstance(sha256, str):
+            raise AdaptationError(f"profile '{name}': adaptation.sha256: expected a string, got {sha256!r}")
+    else:
+        raise AdaptationError(f"profile '{name}': adaptation: expected a file name or {{\"file\": ...}}, got {slot!r}; "
+                              "run `tablescan adapt --reset`")
+    path = Path(file)
+    return load_adaptation(path if path.is_absolute() else folder / path, sha256)
+
+
+def without_adaptation(profile: Any) -> Any:
+    """The same profile with its adaptation slot emptied (a new object)."""
+    return replace(profile, adaptation=None)

@@ -1,0 +1,285 @@
+"""Adaptation from corrections: a toy domain shift is learnt, bad files are refused, reset is exact."""
+
+from __future__ import annotations
+
+import json
+from contextlib import nullcontext
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scanner.adapt import (
+    Adaptation,
+    AdaptationError,
+    AdaptedModel,
+    ExampleSet,
+    adapt_model,
+    adapt_reader,
+    apply_head,
+    fit_head,
+    from_npz_bytes,
+    head_labels,
+    load_adaptation,
+    save_adaptation,
+    split_holdout,
+    to_npz_bytes,
+)
+from scanner.model import Manifest, OnnxModel
+
+CLASSES = ("a", "b", "c")
+DIMS = 8
+
+
+class ToyModel(OnnxModel):
+    """A stand-in for a shipped classifier: a fixed 'backbone' (identity) and a linear head on 8-d input."""
+
+    def __init__(self, sha256: str = "1" * 64, with_embedding: bool = True) -> None:
+        self.manifest = Manifest("toy", "1", sha256, CLASSES, (1, DIMS, 1, 1), 1.0, (("kind", CLASSES),))
+        self.output_names = ["kind", "embedding"] if with_embedding else ["kind"]
+        self.input_name = "input"
+        self.path = "toy/model.onnx"
+        # the shipped head: class k is the k-th feature direction
+        self.weights = np.eye(DIMS, 3) * 4.0
+
+    def run(self, batch: np.ndarray) -> dict[str, np.ndarray]:
+        embedding = batch.reshape(len(batch), DIMS).astype(np.float32)
+        out = {"kind": (embedding @ self.weights).astype(np.float32)}
+        if "embedding" in self.output_names:
+            out["embedding"] = embedding
+        return out
+
+
+def _domain(rng: np.random.Generator, count: int, shift: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Points near class centres; the 'other game copy' moves every class's centre along feature 3..5."""
+    labels = rng.integers(0, 3, count)
+    centres = np.eye(DIMS)[:3] * 1.0
+    if shift:
+        # the new copy's class-b look is read as class a, class c's as b: a systematic confusion
+        centres = centres + np.array([[0, 0, 0, 1.2, 0, 0, 0, 0], [0.9, -0.8, 0, 0, 1.2, 0, 0, 0], [0, 0.9, -0.8, 0, 0, 1.2, 0, 0]])
+    x = centres[labels] + rng.normal(0, 0.25, (count, DIMS))
+    return x.reshape(count, DIMS, 1, 1).astype(np.float32), labels
+
+
+def _examples(model: ToyModel, x: np.ndarray, labels: np.ndarray, photos: int) -> ExampleSet:
+    outputs = model.run(x)
+    return ExampleSet("toy", outputs, {"kind": labels.astype(np.int64)}, np.arange(len(labels)) % photos)
+
+
+@pytest.mark.parametrize("with_embedding", [True, False], ids=["embedding", "logits-only"])
+def test_toy_shift_is_learnt_and_improves_accuracy(with_embedding: bool) -> None:
+    rng = np.random.default_rng(1)
+    model = ToyModel(with_embedding=with_embedding)
+    x, y = _domain(rng, 60, shift=True)
+    fitted, report = adapt_model(model, _examples(model, x, y, photos=3))
+    assert fitted is not None and report.kept
+    assert report.basis == (("embedding",) if with_embedding else ("kind",))
+    head = report.heads[0]
+    assert head.after > head.before
+    # on fresh photos of the shifted copy, the adapted model reads far better than the shipped one
+    x_new, y_new = _domain(np.random.default_rng(2), 400, shift=True)
+    shipped = np.argmax(model.run(x_new)["kind"], axis=1)
+    adapted = np.argmax(AdaptedModel(model, fitted).run(x_new)["kind"], axis=1)
+    before, after = np.mean(shipped == y_new), np.mean(adapted == y_new)
+    assert before < 0.75
+    assert after > 0.95 if with_embedding else after > before + 0.15
+
+
+def test_no_shift_keeps_nothing_and_returns_none() -> None:
+    rng = np.random.default_rng(3)
+    model = ToyModel()
+    x, y = _domain(rng, 40, shift=False)
+    fitted, report = adapt_model(model, _examples(model, x, y, photos=2))
+    head = report.heads[0]
+    assert head.before == 1.0
+    assert (fitted is None) == (not head.kept)
+    assert head.after >= head.before or not head.kept
+
+
+def test_wrong_labels_are_not_kept_when_they_hurt_held_out_accuracy() -> None:
+    rng = np.random.default_rng(4)
+    model = ToyModel()
+    x, y = _domain(rng, 60, shift=False)
+    groups = np.arange(60) % 3
+    noisy = np.where(groups == 0, (y + 1) % 3, y)  # photo 0's "corrections" are all wrong
+    examples = ExampleSet("toy", model.run(x), {"kind": noisy}, groups)
+    fitted, report = adapt_model(model, examples, seed=0)
+    head = report.heads[0]
+    if head.kept:
+        assert head.after >= head.before
+    else:
+        assert fitted is None
+
+
+def test_too_few_examples_are_reported_not_fitted() -> None:
+    model = ToyModel()
+    x, y = _domain(np.random.default_rng(5), 4, shift=True)
+    fitted, report = adapt_model(model, _examples(model, x, y, photos=2))
+    assert fitted is None
+    assert "too few" in report.heads[0].reason
+
+
+def test_save_load_round_trip_gives_identical_logits(tmp_path) -> None:
+    model = ToyModel()
+    x, y = _domain(np.random.default_rng(6), 60, shift=True)
+    fitted, _ = adapt_model(model, _examples(model, x, y, photos=3))
+    adaptation = Adaptation((fitted,), "2026-11-30T08:00:00+00:00", ({"model": "toy"},))
+    sha = save_adaptation(adaptation, tmp_path / "p.adapt.npz")
+    loaded = load_adaptation(tmp_path / "p.adapt.npz", sha)
+    assert loaded.created_at == adaptation.created_at and loaded.report == adaptation.report
+    out = model.run(x)
+    np.testing.assert_array_equal(apply_head(loaded, "toy", out)["kind"], apply_head(adaptation, "toy", out)["kind"])
+
+
+def _saved(tmp_path, sha256: str = "1" * 64) -> tuple[Adaptation, bytes]:
+    model = ToyModel(sha256)
+    x, y = _domain(np.random.default_rng(7), 60, shift=True)
+    fitted, _ = adapt_model(model, _examples(model, x, y, photos=3))
+    adaptation = Adaptation((fitted,))
+    return adaptation, to_npz_bytes(adaptation)
+
+
+def _meta_edit(data: bytes, change) -> bytes:
+    import io
+
+    with np.load(io.BytesIO(data)) as archive:
+        arrays = {k: archive[k] for k in archive.files}
+    meta = json.loads(arrays["meta"].tobytes())
+    change(meta, arrays)
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda d: d[: len(d) // 2], "not a readable .npz"),
+        (lambda d: b"hello", "not a readable .npz"),
+        (lambda d: _meta_edit(d, lambda m, a: m.update(format="other")), "expected format"),
+        (lambda d: _meta_edit(d, lambda m, a: m.update(version=99)), "newer than this tablescan"),
+        (lambda d: _meta_edit(d, lambda m, a: a.pop("m0_h0_weights")), "KeyError"),
+        (lambda d: _meta_edit(d, lambda m, a: a.update(m0_h0_bias=np.zeros(5))), "expected shape (3,)"),
+        (lambda d: _meta_edit(d, lambda m, a: a.update(m0_h0_bias=np.full(3, np.nan))), "not finite"),
+        (lambda d: _meta_edit(d, lambda m, a: m.pop("models")), "KeyError"),
+    ],
+    ids=["truncated", "garbage", "format", "version", "missing-array", "shape", "nan", "no-models"],
+)
+def test_corrupt_files_are_refused_with_a_clear_message(tmp_path, damage, message) -> None:
+    _, data = _saved(tmp_path)
+    path = tmp_path / "bad.adapt.npz"
+    path.write_bytes(damage(data))
+    with pytest.raises(AdaptationError) as caught:
+        load_adaptation(path)
+    text = str(caught.value)
+    assert message in text and str(path) in text and "\n" not in text
+    assert caught.value.exit_code == 2
+
+
+def test_changed_file_is_refused_by_its_recorded_sha(tmp_path) -> None:
+    adaptation, _ = _saved(tmp_path)
+    path = tmp_path / "p.adapt.npz"
+    sha = save_adaptation(adaptation, path)
+    other, _ = _saved(tmp_path, "2" * 64)
+    save_adaptation(other, path)
+    with pytest.raises(AdaptationError, match="is not the recorded"):
+        load_adaptation(path, sha)
+    with pytest.raises(AdaptationError, match="adaptation file missing"):
+        load_adaptation(tmp_path / "none.npz")
+
+
+@pytest.mark.parametrize(
+    ("model", "expectation"),
+    [
+        (ToyModel("1" * 64), nullcontext()),
+        (ToyModel("9" * 64), pytest.raises(AdaptationError, match="retrained since")),
+        (ToyModel("1" * 64, with_embedding=False), pytest.raises(AdaptationError, match="no outputs")),
+    ],
+    ids=["same", "other-sha", "no-embedding"],
+)
+def test_mismatched_model_is_refused(tmp_path, model, expectation) -> None:
+    adaptation, _ = _saved(tmp_path)
+    with expectation:
+        AdaptedModel(model, adaptation.model("toy"), "p.adapt.npz")
+
+
+def test_other_classes_are_refused() -> None:
+    adaptation, _ = _saved(None)
+    model = ToyModel()
+    model.manifest = Manifest("toy", "1", "1" * 64, ("a", "b", "x"), (1, DIMS, 1, 1), 1.0, (("kind", ("a", "b", "x")),))
+    with pytest.raises(AdaptationError, match="has classes"):
+        adapt_reader(type("R", (), {"__init__": lambda self: setattr(self, "m", model)})(), adaptation)
+
+
+class ToyReader:
+    game = "toy"
+
+    def __init__(self) -> None:
+        self.classifier = ToyModel()
+        self.other = 3
+
+    def read(self, x: np.ndarray) -> np.ndarray:
+        return self.classifier.run(x)["kind"]
+
+
+def test_reset_restores_shipped_behaviour_exactly(tmp_path) -> None:
+    adaptation, _ = _saved(tmp_path)
+    reader = ToyReader()
+    x, _ = _domain(np.random.default_rng(8), 50, shift=True)
+    shipped = reader.read(x)
+    adapted_reader = adapt_reader(reader, adaptation)
+    assert adapted_reader is not reader and isinstance(reader.classifier, ToyModel)  # the shipped reader is untouched
+    assert not np.array_equal(adapted_reader.read(x), shipped)
+    assert adapt_reader(reader, None) is reader
+    assert adapt_reader(reader, Adaptation(())) is reader
+    np.testing.assert_array_equal(adapt_reader(reader, None).read(x), shipped)
+    out = reader.classifier.run(x)
+    assert apply_head(None, "toy", out) is out
+    assert apply_head(adaptation, "other_model", out) is out
+
+
+@pytest.mark.parametrize(
+    ("game", "value", "expected"),
+    [
+        ("sagrada", "B4", {"die": "die", "colour": "B", "value": "4"}),
+        ("sagrada", ".", {"die": "empty", "colour": "none", "value": "none"}),
+        ("sagrada", "X9", {}),
+        ("alhambra", "fountain", {"kind": "fountain"}),
+        ("alhambra", "tower:NE", {"kind": "tower"}),
+        ("alhambra", "", {"kind": "none"}),
+    ],
+)
+def test_head_labels(game, value, expected) -> None:
+    assert head_labels(game, value) == expected
+
+
+def test_head_labels_unknown_game() -> None:
+    with pytest.raises(AdaptationError, match="no adaptable classifier"):
+        head_labels("splendor", "3")
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=2, max_size=40), st.integers(0, 5))
+def test_holdout_split_is_a_partition_and_keeps_photos_whole(groups, seed) -> None:
+    groups = np.array(groups)
+    train, test = split_holdout(groups, seed=seed)
+    assert sorted(np.concatenate([train, test]).tolist()) == list(range(len(groups)))
+    assert len(test) >= 1
+    if len(np.unique(groups)) >= 2:
+        assert not set(groups[train].tolist()) & set(groups[test].tolist())
+        assert len(train) >= 1
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10_000))
+def test_fit_never_raises_training_loss(seed) -> None:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(30, 4))
+    z = rng.normal(size=(30, 3))
+    y = rng.integers(0, 3, 30)
+    from scanner.adapt import log_loss
+
+    fit = fit_head("h", CLASSES, x, z, y, l2=0.01, steps=100)
+    assert log_loss(fit.adjust(x, z), y) <= log_loss(z, y) + 1e-9
