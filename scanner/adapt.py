@@ -783,3 +783,103 @@ def profile_adaptation(profile: Any, directory: str | Path | None = None) -> Ada
 def without_adaptation(profile: Any) -> Any:
     """The same profile with its adaptation slot emptied (a new object)."""
     return replace(profile, adaptation=None)
+
+
+# --------------------------------------------------------------------------------------------
+# examples from corrected photos and from exported crops
+
+
+@dataclass(frozen=True)
+class LabelledPhoto:
+    """A photo with its board corners and the players' final value per cell (by centre, full-photo px)."""
+
+    source: str | Path
+    game: str
+    corners: tuple[tuple[float, float], ...] | None
+    cells: tuple[tuple[tuple[float, float], str], ...]
+    group: int
+
+
+def _centre_and_size(polygon: Sequence[Sequence[float]], scale: float) -> tuple[np.ndarray, float]:
+    points = np.asarray(polygon, dtype=np.float64).reshape(-1, 2) * scale
+    x, y = points[:, 0], points[:, 1]
+    area = 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+    return points.mean(axis=0), float(np.sqrt(area))
+
+
+def examples_from_photos(scanner: Any, photos: Sequence[LabelledPhoto], load: Any = None) -> tuple[dict[str, ExampleSet], list[str]]:
+    """Re-read each photo with ``scanner`` (shipped models) and label its cell crops from ``photos``.
+
+    Each read cell takes the value of the labelled cell whose centre lies within half a cell of its
+    own; cells without one are left out. Returns example sets per classifier model and notes about
+    photos that could not be used (a photo's own error never stops the others).
+
+    Raises:
+        AdaptationError: a game has no adaptable classifier.
+    """
+    if load is None:
+        from scanner.model import load_model as load
+    crops: dict[str, list[np.ndarray]] = {}
+    values: dict[str, list[str]] = {}
+    groups: dict[str, list[int]] = {}
+    notes: list[str] = []
+    for photo in photos:
+        if photo.game not in CLASSIFIERS:
+            head_labels(photo.game, "")  # raises the "no adaptable classifier" error
+        label = Path(str(photo.source)).name
+        try:
+            result = scanner.scan(photo.source, photo.game, corners=None if photo.corners is None else np.asarray(photo.corners))
+        except TableError as error:
+            notes.append(f"{label}: skipped ({error})")
+            continue
+        targets = [(np.asarray(centre, dtype=np.float64), value) for centre, value in photo.cells]
+        used = 0
+        for reading in result.cells:
+            if reading.crop is None or not targets:
+                continue
+            centre, size = _centre_and_size(reading.polygon, result.photo.scale)
+            distances = [float(np.linalg.norm(centre - t)) for t, _ in targets]
+            best = int(np.argmin(distances))
+            if distances[best] <= 0.5 * size:
+                crops.setdefault(photo.game, []).append(np.asarray(reading.crop))
+                values.setdefault(photo.game, []).append(targets[best][1])
+                groups.setdefault(photo.game, []).append(photo.group)
+                used += 1
+        if used == 0:
+            notes.append(f"{label}: skipped (no read cell matches a labelled cell; rescan it in the review screen)")
+    sets = {}
+    for game, game_crops in crops.items():
+        model = load(CLASSIFIERS[game])
+        sets[model.manifest.name] = examples_from_crops(model, np.stack(game_crops), values[game], game, groups[game])
+    return sets, notes
+
+
+def crop_margin(model_name: str) -> float:
+    """The context margin (in cell pitches, each side) of the crops ``model_name`` reads.
+
+    Raises:
+        AdaptationError: the model is not an adaptable classifier.
+    """
+    if model_name == CLASSIFIERS["sagrada"]:
+        from scanner.cells import MARGIN
+
+        return float(MARGIN)
+    if model_name == CLASSIFIERS["alhambra"]:
+        from scanner.alhambra import CROP_MARGIN
+
+        return float(CROP_MARGIN)
+    raise AdaptationError(f"model {model_name!r}: not an adaptable classifier")
+
+
+def pad_cell_crop(cell_rgb: np.ndarray, crop_px: int, margin: float) -> np.ndarray:
+    """Turn a crop of exactly one cell into a model crop: resize, then repeat its border as the margin.
+
+    An approximation of the real crop (which shows the neighbours in the margin), for exported
+    datasets that kept only the cell.
+    """
+    import cv2
+
+    inner = max(1, int(round(crop_px / (1 + 2 * margin))))
+    pad = crop_px - inner
+    small = cv2.resize(np.asarray(cell_rgb, dtype=np.uint8), (inner, inner), interpolation=cv2.INTER_AREA)
+    return cv2.copyMakeBorder(small, pad // 2, pad - pad // 2, pad // 2, pad - pad // 2, cv2.BORDER_REPLICATE)

@@ -63,7 +63,12 @@ class Scanner:
             raise PhotoError(f"--game {game}: scanning is supported for {choices}")
         if game not in self._readers:
             module = importlib.import_module(READER_MODULES[game])
-            self._readers[game] = module.make_reader()
+            reader = module.make_reader()
+            if getattr(self.profile, "adaptation", None) is not None:  # the profile selects adapted heads (tablescan adapt)
+                from scanner.adapt import adapt_reader, profile_adaptation
+
+                reader = adapt_reader(reader, profile_adaptation(self.profile))
+            self._readers[game] = reader
         return self._readers[game]
 
     def scan(
