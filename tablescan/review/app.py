@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import logging
 import re
 import secrets
 from http.cookies import SimpleCookie
@@ -46,6 +47,7 @@ from tablescan.review.errors import ForbiddenError, NotFoundError, UploadError, 
 from tablescan.review.view import game_view
 
 HERE = Path(__file__).parent
+log = logging.getLogger("tablescan.review")
 MAX_UPLOAD_BYTES = 30 * 1024 * 1024
 MAX_PLAYERS = 6
 TOKEN_COOKIE = "tablescan_token"
@@ -325,8 +327,7 @@ def create_app(db_path: str | Path, token: str | None = None) -> Starlette:
             if not isinstance(change, dict):
                 raise StateError(f"cells[{index}]: expected an object with cell and value")
             cleaned.append(normalize_cell(game["game"], change.get("cell"), change.get("value")))
-        for cell, value in cleaned:
-            store.correct_cell(game_id, player_id, cell, value)
+        store.correct_cells(game_id, player_id, cleaned)
         return JSONResponse(game_view(store, game_id))
 
     async def api_corrections(request: Request) -> Response:
@@ -391,6 +392,11 @@ def create_app(db_path: str | Path, token: str | None = None) -> Starlette:
             if corners is not None:
                 store.set_corners(game_id, player_id, corners)
             return str(error)
+        except Exception as error:  # a scanner bug must not cost the table its game: keep the photo, say so, log it
+            log.exception("scanning %s for player %s failed", player["photo"].sha256[:12], player_id)
+            if corners is not None:
+                store.set_corners(game_id, player_id, corners)
+            return f"the scanner failed ({error.__class__.__name__}: {error}); the photo is kept, enter the board by hand"
         store.store_scan(game_id, player_id, outcome.corners, outcome.model, outcome.readings)
         return None
 

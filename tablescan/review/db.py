@@ -159,6 +159,8 @@ class Store:
             raise DatabaseError(f"{self.path}: cannot open the database ({error})") from None
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA foreign_keys = ON")
+        # WAL with NORMAL sync: a commit survives the server being killed (only a power cut can lose the last one)
+        conn.execute("PRAGMA synchronous = NORMAL")
         return conn
 
     @contextmanager
@@ -375,43 +377,55 @@ class Store:
         Raises:
             NotFoundError: no such player in that game.
         """
+        return self.correct_cells(game_id, player_id, [(cell, value)]) == 1
+
+    def correct_cells(self, game_id: int, player_id: int, changes: list[tuple[str, str]]) -> int:
+        """Set cells' values in one transaction, recording each real change as a correction; return how many changed.
+
+        Raises:
+            NotFoundError: no such player in that game.
+        """
         player = self.player(game_id, player_id)
         stamp = now_text()
+        changed = 0
         with self.transaction() as conn:
-            row = conn.execute(
-                "SELECT * FROM readings WHERE player_id = ? AND cell = ?", (player_id, cell)
-            ).fetchone()
-            old = None if row is None else row["value"]
-            if old == value:
-                return False
-            conn.execute(
-                "INSERT INTO corrections (player_id, cell, old_value, new_value, model, photo_id, polygon, "
-                "confidence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    player_id,
-                    cell,
-                    old,
-                    value,
-                    player["model"],
-                    player["photo"].id if player["photo"] else None,
-                    None if row is None else row["polygon"],
-                    None if row is None else row["confidence"],
-                    stamp,
-                ),
-            )
-            if row is None:
+            for cell, value in changes:
+                row = conn.execute(
+                    "SELECT * FROM readings WHERE player_id = ? AND cell = ?", (player_id, cell)
+                ).fetchone()
+                old = None if row is None else row["value"]
+                if old == value:
+                    continue
+                changed += 1
                 conn.execute(
-                    "INSERT INTO readings (player_id, cell, value, source, updated_at) VALUES (?, ?, ?, 'manual', ?)",
-                    (player_id, cell, value, stamp),
+                    "INSERT INTO corrections (player_id, cell, old_value, new_value, model, photo_id, polygon, "
+                    "confidence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        player_id,
+                        cell,
+                        old,
+                        value,
+                        player["model"],
+                        player["photo"].id if player["photo"] else None,
+                        None if row is None else row["polygon"],
+                        None if row is None else row["confidence"],
+                        stamp,
+                    ),
                 )
-            else:
-                source = "manual" if row["source"] == "manual" else "corrected"
-                conn.execute(
-                    "UPDATE readings SET value = ?, source = ?, updated_at = ? WHERE player_id = ? AND cell = ?",
-                    (value, source, stamp, player_id, cell),
-                )
-            self.touch(conn, game_id)
-        return True
+                if row is None:
+                    conn.execute(
+                        "INSERT INTO readings (player_id, cell, value, source, updated_at) VALUES (?, ?, ?, 'manual', ?)",
+                        (player_id, cell, value, stamp),
+                    )
+                else:
+                    source = "manual" if row["source"] == "manual" else "corrected"
+                    conn.execute(
+                        "UPDATE readings SET value = ?, source = ?, updated_at = ? WHERE player_id = ? AND cell = ?",
+                        (value, source, stamp, player_id, cell),
+                    )
+            if changed:
+                self.touch(conn, game_id)
+        return changed
 
     def corrections(self, player_id: int | None = None) -> list[dict]:
         """Return recorded corrections (all, or one player's), oldest first, with game and photo."""

@@ -344,15 +344,24 @@ def test_scan_results_become_readings_and_corrections_keep_the_model(client: Tes
     assert bad.status_code == 400 and "corners" in bad.json()["error"]
 
 
-def test_a_failed_scan_keeps_the_photo_and_says_why(client: TestClient, monkeypatch) -> None:
+@pytest.mark.parametrize(
+    ("error", "notice"),
+    [
+        (TableError("board.png: board not found; retake from above"), "board.png: board not found; retake from above"),
+        (RuntimeError("reader bug"), "the scanner failed (RuntimeError: reader bug); the photo is kept, enter the board by hand"),
+    ],
+)
+def test_a_failed_scan_keeps_the_photo_and_says_why(client: TestClient, monkeypatch, error, notice) -> None:
     def failing_scan(path, game, corners=None, player_name=None, name=None):
-        raise TableError("board.png: board not found; retake from above")
+        raise error
 
     monkeypatch.setattr(scanning, "scanner_games", lambda: ("sagrada",))
     monkeypatch.setattr(scanning, "scan_photo", failing_scan)
     view = upload(client, new_game(client), png_bytes()).json()
-    assert view["notice"] == "board.png: board not found; retake from above"
+    assert view["notice"] == notice
     assert view["players"][0]["photo"] is not None
+    view = client.post(f"/api/games/{view['id']}/players/{view['players'][0]['id']}/rescan", json={"corners": [[1, 1], [9, 1], [9, 9], [1, 9]]}).json()
+    assert view["notice"] == notice and view["players"][0]["corners"] == [[1, 1], [9, 1], [9, 9], [1, 9]]
 
 
 # -- token ------------------------------------------------------------------------------------
