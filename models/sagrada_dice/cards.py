@@ -1,0 +1,115 @@
+"""Write the Sagrada model cards (``MODEL_CARD.md`` of sagrada_dice, sagrada_finder, sagrada_refiner)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+MODELS = Path(__file__).resolve().parents[1]
+REBUILD = "python -m models.sagrada_dice.train  # renders, trains all three, exports, evaluates (~10-20 min on 2 cores)"
+ATTRIBUTION = (
+    "Real photos (never committed, read from `../shared/realdata` when present): "
+    "`sagrada-hejmsdz` (two windows, 39 dice; from github.com/hejmsdz/sagrada by Mikołaj Rozwadowski, MIT) and "
+    "`dice-nellbyler-d6` (200 photos, 1,487 dice; from github.com/nell-byler/dice_detection, BSD-3-Clause, (c) 2019 Nell Byler). "
+    "Both are used **only to measure**; no model was trained or tuned on them."
+)
+
+
+def _manifest(name: str) -> dict:
+    path = MODELS / name / "manifest.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def _size(name: str) -> str:
+    path = MODELS / name / "model.onnx"
+    return f"{path.stat().st_size / 1024:.0f} KiB" if path.is_file() else "missing"
+
+
+def _matrix(title: str, confusion: dict) -> str:
+    labels = confusion["labels"]
+    lines = [f"{title} (rows truth, columns read):", "", "| truth \\ read | " + " | ".join(labels) + " |",
+             "|---" * (len(labels) + 1) + "|"]
+    for label, row in zip(labels, confusion["matrix"]):
+        lines.append(f"| {label} | " + " | ".join(str(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def _pct(value) -> str:
+    return "n/a" if value is None else f"{100 * value:.2f}%"
+
+
+def _header(name: str, task: str) -> list[str]:
+    m = _manifest(name)
+    return [
+        f"# {name}", "", task, "",
+        f"- File: `models/{name}/model.onnx`, {_size(name)}, sha256 `{m.get('sha256', '?')}`",
+        f"- Input: `{json.dumps(m.get('input', {}))}`",
+        f"- Classes / heads: `{json.dumps(m.get('heads') or m.get('classes'))}`",
+        f"- Temperature: {m.get('temperature', 1.0)}",
+        f"- Rebuild: `{REBUILD}`", "",
+    ]
+
+
+def _render_section(results: dict) -> list[str]:
+    r = results["renders"]
+    return [
+        f"## Held-out renders (end to end, {r['photos']} photos, seeds {r['first_seed']}+, never used in training)", "",
+        "| measure | value |", "|---|---|",
+        f"| grid found | {r['grid_found']}/{r['photos']} |",
+        f"| cells right (after rules) | {_pct(r['cells_right'])} |",
+        f"| cells right (model's first choice) | {_pct(r['cells_right_before_rules'])} |",
+        f"| boards entirely right | {_pct(r['boards_right'])} |",
+        f"| pattern card named right | {_pct(r['pattern_named_right'])} |",
+        f"| rule overrides (right / made) | {r['overrides_right']} / {r['overrides']} |",
+        f"| grid corner error, median / max (cell pitches) | {r['corner_error_pitch_median']:.3f} / {r['corner_error_pitch_max']:.3f} |"
+        if r["corner_error_pitch_median"] is not None else "| grid corner error | n/a |",
+        f"| cell confidence ECE (15 bins) | {r['ece']:.4f} |",
+        f"| read time per photo, median (locate+rectify+classify+decode) | {1000 * (r['read_seconds_median'] or 0):.0f} ms |",
+        "", _matrix("Colour", r["colour_confusion"]), "", _matrix("Value", r["value_confusion"]), "",
+    ]
+
+
+def write_cards(results: dict, extra: dict | None = None) -> None:
+    """Rewrite the three cards from an evaluation result (see ``evaluate.main``)."""
+    extra = extra or {}
+    data = [
+        "## Training data", "",
+        "Renders from `models/synth/sagrada.py` through the shared scene (`models/synth/scene.py`): legal windows from "
+        "`scoring.sagrada.generate_window` on random pattern cards (0-20 empty cells, mostly few), translucent marbled "
+        "dice with side faces, random tables, clutter, tilt up to 40 degrees, any rotation, lens distortion, light, "
+        "white balance, colour-space shifts, blur, noise and JPEG. Training seeds 1000000+, calibration seeds 2000000+, "
+        "test seeds 3000000+ (`models/sagrada_dice/make_dataset.py`).", "",
+    ]
+    real = []
+    w = results.get("real_windows")
+    if w:
+        real += ["## Real photos", "", ATTRIBUTION, "",
+                 f"- Real windows (hejmsdz, cut to the grid by their author, 160x128 px): **{w['right']}/{w['cells']} cells right**, "
+                 f"{w['dice_right']}/{w['dice']} dice right (model's first choice: {w['right_before_rules']}/{w['cells']}).",
+                 "- Per board: " + ", ".join(f"{k}: {v['right']}/20 (pattern {v['pattern']})" for k, v in w["boards"].items()),
+                 "- Errors: " + ("; ".join(f"{e['board']} {tuple(e['cell'])} {e['truth']} read {e['read']}" for e in w["errors"]) or "none"),
+                 "", _matrix("Colour on real windows", w["colour_confusion"]), ""]
+    d = results.get("real_dice")
+    if d:
+        real += [f"- Real loose dice (nellbyler, pip value from the value head, box cropped like a cell): **{d['right']}/{d['dice']} = "
+                 f"{_pct(d['accuracy'])}**; per value " + ", ".join(f"{k}: {_pct(v)}" for k, v in d["per_value"].items()), "",
+                 _matrix("Pip value on real dice", d["confusion"]), ""]
+    cell = _header("sagrada_dice", "Classifies one Sagrada cell crop (the cell plus a quarter pitch of margin, from "
+                   "`scanner.cells`): is there a die, its colour and pip value, or for an empty cell what the pattern card "
+                   "prints there (nothing, a colour or a value). Architecture: 4 conv layers (16-32-48-64 channels, "
+                   "first 5x5 stride 2), global average pooling, three linear heads; ~49k parameters. The scanner "
+                   "multiplies the heads into 42 cell states and decodes them with the rules (`scanner/sagrada.py`).")
+    cell += data + _render_section(results) + real + extra.get("sagrada_dice", [])
+    (MODELS / "sagrada_dice" / "MODEL_CARD.md").write_text("\n".join(cell) + "\n", encoding="utf-8")
+    finder = _header("sagrada_finder", "Marks the area of the window's 4x5 grid in the whole photo, letterboxed to "
+                     "128x128 (stride-4 mask, 32x32 logits). The largest blob gives a rough quadrilateral for the refiner; "
+                     "two large blobs mean two windows in view. Architecture: stride-4 stem, dilated context path, "
+                     "fused 1x1 + 3x3 head; ~44k parameters.")
+    finder += data + _render_section(results) + extra.get("sagrada_finder", [])
+    (MODELS / "sagrada_finder" / "MODEL_CARD.md").write_text("\n".join(finder) + "\n", encoding="utf-8")
+    refiner = _header("sagrada_refiner", "Given a 96x96 patch warped from around a guessed grid quadrilateral (the guess's "
+                      "corners at 20%/80% of the patch), returns one heatmap per guessed corner (48x48, peaked at the true "
+                      "grid corner nearest it; read by soft-argmax) and which guessed corner is the board's top-left "
+                      "(4 classes). Run 3 times from the finder's guess. ~64k parameters.")
+    refiner += data + _render_section(results) + extra.get("sagrada_refiner", [])
+    (MODELS / "sagrada_refiner" / "MODEL_CARD.md").write_text("\n".join(refiner) + "\n", encoding="utf-8")

@@ -1,0 +1,188 @@
+"""Measure the Sagrada models and refresh their cards' tables.
+
+- held-out renders (seeds from ``TEST_SEED``, never used in training or calibration), read end to
+  end by the scanner's ``SagradaReader`` from the photo alone: grid found, cells right, boards
+  entirely right, pattern named, calibration (ECE) of the cell confidences;
+- the real windows of ``../shared/realdata/sagrada-hejmsdz`` (already cut to the grid): cells right;
+- the real dice of ``../shared/realdata/dice-nellbyler-d6``: pip values right (value head only).
+
+``python -m models.sagrada_dice.evaluate [--renders 100]`` writes ``evaluation.json`` beside this
+file and rewrites the three model cards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from models.sagrada_dice import make_dataset
+from models.synth.sagrada import render
+from scanner.cells import die_box_crop, grid_image_crops, to_batch
+from scanner.errors import BoardNotFoundError
+from scanner.photo import Photo
+from scanner.sagrada import DICE, STATES, SagradaReader, cell_text, decode_window, value_probabilities
+
+HERE = Path(__file__).resolve().parent
+REALDATA = HERE.parents[2] / "shared" / "realdata"
+COLOUR_NAMES = ["R", "Y", "G", "B", "P", "."]
+
+
+def ece(confidences: np.ndarray, correct: np.ndarray, bins: int = 15) -> float:
+    """Expected calibration error with equal-width confidence bins."""
+    confidences, correct = np.asarray(confidences, float), np.asarray(correct, float)
+    edges = np.linspace(0, 1, bins + 1)
+    total = 0.0
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        inside = (confidences > lo) & (confidences <= hi)
+        if inside.any():
+            total += inside.mean() * abs(confidences[inside].mean() - correct[inside].mean())
+    return float(total)
+
+
+def _colour_of(value: str) -> str:
+    return "." if value == "." else value[0]
+
+
+def _confusion(pairs: list[tuple[str, str]], labels: list[str]) -> list[list[int]]:
+    index = {label: k for k, label in enumerate(labels)}
+    matrix = [[0] * len(labels) for _ in labels]
+    for truth, got in pairs:
+        if truth in index and got in index:
+            matrix[index[truth]][index[got]] += 1
+    return matrix
+
+
+def evaluate_renders(count: int, reader: SagradaReader, first_seed: int = make_dataset.TEST_SEED) -> dict:
+    """Read ``count`` held-out renders end to end and compare with their truth."""
+    cells_right = boards_right = found = patterns_right = 0
+    corner_errors, confidences, correct, colour_pairs, value_pairs = [], [], [], [], []
+    overrides_total = overrides_right = raw_right = 0
+    seconds = []
+    for seed in range(first_seed, first_seed + count):
+        sample = render(seed)
+        truth_rows = sample.label["players"][0]["window"]
+        truth = [v for row in truth_rows for v in row.split()]
+        photo = Photo.from_array(sample.image_rgb, name=f"render-{seed}")
+        started = time.perf_counter()
+        try:
+            reading = reader.read(photo)
+        except BoardNotFoundError:
+            confidences.extend([1.0] * 20)
+            correct.extend([0] * 20)
+            continue
+        seconds.append(time.perf_counter() - started)
+        found += 1
+        true_corners = np.array(sample.label["render"]["corners"])
+        pitch = np.linalg.norm(true_corners[1] - true_corners[0]) / 5
+        corner_errors.append(float(np.linalg.norm(reading.corners - true_corners, axis=1).max() / pitch))
+        got = [cell.value for cell in reading.cells]
+        right = [g == t for g, t in zip(got, truth)]
+        cells_right += sum(right)
+        boards_right += all(right)
+        patterns_right += reading.player.get("pattern") == sample.label["players"][0]["pattern"]
+        confidences.extend(cell.confidence for cell in reading.cells)
+        correct.extend(right)
+        colour_pairs.extend((_colour_of(t), _colour_of(g)) for t, g in zip(truth, got))
+        value_pairs.extend((t[-1] if t != "." else ".", g[-1] if g != "." else ".") for t, g in zip(truth, got))
+        for override in reading.overrides:
+            r, c = override.cell
+            overrides_total += 1
+            overrides_right += override.chosen_value == truth[r * 5 + c]
+        raw = {tuple(o.cell): o.model_value for o in reading.overrides}
+        raw_right += sum((raw.get(cell.cell, cell.value) == t) for cell, t in zip(reading.cells, truth))
+    return {
+        "photos": count, "first_seed": first_seed, "grid_found": found,
+        "cells_right": cells_right / (20 * count), "boards_right": boards_right / count,
+        "cells_right_before_rules": raw_right / (20 * count),
+        "pattern_named_right": patterns_right / count,
+        "overrides": overrides_total, "overrides_right": overrides_right,
+        "corner_error_pitch_median": float(np.median(corner_errors)) if corner_errors else None,
+        "corner_error_pitch_max": float(np.max(corner_errors)) if corner_errors else None,
+        "ece": ece(np.array(confidences), np.array(correct)),
+        "read_seconds_median": float(np.median(seconds)) if seconds else None,
+        "colour_confusion": {"labels": COLOUR_NAMES, "matrix": _confusion(colour_pairs, COLOUR_NAMES)},
+        "value_confusion": {"labels": list("123456."), "matrix": _confusion(value_pairs, list("123456."))},
+    }
+
+
+def evaluate_real_windows(reader: SagradaReader) -> dict | None:
+    """Read the two real windows (already cut to the grid) and compare with their labels."""
+    folder = REALDATA / "sagrada-hejmsdz"
+    if not (folder / "labels.json").is_file():
+        return None
+    labels = json.loads((folder / "labels.json").read_text())["images"]
+    result = {"boards": {}, "cells": 0, "right": 0, "right_before_rules": 0, "dice": 0, "dice_right": 0, "errors": []}
+    pairs = []
+    for name, rows in sorted(labels.items()):
+        grid = np.asarray(Image.open(folder / name).convert("RGB"))
+        states = reader.classify(grid_image_crops(grid))
+        decoded = decode_window(states)
+        truth = [v or "." for row in rows for v in row]
+        got = [cell_text(s) for s in decoded.states]
+        raw = [max(value_probabilities(p).items(), key=lambda kv: kv[1])[0] for p in states]
+        right = sum(g == t for g, t in zip(got, truth))
+        result["boards"][name] = {"right": right, "of": 20, "pattern": decoded.pattern}
+        result["cells"] += 20
+        result["right"] += right
+        result["right_before_rules"] += sum(g == t for g, t in zip(raw, truth))
+        for index, (t, g) in enumerate(zip(truth, got)):
+            if t != ".":
+                result["dice"] += 1
+                result["dice_right"] += g == t
+            if g != t:
+                result["errors"].append({"board": name, "cell": list(divmod(index, 5)), "truth": t, "read": g})
+            pairs.append((_colour_of(t), _colour_of(g)))
+    result["colour_confusion"] = {"labels": COLOUR_NAMES, "matrix": _confusion(pairs, COLOUR_NAMES)}
+    return result
+
+
+def evaluate_real_dice(reader: SagradaReader) -> dict | None:
+    """Pip values of the real loose dice, read by the value head (argmax over 1-6)."""
+    folder = REALDATA / "dice-nellbyler-d6"
+    if not (folder / "annotations.json").is_file():
+        return None
+    annotations = json.loads((folder / "annotations.json").read_text())["images"]
+    truth, crops = [], []
+    for item in annotations:
+        image = np.asarray(Image.open(folder / "images" / item["file"]).convert("RGB"))
+        h, w = image.shape[:2]
+        for die in item["dice"]:
+            box = (die["xmin"] * w, die["ymin"] * h, die["xmax"] * w, die["ymax"] * h)
+            crops.append(die_box_crop(image, box))
+            truth.append(int(die["value"]))
+    out = reader.dice.run(to_batch(np.stack(crops)))
+    got = out["value"][:, 1:].argmax(axis=1) + 1
+    truth_arr = np.array(truth)
+    per_value = {str(v): float((got[truth_arr == v] == v).mean()) for v in range(1, 7)}
+    return {"dice": len(truth), "right": int((got == truth_arr).sum()), "accuracy": float((got == truth_arr).mean()),
+            "per_value": per_value,
+            "confusion": {"labels": list("123456"), "matrix": _confusion([(str(t), str(g)) for t, g in zip(truth, got)], list("123456"))}}
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Command line: evaluate and rewrite the model cards."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--renders", type=int, default=100)
+    args = parser.parse_args(argv)
+    reader = SagradaReader()
+    results = {
+        "renders": evaluate_renders(args.renders, reader),
+        "real_windows": evaluate_real_windows(reader),
+        "real_dice": evaluate_real_dice(reader),
+    }
+    (HERE / "evaluation.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    from models.sagrada_dice import cards
+
+    cards.write_cards(results)
+    print(json.dumps({k: (v if k != "renders" else {kk: vv for kk, vv in v.items() if "confusion" not in kk}) for k, v in results.items()
+                      if v is not None}, indent=1, default=str)[:3000])
+    return results
+
+
+if __name__ == "__main__":
+    main()

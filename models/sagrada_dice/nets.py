@@ -1,0 +1,91 @@
+"""The three small Sagrada networks (PyTorch, training only; the scanner runs their ONNX exports).
+
+- ``CellNet``: one 48x48 cell crop -> die? (2), colour (6: none R Y G B P), value (7: none 1-6).
+- ``FinderNet``: the photo letterboxed to 128x128 -> grid-area mask logits at 32x32.
+- ``RefinerNet``: a 96x96 patch around a guessed quad -> 4 corner heatmaps at 48x48 and which
+  guessed corner is the board's top-left (4).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+def conv(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+    """3x3 convolution, batch norm, ReLU."""
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, stride=stride, padding=dilation, dilation=dilation, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
+    )
+
+
+class CellNet(nn.Module):
+    """Cell crop classifier with three heads sharing one small backbone."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(3, 16, 5, stride=2, padding=2, bias=False), nn.BatchNorm2d(16), nn.ReLU(inplace=True),  # 24
+            conv(16, 32), nn.MaxPool2d(2),             # 12
+            conv(32, 48), nn.MaxPool2d(2),             # 6
+            conv(48, 64),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1),
+        )
+        self.die = nn.Linear(64, 2)
+        self.colour = nn.Linear(64, 6)
+        self.value = nn.Linear(64, 7)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        f = self.features(x)
+        return self.die(f), self.colour(f), self.value(f)
+
+
+class CellNetWithEmbedding(nn.Module):
+    """Export wrapper: the three heads plus the 64-d pooled features (``embedding``, for adaptation)."""
+
+    def __init__(self, net: CellNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        f = self.net.features(x)
+        return self.net.die(f), self.net.colour(f), self.net.value(f), f
+
+
+class FinderNet(nn.Module):
+    """Grid-area segmentation at stride 4 with a dilated context path (input 128x128 -> 32x32)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Sequential(conv(3, 12, 2), conv(12, 24, 2), conv(24, 24))        # 32
+        self.down = nn.Sequential(conv(24, 32, 2), conv(32, 32, dilation=2), conv(32, 32, dilation=4), conv(32, 32, dilation=8))  # 16
+        self.fuse = nn.Sequential(nn.Conv2d(24 + 32, 16, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU(inplace=True))
+        self.head = nn.Conv2d(16, 1, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        near = self.stem(x)
+        far = self.down(near)
+        up = nn.functional.interpolate(far, scale_factor=2.0, mode="bilinear", align_corners=False)
+        return self.head(self.fuse(torch.cat([near, up], dim=1)))[:, 0]
+
+
+class RefinerNet(nn.Module):
+    """Corner heatmaps at stride 2 and an orientation head (input 96x96)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Sequential(conv(3, 16, 2), conv(16, 24))                          # 48
+        self.mid = nn.Sequential(conv(24, 32, 2), conv(32, 32, dilation=2))              # 24
+        self.deep = nn.Sequential(conv(32, 48, 2), conv(48, 64, 2))                      # 6
+        self.fuse = nn.Sequential(nn.Conv2d(24 + 32, 16, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU(inplace=True))
+        self.heat = nn.Conv2d(16, 4, 3, padding=1)
+        self.turn = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 4))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        near = self.stem(x)
+        mid = self.mid(near)
+        up = nn.functional.interpolate(mid, scale_factor=2.0, mode="bilinear", align_corners=False)
+        heat = self.heat(self.fuse(torch.cat([near, up], dim=1)))
+        return heat, self.turn(self.deep(mid))

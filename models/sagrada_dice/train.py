@@ -1,0 +1,239 @@
+"""Train every Sagrada model from scratch (fixed seeds), export them to ONNX and refresh the cards.
+
+``python -m models.sagrada_dice.train`` renders the data (cached in build/sagrada/), trains the cell
+classifier (``sagrada_dice``), the grid finder (``sagrada_finder``) and the corner refiner
+(``sagrada_refiner``), fits the cell model's temperature on held-out renders, exports the three
+ONNX files with their manifests, then runs ``evaluate`` to rewrite the model cards' tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from models.sagrada_dice import make_dataset
+from models.sagrada_dice.nets import CellNet, FinderNet, RefinerNet
+from scanner.board import heat_targets
+
+SEED = 20261130
+TRAIN_PHOTOS = 1000
+VAL_PHOTOS = 150
+
+
+def _threads(count: int) -> None:
+    torch.set_num_threads(count)
+
+
+def _colour_jitter(x: torch.Tensor, generator: torch.Generator, strength: float = 1.0) -> torch.Tensor:
+    """Random per-sample brightness, contrast, channel gains and noise on a float batch in [0, 1]."""
+    n = x.shape[0]
+    gain = 1 + strength * 0.12 * (torch.rand(n, 3, 1, 1, generator=generator) * 2 - 1)
+    bright = 1 + strength * 0.25 * (torch.rand(n, 1, 1, 1, generator=generator) * 2 - 1)
+    contrast = 1 + strength * 0.2 * (torch.rand(n, 1, 1, 1, generator=generator) * 2 - 1)
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = (x - mean) * contrast + mean
+    x = x * gain * bright
+    x = x + torch.randn(x.shape, generator=generator) * (0.02 * torch.rand(n, 1, 1, 1, generator=generator))
+    return x.clamp(0, 1)
+
+
+def _to_float(images: np.ndarray) -> torch.Tensor:
+    return torch.from_numpy(np.ascontiguousarray(images.transpose(0, 3, 1, 2))).float().div_(255.0)
+
+
+def _schedule(optimizer: torch.optim.Optimizer, steps: int, peak: float) -> torch.optim.lr_scheduler.LRScheduler:
+    return torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=peak, total_steps=steps, pct_start=0.15)
+
+
+# --------------------------------------------------------------------------------------------- cells
+
+
+def train_cells(crops: np.ndarray, labels: np.ndarray, *, epochs: int = 8, batch: int = 128, seed: int = SEED, log=print) -> CellNet:
+    """Train the cell classifier on uint8 crops (N, 48, 48, 3) with (die, colour, value) labels."""
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    net = CellNet()
+    optimizer = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps_per_epoch = math.ceil(len(crops) / batch)
+    scheduler = _schedule(optimizer, epochs * steps_per_epoch, 4e-3)
+    x_all = torch.from_numpy(crops)
+    y_all = torch.from_numpy(labels)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
+    for epoch in range(epochs):
+        net.train()
+        order = torch.randperm(len(crops), generator=generator)
+        total, correct, seen, started = 0.0, 0, 0, time.perf_counter()
+        for step in range(steps_per_epoch):
+            idx = order[step * batch:(step + 1) * batch]
+            x = x_all[idx].permute(0, 3, 1, 2).float().div_(255.0)
+            y = y_all[idx]
+            k = int(torch.randint(4, (1,), generator=generator))
+            x = torch.rot90(x, k, dims=(2, 3))
+            if torch.rand(1, generator=generator) < 0.5:
+                x = torch.flip(x, dims=(3,))
+            x = _colour_jitter(x, generator)
+            die, colour, value = net(x)
+            loss = loss_fn(die, y[:, 0]) + loss_fn(colour, y[:, 1]) + loss_fn(value, y[:, 2])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+            total += float(loss) * len(idx)
+            with torch.no_grad():
+                ok = (die.argmax(1) == y[:, 0]) & (colour.argmax(1) == y[:, 1]) & (value.argmax(1) == y[:, 2])
+            correct += int(ok.sum())
+            seen += len(idx)
+        log(f"cells epoch {epoch + 1}/{epochs}: loss {total / seen:.4f}, train cells right {correct / seen:.4f} ({time.perf_counter() - started:.0f} s)")
+    return net.eval()
+
+
+def cell_logits(net: CellNet, crops: np.ndarray, batch: int = 512) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return the three heads' logits for uint8 crops."""
+    outs = [[], [], []]
+    with torch.no_grad():
+        for start in range(0, len(crops), batch):
+            for index, out in enumerate(net(_to_float(crops[start:start + batch]))):
+                outs[index].append(out.numpy())
+    return tuple(np.concatenate(o) for o in outs)  # type: ignore[return-value]
+
+
+def fit_temperature(logits: tuple[np.ndarray, ...], labels: np.ndarray) -> float:
+    """Return the one temperature (shared by the heads) minimising held-out negative log-likelihood."""
+    best, best_t = math.inf, 1.0
+    for t in np.exp(np.linspace(np.log(0.3), np.log(5.0), 120)):
+        nll = 0.0
+        for head, logit in enumerate(logits):
+            z = logit / t
+            z = z - z.max(axis=1, keepdims=True)
+            logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+            nll -= logp[np.arange(len(labels)), labels[:, head]].mean()
+        if nll < best:
+            best, best_t = nll, float(t)
+    return best_t
+
+
+# --------------------------------------------------------------------------------------------- finder
+
+
+def train_finder(images: np.ndarray, masks: np.ndarray, *, epochs: int = 14, batch: int = 32, seed: int = SEED, log=print) -> FinderNet:
+    """Train the grid-area segmenter on letterboxed photos and their 1/4-resolution masks."""
+    torch.manual_seed(seed + 1)
+    generator = torch.Generator().manual_seed(seed + 1)
+    net = FinderNet()
+    optimizer = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps_per_epoch = math.ceil(len(images) / batch)
+    scheduler = _schedule(optimizer, epochs * steps_per_epoch, 4e-3)
+    x_all = torch.from_numpy(images)
+    m_all = torch.from_numpy(masks)
+    for epoch in range(epochs):
+        net.train()
+        order = torch.randperm(len(images), generator=generator)
+        total, seen, started = 0.0, 0, time.perf_counter()
+        for step in range(steps_per_epoch):
+            idx = order[step * batch:(step + 1) * batch]
+            x = x_all[idx].permute(0, 3, 1, 2).float().div_(255.0)
+            m = m_all[idx].float().div_(255.0)
+            k = int(torch.randint(4, (1,), generator=generator))
+            x, m = torch.rot90(x, k, dims=(2, 3)), torch.rot90(m, k, dims=(1, 2))
+            if torch.rand(1, generator=generator) < 0.5:
+                x, m = torch.flip(x, dims=(3,)), torch.flip(m, dims=(2,))
+            x = _colour_jitter(x, generator)
+            logits = net(x)
+            loss = nn.functional.binary_cross_entropy_with_logits(logits, m)
+            prob = torch.sigmoid(logits)
+            dice = 1 - (2 * (prob * m).sum((1, 2)) + 1) / (prob.sum((1, 2)) + m.sum((1, 2)) + 1)
+            loss = loss + 0.5 * dice.mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+            total += float(loss) * len(idx)
+            seen += len(idx)
+        log(f"finder epoch {epoch + 1}/{epochs}: loss {total / seen:.4f} ({time.perf_counter() - started:.0f} s)")
+    return net.eval()
+
+
+# --------------------------------------------------------------------------------------------- refiner
+
+
+def train_refiner(patches: np.ndarray, corners: np.ndarray, turns: np.ndarray, *, epochs: int = 12, batch: int = 64,
+                  seed: int = SEED, log=print) -> RefinerNet:
+    """Train the corner refiner on patches, the true corners in patch px and the top-left's turn."""
+    torch.manual_seed(seed + 2)
+    generator = torch.Generator().manual_seed(seed + 2)
+    net = RefinerNet()
+    optimizer = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps_per_epoch = math.ceil(len(patches) / batch)
+    scheduler = _schedule(optimizer, epochs * steps_per_epoch, 4e-3)
+    x_all = torch.from_numpy(patches)
+    targets = torch.from_numpy(np.stack([heat_targets(c) for c in corners]))
+    t_all = torch.from_numpy(turns)
+    for epoch in range(epochs):
+        net.train()
+        order = torch.randperm(len(patches), generator=generator)
+        total, turn_ok, seen, started = 0.0, 0, 0, time.perf_counter()
+        for step in range(steps_per_epoch):
+            idx = order[step * batch:(step + 1) * batch]
+            x = _colour_jitter(x_all[idx].permute(0, 3, 1, 2).float().div_(255.0), generator)
+            heat, turn = net(x)
+            logp = nn.functional.log_softmax(heat.flatten(2), dim=2)
+            heat_loss = -(targets[idx].flatten(2) * logp).sum(2).mean()
+            loss = heat_loss + 0.5 * nn.functional.cross_entropy(turn, t_all[idx])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+            total += float(loss) * len(idx)
+            turn_ok += int((turn.argmax(1) == t_all[idx]).sum())
+            seen += len(idx)
+        log(f"refiner epoch {epoch + 1}/{epochs}: loss {total / seen:.4f}, turn right {turn_ok / seen:.4f} ({time.perf_counter() - started:.0f} s)")
+    return net.eval()
+
+
+# --------------------------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line: render, train, calibrate, export and evaluate every Sagrada model."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--photos", type=int, default=TRAIN_PHOTOS, help="training renders")
+    parser.add_argument("--only", choices=["cells", "finder", "refiner"], action="append", help="train only these")
+    parser.add_argument("--skip-evaluate", action="store_true")
+    args = parser.parse_args(argv)
+    _threads(args.threads)
+    started = time.perf_counter()
+    train = make_dataset.load_or_make(make_dataset.TRAIN_SEED, args.photos, workers=args.threads)
+    val = make_dataset.load_or_make(make_dataset.VAL_SEED, VAL_PHOTOS, workers=args.threads)
+    print(f"data ready: {len(train['crops'])} crops, {len(train['finder_input'])} photos, {len(train['patches'])} patches "
+          f"({time.perf_counter() - started:.0f} s)", flush=True)
+    from models.sagrada_dice import export
+
+    only = set(args.only or ["cells", "finder", "refiner"])
+    if "cells" in only:
+        cells = train_cells(train["crops"], train["crop_labels"])
+        temperature = fit_temperature(cell_logits(cells, val["crops"]), val["crop_labels"])
+        print(f"cell temperature {temperature:.3f}", flush=True)
+        export.export_cells(cells, temperature)
+    if "finder" in only:
+        finder = train_finder(train["finder_input"], train["finder_mask"])
+        export.export_finder(finder)
+    if "refiner" in only:
+        refiner = train_refiner(train["patches"], train["patch_corners"], train["patch_turns"])
+        export.export_refiner(refiner)
+    print(f"trained in {time.perf_counter() - started:.0f} s", flush=True)
+    if not args.skip_evaluate:
+        from models.sagrada_dice import evaluate
+
+        evaluate.main([])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,265 @@
+"""Finding a Sagrada window's grid in a photo: a coarse mask, then refined, oriented corners.
+
+Two small ONNX models, trained on renders (``models/sagrada_finder``, ``models/sagrada_refiner``):
+
+1. the finder sees the whole photo letterboxed to ``FINDER_PX`` square and marks the grid's area
+   (a mask at 1/4 resolution); the largest blob gives a rough quadrilateral;
+2. the refiner sees a ``PATCH_PX`` square patch warped from around a guessed quadrilateral (the
+   guess's corners at fixed spots, ``PATCH_MARGIN`` of context all round) and returns one heatmap
+   per guessed corner, peaked at the true grid corner nearest it, plus which guessed corner is the
+   board's top-left (the stained-glass strip is at the top, the name below). It runs twice.
+
+The functions that build the models' inputs live here and training imports them, so training and
+scanning prepare pixels the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+FINDER_PX = 128
+FINDER_STRIDE = 4
+MASK_PX = FINDER_PX // FINDER_STRIDE
+PATCH_PX = 96
+PATCH_MARGIN = 0.2
+HEAT_STRIDE = 2
+HEAT_PX = PATCH_PX // HEAT_STRIDE
+
+
+def _patch_square() -> np.ndarray:
+    lo, hi = PATCH_MARGIN * PATCH_PX, (1 - PATCH_MARGIN) * PATCH_PX
+    return np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]], np.float64)
+
+
+def warp_reduced(image_rgb: np.ndarray, to_out: np.ndarray, size: tuple[int, int], *, border: int = cv2.BORDER_REPLICATE) -> np.ndarray:
+    """Warp ``image_rgb`` by the photo->output homography ``to_out`` into ``size`` (w, h).
+
+    When the output is much smaller than the region it shows, the region is first reduced with
+    area averaging (no aliasing), which is also much faster than warping from full size.
+    """
+    width, height = size
+    back = np.linalg.inv(to_out)
+    box = cv2.perspectiveTransform(np.array([[[0, 0]], [[width, 0]], [[width, height]], [[0, height]]], np.float64), back).reshape(-1, 2)
+    span = box.max(axis=0) - box.min(axis=0)
+    scale = max(span[0] / width, span[1] / height)
+    offset = np.eye(3)
+    source = image_rgb
+    if scale > 1.6:
+        x0, y0 = np.floor(box.min(axis=0) - 2).astype(int).clip(0, None)
+        x1 = int(min(np.ceil(box[:, 0].max() + 2), image_rgb.shape[1]))
+        y1 = int(min(np.ceil(box[:, 1].max() + 2), image_rgb.shape[0]))
+        if x1 - x0 > 4 and y1 - y0 > 4:
+            factor = 1.2 / scale
+            region = image_rgb[y0:y1, x0:x1]
+            new_w, new_h = max(2, int(round(region.shape[1] * factor))), max(2, int(round(region.shape[0] * factor)))
+            source = cv2.resize(region, (new_w, new_h), interpolation=cv2.INTER_AREA)
+            sx, sy = new_w / region.shape[1], new_h / region.shape[0]
+            offset = np.array([[sx, 0, -x0 * sx + 0.5 * sx - 0.5], [0, sy, -y0 * sy + 0.5 * sy - 0.5], [0, 0, 1]])
+    return cv2.warpPerspective(source, to_out @ np.linalg.inv(offset), (width, height), flags=cv2.INTER_LINEAR, borderMode=border)
+
+
+# --------------------------------------------------------------------------------------------- finder
+
+
+def letterbox(image_rgb: np.ndarray) -> tuple[np.ndarray, float]:
+    """Fit the photo into a ``FINDER_PX`` square (top-left aligned, black padding); returns it and the scale."""
+    height, width = image_rgb.shape[:2]
+    scale = FINDER_PX / max(width, height)
+    new_w, new_h = max(1, int(round(width * scale))), max(1, int(round(height * scale)))
+    small = cv2.resize(image_rgb, (new_w, new_h), interpolation=cv2.INTER_AREA)
+    canvas = np.zeros((FINDER_PX, FINDER_PX, 3), np.uint8)
+    canvas[:new_h, :new_w] = small
+    return canvas, scale
+
+
+def finder_example(image_rgb: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the finder's input for a photo and its target: the grid's area at 1/4 resolution (uint8 0-255)."""
+    canvas, scale = letterbox(image_rgb)
+    mask = np.zeros((MASK_PX, MASK_PX), np.uint8)
+    pts = ((np.asarray(corners, np.float64) + 0.5) * scale - FINDER_STRIDE / 2) / FINDER_STRIDE  # mask px (centres at integers)
+    cv2.fillPoly(mask, [np.round(pts * 16).astype(np.int32)], 255, cv2.LINE_AA, shift=4)
+    return canvas, mask
+
+
+def quads_from_mask(probability: np.ndarray, scale: float, *, threshold: float = 0.5) -> list[tuple[np.ndarray, float, float]]:
+    """Return candidate grid quads (photo px, clockwise from the top-left-most) from the finder's mask.
+
+    Each item is (corners, area in mask px, mean probability inside), largest first.
+    """
+    binary = (probability > threshold).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=4)
+    found = []
+    for index in range(1, count):
+        area = float(stats[index, cv2.CC_STAT_AREA])
+        if area < 12:
+            continue
+        blob = (labels == index).astype(np.uint8)
+        contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        hull = cv2.convexHull(max(contours, key=cv2.contourArea)).reshape(-1, 2).astype(np.float64)
+        quad = _quad_of_hull(hull)
+        corners = (quad * FINDER_STRIDE + FINDER_STRIDE / 2) / scale - 0.5
+        found.append((order_clockwise(corners), area, float(probability[labels == index].mean())))
+    found.sort(key=lambda item: -item[1])
+    return found
+
+
+def _quad_of_hull(hull: np.ndarray) -> np.ndarray:
+    """Approximate a convex hull by four points (pixel-edge hull grown by half a pixel)."""
+    perimeter = cv2.arcLength(hull.astype(np.float32), True)
+    for eps in np.linspace(0.01, 0.2, 20):
+        approx = cv2.approxPolyDP(hull.astype(np.float32), eps * perimeter, True).reshape(-1, 2)
+        if len(approx) == 4:
+            quad = approx.astype(np.float64)
+            break
+    else:
+        quad = cv2.boxPoints(cv2.minAreaRect(hull.astype(np.float32))).astype(np.float64)
+    centre = quad.mean(axis=0)
+    direction = quad - centre
+    norms = np.linalg.norm(direction, axis=1, keepdims=True)
+    return quad + direction / np.maximum(norms, 1e-6) * 0.7  # pixel centres -> outer edge
+
+
+def order_clockwise(points: np.ndarray) -> np.ndarray:
+    """Order four points clockwise on screen (y down), starting from the one with the smallest x + y."""
+    pts = np.asarray(points, np.float64).reshape(4, 2)
+    centre = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    pts = pts[np.argsort(angles)]
+    start = int(np.argmin(pts.sum(axis=1)))
+    return np.roll(pts, -start, axis=0)
+
+
+# --------------------------------------------------------------------------------------------- refiner
+
+
+def patch_homography(guess: np.ndarray) -> np.ndarray:
+    """Return the photo->patch homography putting the guessed corners at the patch's fixed spots."""
+    return cv2.getPerspectiveTransform(np.asarray(guess, np.float32).reshape(4, 2), _patch_square().astype(np.float32)).astype(np.float64)
+
+
+def refiner_patch(image_rgb: np.ndarray, guess: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the refiner's input patch around ``guess`` (4 corners) and its photo->patch homography."""
+    to_patch_h = patch_homography(guess)
+    return warp_reduced(image_rgb, to_patch_h, (PATCH_PX, PATCH_PX), border=cv2.BORDER_CONSTANT), to_patch_h
+
+
+def to_patch(points: np.ndarray, guess: np.ndarray) -> np.ndarray:
+    """Map photo points into the patch built from ``guess``."""
+    pts = np.asarray(points, np.float64).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(pts, patch_homography(guess)).reshape(-1, 2)
+
+
+def disturb_corners(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Return a plausible wrong guess of the grid corners (as the finder or a first refinement gives)."""
+    corners = np.asarray(corners, np.float64)
+    centre = corners.mean(axis=0)
+    size = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean()
+    spread = float(rng.choice([0.25, 0.5, 1.0, 1.0]))
+    angle = np.radians(rng.normal(0, 4) * spread)
+    rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    scale = np.exp(rng.normal(0, 0.06) * spread)
+    moved = (corners - centre) @ rot.T * scale + centre + rng.normal(0, 0.05, 2) * size * spread
+    return moved + rng.normal(0, 0.035, (4, 2)) * size * spread
+
+
+def heat_targets(points_patch: np.ndarray, sigma: float = 1.0) -> np.ndarray:
+    """Return (4, HEAT_PX, HEAT_PX) normalised Gaussian targets for corner positions given in patch px."""
+    grid = np.arange(HEAT_PX, dtype=np.float64) * HEAT_STRIDE + (HEAT_STRIDE - 1) / 2  # heat px centres in patch px
+    targets = np.empty((4, HEAT_PX, HEAT_PX), np.float32)
+    for k, (x, y) in enumerate(np.asarray(points_patch, np.float64).reshape(4, 2)):
+        gx = np.exp(-0.5 * ((grid - x) / (sigma * HEAT_STRIDE)) ** 2)
+        gy = np.exp(-0.5 * ((grid - y) / (sigma * HEAT_STRIDE)) ** 2)
+        heat = np.outer(gy, gx)
+        total = heat.sum()
+        targets[k] = heat / total if total > 1e-12 else 1.0 / heat.size
+    return targets
+
+
+def heat_peaks(heat_logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return each heatmap's expected position (patch px) and its peak probability, from (4, H, W) logits."""
+    points = np.empty((4, 2))
+    peaks = np.empty(4)
+    grid = np.arange(HEAT_PX, dtype=np.float64) * HEAT_STRIDE + (HEAT_STRIDE - 1) / 2
+    for k in range(4):
+        logits = heat_logits[k].astype(np.float64)
+        prob = np.exp(logits - logits.max())
+        prob /= prob.sum()
+        py, px = np.unravel_index(int(np.argmax(prob)), prob.shape)
+        y0, y1, x0, x1 = max(py - 3, 0), min(py + 4, HEAT_PX), max(px - 3, 0), min(px + 4, HEAT_PX)
+        window = prob[y0:y1, x0:x1]
+        mass = window.sum()
+        points[k, 0] = (window.sum(axis=0) * grid[x0:x1]).sum() / mass
+        points[k, 1] = (window.sum(axis=1) * grid[y0:y1]).sum() / mass
+        peaks[k] = mass
+    return points, peaks
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where the grid is: corners TL, TR, BR, BL in photo px, and how sure each step was."""
+
+    corners: np.ndarray
+    mask_confidence: float
+    corner_confidence: float
+    orientation_confidence: float
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(x, -30, 30)))
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    z = np.exp(x - x.max())
+    return z / z.sum()
+
+
+def _batch(image_rgb: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(image_rgb.transpose(2, 0, 1)[None], dtype=np.float32) / np.float32(255.0)
+
+
+RETRY_HINT = "retake from above with the whole board in frame and more light, or give --corners x,y,x,y,x,y,x,y"
+REFINE_STEPS = 3
+
+
+def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") -> Location:
+    """Find the window's grid corners (TL, TR, BR, BL in ``image_rgb`` px) with the finder and refiner models.
+
+    ``finder`` and ``refiner`` are ``scanner.model.OnnxModel``-like objects (``run(batch) -> dict``).
+
+    Raises:
+        BoardNotFoundError: no grid, two grids, or a grid cut off by the photo's edge.
+    """
+    from scanner.errors import BoardNotFoundError
+
+    height, width = image_rgb.shape[:2]
+    canvas, scale = letterbox(image_rgb)
+    prob = _sigmoid(finder.run(_batch(canvas))["mask"][0])
+    quads = quads_from_mask(prob, scale)
+    photo_area = MASK_PX * MASK_PX * (width * height) / max(width, height) ** 2
+    big = [q for q in quads if q[1] >= 0.01 * photo_area and q[2] > 0.6]
+    if not big:
+        seen = f"the most window-like area covers {100 * quads[0][1] / photo_area:.1f}% of the photo" if quads else "nothing window-like"
+        raise BoardNotFoundError(f"{name}: no Sagrada window found ({seen}); {RETRY_HINT}")
+    if len(big) > 1 and big[1][1] > 0.4 * big[0][1]:
+        raise BoardNotFoundError(f"{name}: {len(big)} windows in view; photograph one player's window at a time, or give --corners x,y,x,y,x,y,x,y")
+    guess = big[0][0]
+    turn_logits = np.zeros(4)
+    peaks = np.zeros(4)
+    for _ in range(REFINE_STEPS):
+        patch, to_patch_h = refiner_patch(image_rgb, guess)
+        out = refiner.run(_batch(patch))
+        points, peaks = heat_peaks(out["heat"][0])
+        guess = cv2.perspectiveTransform(points.reshape(-1, 1, 2), np.linalg.inv(to_patch_h)).reshape(4, 2)
+        turn_logits = out["turn"][0].astype(np.float64)
+    turn_prob = _softmax(turn_logits)
+    turn = int(np.argmax(turn_prob))
+    corners = np.roll(guess, turn, axis=0)
+    inside = (corners[:, 0] > -0.01 * width) & (corners[:, 0] < 1.01 * width) & (corners[:, 1] > -0.01 * height) & (corners[:, 1] < 1.01 * height)
+    if not inside.all():
+        raise BoardNotFoundError(f"{name}: the window is cut off by the photo's edge ({int((~inside).sum())} grid corner(s) outside); "
+                                 f"step back so the whole board is in frame, or give --corners x,y,x,y,x,y,x,y")
+    return Location(corners=corners, mask_confidence=float(big[0][2]), corner_confidence=float(peaks.min()),
+                    orientation_confidence=float(turn_prob[turn]))

@@ -1,0 +1,105 @@
+"""Sagrada cell crops: rectify the 4x5 grid and cut one crop per cell, exactly as training does.
+
+The grid's corners (TL, TR, BR, BL in photo pixels) are the outer corners of the 4x5 cell block.
+The rectified grid has ``PITCH_PX`` pixels per cell and a ``MARGIN`` (fraction of a pitch) of
+context all round, so each crop is the cell plus that margin: dice lean out of their cells when
+the camera is tilted. ``models/sagrada_dice`` imports these functions, so training crops and
+inference crops are made the same way.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+ROWS, COLS = 4, 5
+PITCH_PX = 32
+MARGIN = 0.25
+MARGIN_PX = int(round(MARGIN * PITCH_PX))
+CROP_PX = PITCH_PX + 2 * MARGIN_PX
+RECT_W, RECT_H = COLS * PITCH_PX + 2 * MARGIN_PX, ROWS * PITCH_PX + 2 * MARGIN_PX
+
+
+def rectify_grid(image_rgb: np.ndarray, corners: np.ndarray, *, pitch_px: int = PITCH_PX, margin: float = MARGIN) -> tuple[np.ndarray, np.ndarray]:
+    """Warp the grid with corners TL, TR, BR, BL to ``pitch_px`` per cell plus ``margin`` pitches all round.
+
+    Large photos are first reduced with area averaging so small pips do not alias away.
+    Returns the rectified RGB image and the 3x3 homography from rectified to photo pixels.
+    """
+    corners = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    margin_px = margin * pitch_px
+    width, height = COLS * pitch_px + 2 * margin_px, ROWS * pitch_px + 2 * margin_px
+    target = np.array([[margin_px, margin_px], [width - margin_px, margin_px], [width - margin_px, height - margin_px],
+                       [margin_px, height - margin_px]], dtype=np.float64)
+    to_rect = cv2.getPerspectiveTransform(corners.astype(np.float32), target.astype(np.float32)).astype(np.float64)
+    # how many photo pixels one rectified pixel spans (longest side of the grid)
+    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+    scale = max(sides[0] / (COLS * pitch_px), sides[2] / (COLS * pitch_px), sides[1] / (ROWS * pitch_px), sides[3] / (ROWS * pitch_px))
+    source = image_rgb
+    offset = np.eye(3)
+    if scale > 1.6:
+        # reduce only the region around the grid, then warp from the reduced copy
+        out_w, out_h = int(round(width)), int(round(height))
+        back = np.linalg.inv(to_rect)
+        box = cv2.perspectiveTransform(np.array([[[0, 0]], [[out_w, 0]], [[out_w, out_h]], [[0, out_h]]], np.float64), back).reshape(-1, 2)
+        x0, y0 = np.floor(box.min(axis=0) - 2).astype(int).clip(0, None)
+        x1, y1 = np.ceil(box.max(axis=0) + 2).astype(int)
+        x1, y1 = min(x1, image_rgb.shape[1]), min(y1, image_rgb.shape[0])
+        if x1 - x0 > 4 and y1 - y0 > 4:
+            factor = 1.0 / (scale / 1.2)
+            region = image_rgb[y0:y1, x0:x1]
+            new_w, new_h = max(2, int(round(region.shape[1] * factor))), max(2, int(round(region.shape[0] * factor)))
+            source = cv2.resize(region, (new_w, new_h), interpolation=cv2.INTER_AREA)
+            sx, sy = new_w / region.shape[1], new_h / region.shape[0]
+            offset = np.array([[sx, 0, -x0 * sx], [0, sy, -y0 * sy], [0, 0, 1]])
+    warp = to_rect @ np.linalg.inv(offset)
+    rectified = cv2.warpPerspective(source, warp, (int(round(width)), int(round(height))), flags=cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_REPLICATE)
+    return rectified, np.linalg.inv(to_rect)
+
+
+def cell_crops(rectified: np.ndarray) -> np.ndarray:
+    """Cut the 20 cell crops (row-major, each ``CROP_PX`` square with its margin) from a rectified grid.
+
+    Raises:
+        ValueError: the image is not a rectified grid of the expected size.
+    """
+    if rectified.shape[:2] != (RECT_H, RECT_W):
+        raise ValueError(f"rectified grid: expected {RECT_H}x{RECT_W} px, got {rectified.shape[0]}x{rectified.shape[1]}")
+    crops = np.empty((ROWS * COLS, CROP_PX, CROP_PX, 3), np.uint8)
+    for r in range(ROWS):
+        for c in range(COLS):
+            y, x = r * PITCH_PX, c * PITCH_PX
+            crops[r * COLS + c] = rectified[y:y + CROP_PX, x:x + CROP_PX]
+    return crops
+
+
+def grid_image_crops(grid_rgb: np.ndarray) -> np.ndarray:
+    """Crops from an image already cut to the grid's outer edges (as some apps save it): 20 crops.
+
+    The image is resized to the grid and padded by repeating its border to give each cell its margin.
+    """
+    grid = cv2.resize(grid_rgb, (COLS * PITCH_PX, ROWS * PITCH_PX), interpolation=cv2.INTER_AREA)
+    padded = cv2.copyMakeBorder(grid, MARGIN_PX, MARGIN_PX, MARGIN_PX, MARGIN_PX, cv2.BORDER_REPLICATE)
+    return cell_crops(padded)
+
+
+def die_box_crop(image_rgb: np.ndarray, box: tuple[float, float, float, float], die_fraction: float = 16 / (22.5 * (1 + 2 * MARGIN))) -> np.ndarray:
+    """Crop a loose die given its box (x0, y0, x1, y1 px) so it fills the crop as a die in a cell does."""
+    x0, y0, x1, y1 = box
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    half = max(x1 - x0, y1 - y0) / die_fraction / 2
+    src = np.array([[cx - half, cy - half], [cx + half, cy - half], [cx + half, cy + half]], np.float32)
+    dst = np.array([[0, 0], [CROP_PX, 0], [CROP_PX, CROP_PX]], np.float32)
+    if half * 2 > 1.6 * CROP_PX:
+        factor = CROP_PX * 1.2 / (half * 2)
+        small = cv2.resize(image_rgb, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+        src = src * factor
+        image_rgb = small
+    matrix = cv2.getAffineTransform(src, dst)
+    return cv2.warpAffine(image_rgb, matrix, (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def to_batch(crops: np.ndarray) -> np.ndarray:
+    """Normalise uint8 crops (N, H, W, 3) RGB into the models' float32 NCHW input (x / 255)."""
+    return np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)

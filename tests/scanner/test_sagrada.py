@@ -1,0 +1,209 @@
+"""Sagrada reading: crops, grid finding geometry, state probabilities and rule decoding."""
+
+from __future__ import annotations
+
+import random
+from contextlib import nullcontext
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scanner import board
+from scanner.cells import CROP_PX, RECT_H, RECT_W, cell_crops, die_box_crop, grid_image_crops, rectify_grid, to_batch
+from scanner.sagrada import DICE, STATES, decode_window, state_probabilities, value_probabilities
+from scoring.sagrada import PATTERNS, generate_window
+
+
+def _truth_states(window, pattern) -> list[str]:
+    return [str(d) if d else "_" + pattern.grid[r][c] for r, row in enumerate(window) for c, d in enumerate(row)]
+
+
+def _confident(states: list[str], sure: float = 0.98) -> np.ndarray:
+    probs = np.full((20, len(STATES)), (1 - sure) / (len(STATES) - 1))
+    for index, state in enumerate(states):
+        probs[index, STATES.index(state)] = sure
+    return probs
+
+
+# --------------------------------------------------------------------------------------------- cells
+
+
+def test_rectify_grid_maps_corners_to_the_margin_box() -> None:
+    image = np.zeros((600, 800, 3), np.uint8)
+    corners = np.array([[100, 50], [700, 80], [680, 560], [120, 540]], np.float64)
+    cv2.fillPoly(image, [corners.astype(np.int32)], (200, 30, 30))
+    rectified, to_photo = rectify_grid(image, corners)
+    assert rectified.shape == (RECT_H, RECT_W, 3)
+    margin = (RECT_W - 160) / 2
+    back = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), np.linalg.inv(to_photo)).reshape(-1, 2)
+    expected = np.array([[margin, margin], [RECT_W - margin, margin], [RECT_W - margin, RECT_H - margin], [margin, RECT_H - margin]])
+    assert np.allclose(back, expected, atol=1e-6)
+    inner = rectified[int(margin) + 2:int(RECT_H - margin) - 2, int(margin) + 2:int(RECT_W - margin) - 2]
+    assert inner[..., 0].min() > 150 and inner[..., 1].max() < 60
+
+
+def test_cell_crops_are_row_major_with_margin() -> None:
+    rectified = np.zeros((RECT_H, RECT_W, 3), np.uint8)
+    for r in range(4):
+        for c in range(5):
+            y, x = 8 + r * 32, 8 + c * 32
+            rectified[y:y + 32, x:x + 32] = (r * 50, c * 50, 7)
+    crops = cell_crops(rectified)
+    assert crops.shape == (20, CROP_PX, CROP_PX, 3)
+    for index in range(20):
+        r, c = divmod(index, 5)
+        assert tuple(crops[index, CROP_PX // 2, CROP_PX // 2]) == (r * 50, c * 50, 7)
+
+
+@pytest.mark.parametrize(("shape", "expectation"), [
+    ((RECT_H, RECT_W, 3), nullcontext()),
+    ((RECT_H + 1, RECT_W, 3), pytest.raises(ValueError, match="rectified grid: expected")),
+    ((RECT_H, RECT_W - 8, 3), pytest.raises(ValueError, match="rectified grid: expected")),
+])
+def test_cell_crops_checks_its_input(shape, expectation) -> None:
+    with expectation:
+        cell_crops(np.zeros(shape, np.uint8))
+
+
+def test_grid_image_crops_and_batch() -> None:
+    grid = np.full((128, 160, 3), 90, np.uint8)
+    crops = grid_image_crops(grid)
+    batch = to_batch(crops)
+    assert batch.shape == (20, 3, CROP_PX, CROP_PX) and batch.dtype == np.float32
+    assert np.allclose(batch, 90 / 255)
+
+
+def test_die_box_crop_centres_the_die() -> None:
+    image = np.zeros((400, 400, 3), np.uint8)
+    image[180:220, 100:140] = 255
+    crop = die_box_crop(image, (100, 180, 140, 220))
+    assert crop.shape == (CROP_PX, CROP_PX, 3)
+    assert crop[CROP_PX // 2, CROP_PX // 2].min() == 255 and crop[1, 1].max() == 0
+
+
+# --------------------------------------------------------------------------------------------- board finding
+
+
+def test_finder_mask_and_quad_round_trip() -> None:
+    image = np.zeros((960, 1280, 3), np.uint8)
+    corners = np.array([[300, 200], [1000, 260], [950, 800], [260, 740]], np.float64)
+    _, mask = board.finder_example(image, corners)
+    canvas, scale = board.letterbox(image)
+    quads = board.quads_from_mask(mask.astype(np.float64) / 255, scale)
+    assert len(quads) == 1
+    found = quads[0][0]
+    assert np.abs(found - corners).max() < 2.5 * board.FINDER_STRIDE / scale
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.permutations(range(4)))
+def test_order_clockwise_ignores_input_order(order) -> None:
+    corners = np.array([[10, 20], [200, 30], [190, 160], [5, 150]], np.float64)
+    assert np.allclose(board.order_clockwise(corners[list(order)]), corners)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(10, 85), min_size=8, max_size=8))
+def test_heat_targets_and_peaks_round_trip(values) -> None:
+    points = np.array(values).reshape(4, 2)
+    logits = np.log(board.heat_targets(points) + 1e-12)
+    found, peaks = board.heat_peaks(logits)
+    assert np.abs(found - points).max() < 0.35
+    assert (peaks > 0.5).all()
+
+
+def test_refiner_patch_places_the_guess_at_fixed_spots() -> None:
+    image = np.random.default_rng(0).integers(0, 255, (700, 900, 3), dtype=np.uint8)
+    guess = np.array([[200, 150], [700, 170], [690, 560], [210, 540]], np.float64)
+    patch, to_patch = board.refiner_patch(image, guess)
+    assert patch.shape == (board.PATCH_PX, board.PATCH_PX, 3)
+    lo, hi = board.PATCH_MARGIN * board.PATCH_PX, (1 - board.PATCH_MARGIN) * board.PATCH_PX
+    assert np.allclose(board.to_patch(guess, guess), [[lo, lo], [hi, lo], [hi, hi], [lo, hi]], atol=1e-6)
+
+
+def test_disturbed_corners_stay_near() -> None:
+    rng = np.random.default_rng(3)
+    corners = np.array([[100, 100], [600, 100], [600, 500], [100, 500]], np.float64)
+    for _ in range(50):
+        moved = board.disturb_corners(corners, rng)
+        assert np.abs(moved - corners).max() < 0.6 * 450
+
+
+# --------------------------------------------------------------------------------------------- states and decoding
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000))
+def test_state_probabilities_are_a_distribution(seed) -> None:
+    rng = np.random.default_rng(seed)
+    heads = [rng.dirichlet(np.ones(k), size=3) for k in (2, 6, 7)]
+    probs = state_probabilities(*heads)
+    assert probs.shape == (3, 42)
+    assert np.allclose(probs.sum(axis=1), 1) and (probs >= 0).all()
+    totals = value_probabilities(probs[0])
+    assert set(totals) == set(DICE) | {"."} and abs(sum(totals.values()) - 1) < 1e-9
+
+
+def test_state_probabilities_factorise() -> None:
+    die = np.array([[0.1, 0.9]])
+    colour = np.array([[0.0, 0.0, 0.0, 0.0, 1.0, 0.0]])  # B
+    value = np.array([[0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]])  # 4
+    probs = state_probabilities(die, colour, value)
+    assert STATES[int(np.argmax(probs[0]))] == "B4"
+    assert probs[0, STATES.index("B4")] == pytest.approx(1.0)  # empty states need colour/value 'none'
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_decoding_confident_cells_keeps_them(seed) -> None:
+    rng = random.Random(seed)
+    pattern = PATTERNS[rng.choice(sorted(PATTERNS))]
+    window = generate_window(rng, pattern, empty=rng.choice([0, 2, 5]))
+    truth = _truth_states(window, pattern)
+    decoded = decode_window(_confident(truth))
+    assert list(decoded.states) == truth
+    assert decoded.pattern == pattern.name
+
+
+def _neighbours(index: int) -> list[int]:
+    r, c = divmod(index, 5)
+    return [rr * 5 + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)) if 0 <= rr < 4 and 0 <= cc < 5]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_decoding_fixes_an_unsure_misread_that_breaks_the_neighbour_rule(seed) -> None:
+    rng = random.Random(100 + seed)
+    pattern = PATTERNS[rng.choice(sorted(PATTERNS))]
+    window = generate_window(rng, pattern, empty=0)
+    truth = _truth_states(window, pattern)
+    probs = _confident(truth)
+    index = rng.randrange(20)
+    neighbour = truth[rng.choice(_neighbours(index))]  # the misread copies a neighbour: illegal
+    probs[index] = 1e-4
+    probs[index, STATES.index(neighbour)] = 0.55
+    probs[index, STATES.index(truth[index])] = 0.40
+    probs[index] /= probs[index].sum()
+    decoded = decode_window(probs)
+    assert list(decoded.states) == truth
+
+
+def test_decoding_keeps_a_confident_tool_card_placement() -> None:
+    pattern = PATTERNS["Virtus"]  # (0, 0) prints a 4
+    window = list(map(list, generate_window(random.Random(5), pattern, empty=0)))
+    truth = _truth_states(window, pattern)
+    # a die breaking the print but confidently read, legal against its neighbours
+    neighbours = {truth[i] for i in _neighbours(0)}
+    replacement = next(d for d in DICE if d[1] != "4" and all(d[0] != n[0] and d[1] != n[1] for n in neighbours))
+    truth[0] = replacement
+    decoded = decode_window(_confident(truth, sure=0.999), pattern="Virtus")
+    assert decoded.states[0] == replacement
+
+
+def test_decoding_an_empty_window_names_its_pattern() -> None:
+    pattern = PATTERNS["Firmitas"]
+    truth = ["_" + mark for row in pattern.grid for mark in row]
+    decoded = decode_window(_confident(truth, sure=0.9))
+    assert decoded.pattern == "Firmitas" and decoded.pattern_probability > 0.99
+    assert all(state.startswith("_") for state in decoded.states)
