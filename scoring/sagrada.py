@@ -2,13 +2,19 @@
 
 The board state follows FORMATS.md (Sagrada section). Official rules applied:
 
-- a multiplayer game has 2-4 players and exactly 3 distinct public objectives; each player
-  holds a different private objective colour and a different pattern card;
-- the solo game has 1 player, exactly 2 public objectives and 2 private objective colours
-  (the better one counts), no favor tokens, -3 per empty cell, and is won when the total
-  beats (is greater than) the round track's sum;
+- a game has 1-4 players; the official game reveals 3 public objectives (2 in the solo game),
+  so more than 3 (2) or a repeated id is an error;
+- the solo game has 1 player, 2 private objective colours (the better one counts), no favor
+  tokens, -3 per empty cell, and is won when the total beats (is greater than) the round
+  track's sum;
 - unused favor tokens never exceed the pattern's difficulty (the tokens it gave), nor 6
   when the pattern is not given.
+
+Wrong information is a ``StateError``; missing information is not, because a scan's output
+(one photo per player, no cards entered yet) must score as it stands (FORMATS.md). Fewer
+public objectives than the game reveals, a missing private objective (scored 0), one player
+without a ``solo`` block (scored by the multiplayer rules), and two players holding the same
+private colour or pattern card (one card each exists) are listed as report ``warnings``.
 
 ``window_violations`` reports placement-rule breaks as ``Issue``s (never errors): the scanner
 uses them to spot misreads, the review screen to show them.
@@ -264,11 +270,6 @@ class SagradaState:
                 raise StateError(f"players[{i}]: expected a SagradaPlayer, got {type(player).__name__}")
         if self.solo is not None and not isinstance(self.solo, SoloSetup):
             raise StateError(f"solo: expected a SoloSetup, got {type(self.solo).__name__}")
-        if self.solo is None and len(players) == 1:
-            raise StateError(
-                'players: a 1-player game is the solo variant and needs a top-level "solo" block '
-                "(private_objectives, round_track_sum)"
-            )
         if self.solo is not None and len(players) != 1:
             raise StateError(f"solo: the solo variant has exactly 1 player, got {len(players)}")
         seen: dict[str, int] = {}
@@ -289,34 +290,48 @@ class SagradaState:
                     f"players[0].favor_tokens: the solo game uses no favor tokens, got {player.favor_tokens}"
                 )
             return
+
+    def warnings(self) -> list[str]:
+        """Return what is missing or doubtful but scoreable, one line each.
+
+        >>> SagradaState(("light-shades",), (SagradaPlayer("Ana", empty_window()),)).warnings()[0]
+        'public_objectives: 1 of 3 cards given; the missing ones score nothing'
+        """
+        notes = []
+        wanted = SOLO_PUBLIC_COUNT if self.solo is not None else PUBLIC_COUNT
+        if len(self.public_objectives) < wanted:
+            notes.append(
+                f"public_objectives: {len(self.public_objectives)} of {wanted} cards given; the missing ones score nothing"
+            )
+        if self.solo is None and len(self.players) == 1:
+            notes.append('players: one player and no "solo" block: scored by the multiplayer rules')
         colors: dict[str, int] = {}
         patterns: dict[str, int] = {}
-        for i, player in enumerate(players):
-            if player.private_objective is None:
-                raise StateError(
-                    f"players[{i}].private_objective: missing required key (one of {', '.join(COLOR_CHOICES)})"
+        for i, player in enumerate(self.players):
+            if self.solo is None and player.private_objective is None:
+                notes.append(f"players[{i}].private_objective: not given; scored 0")
+            elif player.private_objective in colors:
+                notes.append(
+                    f"players[{i}].private_objective: {player.private_objective!r} is also "
+                    f"players[{colors[player.private_objective]}]'s, yet each colour's card exists once"
                 )
-            if player.private_objective in colors:
-                raise StateError(
-                    f"players[{i}].private_objective: {player.private_objective!r} is already "
-                    f"players[{colors[player.private_objective]}]'s; each player holds a different colour"
+            elif player.private_objective is not None:
+                colors[player.private_objective] = i
+            if player.pattern is not None and player.pattern.name in patterns:
+                notes.append(
+                    f"players[{i}].pattern: {player.pattern.name!r} is also players[{patterns[player.pattern.name]}]'s, "
+                    "yet each pattern card exists once"
                 )
-            colors[player.private_objective] = i
-            if player.pattern is not None:
-                if player.pattern.name in patterns:
-                    raise StateError(
-                        f"players[{i}].pattern: {player.pattern.name!r} is already "
-                        f"players[{patterns[player.pattern.name]}]'s; "
-                        "each pattern card exists once"
-                    )
+            elif player.pattern is not None:
                 patterns[player.pattern.name] = i
+        return notes
 
     def _check_objectives(self) -> None:
         wanted = SOLO_PUBLIC_COUNT if self.solo is not None else PUBLIC_COUNT
         game = "the solo game" if self.solo is not None else "a multiplayer game"
-        if len(self.public_objectives) != wanted:
+        if len(self.public_objectives) > wanted:
             raise StateError(
-                f"public_objectives: expected exactly {wanted} ids ({game} reveals {wanted} cards), "
+                f"public_objectives: expected at most {wanted} ids ({game} reveals {wanted} cards), "
                 f"got {len(self.public_objectives)}"
             )
         for i, objective in enumerate(self.public_objectives):
@@ -396,7 +411,7 @@ class PlayerScore:
     name: str
     public: tuple[Objective, ...]
     private: Objective
-    private_color: str
+    private_color: str | None
     private_options: tuple[Objective, ...]
     favor_tokens: int
     empty_cells: tuple[Cell, ...]
@@ -465,6 +480,7 @@ class SagradaReport:
     winner: str | None
     tie_breaks: tuple[str, ...] = ()
     solo_target: int | None = None
+    warnings: tuple[str, ...] = ()
 
     @property
     def solo_won(self) -> bool | None:
@@ -491,6 +507,8 @@ class SagradaReport:
         }
         if self.solo_target is not None:
             doc["solo"] = {"target": self.solo_target, "won": self.solo_won}
+        if self.warnings:
+            doc["warnings"] = list(self.warnings)
         return doc
 
     def to_text(self) -> str:
@@ -499,12 +517,14 @@ class SagradaReport:
         >>> print(score(SagradaState.from_json(SAMPLE)).to_text().splitlines()[-1])
         Winner: Ana
         """
-        titles = ", ".join(OBJECTIVES[o].title for o in self.public_objectives)
-        mode = "solo game" if self.solo_target is not None else f"{len(self.players)} players"
+        titles = ", ".join(OBJECTIVES[o].title for o in self.public_objectives) or "none given"
+        count = len(self.players)
+        mode = "solo game" if self.solo_target is not None else f"{count} player{'s' if count != 1 else ''}"
         lines = [
             f"Sagrada, {mode}. Public objectives: {titles}.",
             "Rows and columns are numbered from 1 at the top-left (r2c3 = row 2, column 3).",
         ]
+        lines.extend(f"Warning: {note}" for note in self.warnings)
         for player in self.players:
             lines.append("")
             lines.extend(_player_text(player, self.solo_target is not None))
@@ -534,9 +554,10 @@ def _player_text(player: PlayerScore, solo: bool) -> list[str]:
         card = OBJECTIVES[objective.id]
         evidence = _objective_evidence(card, objective, player.window)
         lines.append(f"  {card.title:<{width}} {objective.points:>4}  {evidence}")
-    private_label = f"Private ({player.private_color})"
-    private_units = " + ".join(unit.label for unit in player.private.units) or "no dice of that colour"
-    lines.append(f"  {private_label:<{width}} {player.private.points:>4}  {private_units}")
+    private_label = f"Private ({player.private_color or 'not given'})"
+    private_units = " + ".join(unit.label for unit in player.private.units)
+    private_units = private_units or ("no dice of that colour" if player.private_color else "")
+    lines.append(f"  {private_label:<{width}} {player.private.points:>4}  {private_units}".rstrip())
     if solo and len(player.private_options) == 2:
         other = next(o for o in player.private_options if o is not player.private)
         lines.append(f"  {'':<{width}}       (the better of two; {other.id.removeprefix('private-')}: {other.points})")
@@ -583,11 +604,15 @@ def score(state: SagradaState) -> SagradaReport:
     """
     solo = state.solo is not None
     issues = validate(state)
+    warnings = tuple(state.warnings())
     scores = []
     for index, player in enumerate(state.players):
         public = tuple(OBJECTIVES[o].score(player.window) for o in state.public_objectives)
         colors = state.solo.private_objectives if solo else (player.private_objective,)
-        options = tuple(private_points(player.window, color) for color in colors)
+        options = tuple(
+            private_points(player.window, color) if color is not None else Objective("private", 0, ())
+            for color in colors
+        )
         best = max(range(len(options)), key=lambda i: (options[i].points, -i))
         empty = tuple((r, c) for r in range(ROWS) for c in range(COLS) if player.window[r][c] is None)
         penalty = SOLO_EMPTY_PENALTY if solo else EMPTY_PENALTY
@@ -610,11 +635,11 @@ def score(state: SagradaState) -> SagradaReport:
     if solo:
         target = state.solo.round_track_sum
         winner = scores[0].name if scores[0].total > target else None
-        return SagradaReport(state.public_objectives, tuple(scores), ranking, winner, (), target)
+        return SagradaReport(state.public_objectives, tuple(scores), ranking, winner, (), target, warnings)
     ties = tuple(
         _tie_text(scores[a], scores[b]) for a, b in zip(order, order[1:]) if scores[a].total == scores[b].total
     )
-    return SagradaReport(state.public_objectives, tuple(scores), ranking, ranking[0], ties)
+    return SagradaReport(state.public_objectives, tuple(scores), ranking, ranking[0], ties, None, warnings)
 
 
 def _rank_key(player: PlayerScore, index: int) -> tuple[int, int, int, int]:

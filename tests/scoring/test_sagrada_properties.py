@@ -90,6 +90,7 @@ def test_generated_windows_break_no_rule(seed, name, empty):
 def test_generated_games_are_legal_and_use_the_bag(seed, players):
     state = generate(random.Random(seed), players=players)
     assert validate(state) == []
+    assert state.warnings() == []
     for color in COLORS:
         used = sum(1 for p in state.players for row in p.window for die in row if die and die.color == color)
         assert used <= 18
