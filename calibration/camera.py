@@ -16,10 +16,11 @@ import numpy as np
 
 from calibration.errors import CalibrationError, TargetNotFoundError
 from calibration.jsonfields import expect_number, expect_numbers
-from calibration.target import Target
+from calibration.target import Target, charuco_board
 from scoring.fields import child, expect_int, expect_object, field as json_field
 
 MIN_VIEWS = 5
+MIN_CHARUCO_CORNERS = 8
 DETECT_LONG_SIDE_PX = 1600
 DUPLICATE_FRACTION = 0.01  # views whose corners differ by < 1 % of the image diagonal are one view
 MAX_RELATIVE_STD = 0.02  # focal length and principal point must be known to 2 % (one sigma)
@@ -108,40 +109,75 @@ class CameraFit:
     skipped: tuple[str, ...] = ()
 
 
-def find_target(image_rgb: np.ndarray, target: Target, name: str = "<image>") -> np.ndarray:
-    """Find the target's inner corners in a photo, (N, 2) float32 pixels, row by row.
+@dataclass(frozen=True)
+class TargetView:
+    """The target's corners found in one photo: pixels and which corners they are."""
 
-    Large photos are searched at reduced size and the corners refined at full size.
+    name: str
+    image_points: np.ndarray  # (N, 2) float32 pixels
+    ids: np.ndarray  # (N,) int indices into ``Target.object_points()``
+
+    def object_points(self, target: Target) -> np.ndarray:
+        """The board-plane positions (mm) of the found corners, (N, 3) float32."""
+        return target.object_points()[self.ids]
+
+
+def find_target(image_rgb: np.ndarray, target: Target, name: str = "<image>") -> TargetView:
+    """Find the target's inner corners in a photo.
+
+    A chessboard must be wholly in view (all corners, row by row); a ChArUco board may be partly
+    in view (at least ``MIN_CHARUCO_CORNERS`` corners, not all on one line). Large photos are
+    searched at reduced size and the corners refined at full size.
 
     Raises:
-        TargetNotFoundError: the whole target is not visible, naming the photo.
+        TargetNotFoundError: the target is not (or not enough of it is) visible, naming the photo.
     """
     grey = cv2.cvtColor(_check_image(image_rgb), cv2.COLOR_RGB2GRAY)
     scale = min(1.0, DETECT_LONG_SIDE_PX / max(grey.shape))
     small = grey if scale == 1.0 else cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    # The classic finder is fast and, refined, as exact on clean views; the sector-based one
-    # copes better with blur, noise and uneven light, so it is the second try.
-    flags = cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE | cv2.CALIB_CB_FAST_CHECK
-    found, corners = cv2.findChessboardCorners(small, target.pattern_size, flags=flags)
-    if found:
-        criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 40, 0.01)
-        spacing = float(np.min(np.linalg.norm(np.diff(corners.reshape(-1, 2), axis=0), axis=1)))
-        half = int(np.clip(spacing * 0.4, 2, 5))  # the search window must not reach the next corner
-        corners = cv2.cornerSubPix(small, corners, (half, half), (-1, -1), criteria)
+    if target.kind == "charuco":
+        points, ids = _find_charuco(small, target)
+        hint = "show at least a third of the printed board, flat, sharp and well lit"
     else:
-        found, corners = cv2.findChessboardCornersSB(small, target.pattern_size, flags=cv2.CALIB_CB_NORMALIZE_IMAGE)
-    if not found:
-        raise TargetNotFoundError(
-            f"{name}: calibration target not found (looked for a {target.describe()}); "
-            "show the whole printed target, flat, sharp and well lit"
-        )
-    points = corners.reshape(-1, 2).astype(np.float32)
+        points, ids = _find_chessboard(small, target)
+        hint = "show the whole printed target, flat, sharp and well lit"
+    if points is None:
+        raise TargetNotFoundError(f"{name}: calibration target not found (looked for a {target.describe()}); {hint}")
     if scale != 1.0:
         points = (points + 0.5) / scale - 0.5
         window = max(3, int(round(2 / scale)))
         criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 40, 0.01)
         points = cv2.cornerSubPix(grey, points.reshape(-1, 1, 2), (window, window), (-1, -1), criteria).reshape(-1, 2)
-    return points
+    return TargetView(name=name, image_points=points.astype(np.float32), ids=ids)
+
+
+def _find_chessboard(grey: np.ndarray, target: Target) -> tuple[np.ndarray | None, np.ndarray]:
+    # The classic finder is fast and, refined, as exact on clean views; the sector-based one
+    # copes better with blur, noise and uneven light, so it is the second try.
+    flags = cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE | cv2.CALIB_CB_FAST_CHECK
+    found, corners = cv2.findChessboardCorners(grey, target.pattern_size, flags=flags)
+    if found:
+        criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 40, 0.01)
+        spacing = float(np.min(np.linalg.norm(np.diff(corners.reshape(-1, 2), axis=0), axis=1)))
+        half = int(np.clip(spacing * 0.4, 2, 5))  # the search window must not reach the next corner
+        corners = cv2.cornerSubPix(grey, corners, (half, half), (-1, -1), criteria)
+    else:
+        found, corners = cv2.findChessboardCornersSB(grey, target.pattern_size, flags=cv2.CALIB_CB_NORMALIZE_IMAGE)
+    ids = np.arange(target.columns * target.rows)
+    return (corners.reshape(-1, 2).astype(np.float32) if found else None), ids
+
+
+def _find_charuco(grey: np.ndarray, target: Target) -> tuple[np.ndarray | None, np.ndarray]:
+    detector = cv2.aruco.CharucoDetector(charuco_board(target))
+    corners, ids, _marker_corners, _marker_ids = detector.detectBoard(grey)
+    if corners is None or ids is None or len(ids) < MIN_CHARUCO_CORNERS:
+        return None, np.zeros(0, int)
+    ids = ids.ravel().astype(int)
+    plane = target.object_points()[ids][:, :2]
+    spread = np.linalg.svd(plane - plane.mean(axis=0), compute_uv=False)
+    if spread[-1] < 0.5 * target.square_mm:  # all on one line: no pose, no use
+        return None, np.zeros(0, int)
+    return corners.reshape(-1, 2).astype(np.float32), ids
 
 
 def calibrate_camera(
@@ -170,10 +206,10 @@ def calibrate_camera(
                 f"{name}: {w}x{h} px, but {first_name} is {width}x{height} px; "
                 "take every calibration photo with the same camera, zoom and orientation"
             )
-    names, corners, missing = [], [], []
+    names, found, missing = [], [], []
     for name, image in views:
         try:
-            corners.append(find_target(image, target, name))
+            found.append(find_target(image, target, name))
             names.append(name)
         except TargetNotFoundError:
             missing.append(name)
@@ -188,7 +224,7 @@ def calibrate_camera(
             f"too few views: the target was found in {len(names)} photo(s), at least {min_views} are needed "
             "(10-15 is better), each from a different angle"
         )
-    duplicates = _near_duplicates(names, corners, math.hypot(width, height) * DUPLICATE_FRACTION)
+    duplicates = _near_duplicates(found, target, math.hypot(width, height) * DUPLICATE_FRACTION)
     distinct = len(names) - len(duplicates)
     if distinct < min_views:
         pairs = ", ".join(f"{a} = {b}" for a, b in duplicates[:3])
@@ -196,10 +232,11 @@ def calibrate_camera(
             f"views too similar: only {distinct} distinct views among {len(names)} photos ({pairs}); "
             f"move and tilt the camera between photos, at least {min_views} different views are needed"
         )
-    object_points = [target.object_points()] * len(names)
+    object_points = [view.object_points(target) for view in found]
+    image_points = [view.image_points.reshape(-1, 1, 2) for view in found]
     flags = cv2.CALIB_FIX_K3
     rms, matrix, distortion, rvecs, _tvecs, std_intrinsics, _std_extrinsics, per_view = cv2.calibrateCameraExtended(
-        object_points, [c.reshape(-1, 1, 2) for c in corners], (width, height), None, None, flags=flags
+        object_points, image_points, (width, height), None, None, flags=flags
     )
     fx, fy, cx, cy = (float(matrix[0, 0]), float(matrix[1, 1]), float(matrix[0, 2]), float(matrix[1, 2]))
     std = tuple(float(s) for s in np.asarray(std_intrinsics).ravel()[:4])
@@ -321,22 +358,34 @@ def _undistort_maps(camera: CameraModel, width: int, height: int) -> tuple[np.nd
     )
 
 
-def _near_duplicates(names: list[str], corners: list[np.ndarray], tolerance_px: float) -> list[tuple[str, str]]:
-    """Pairs (later, earlier) of views whose corners nearly coincide (either numbering direction)."""
-    kept: list[int] = []
+def _near_duplicates(views: list[TargetView], target: Target, tolerance_px: float) -> list[tuple[str, str]]:
+    """Pairs (later, earlier) of views whose shared corners nearly coincide.
+
+    A chessboard may be numbered from either end, so both directions are tried.
+    """
+    count = target.columns * target.rows
+    kept: list[TargetView] = []
     duplicates: list[tuple[str, str]] = []
-    for index, points in enumerate(corners):
+    for view in views:
         match = None
         for other in kept:
-            same = np.mean(np.linalg.norm(points - corners[other], axis=1))
-            turned = np.mean(np.linalg.norm(points[::-1] - corners[other], axis=1))
-            if min(same, turned) < tolerance_px:
-                match = other
+            numberings = [view.ids] if target.kind == "charuco" else [view.ids, count - 1 - view.ids]
+            for ids in numberings:
+                mine = dict(zip(ids.tolist(), view.image_points))
+                shared = [i for i in other.ids.tolist() if i in mine]
+                if len(shared) < 0.5 * min(len(view.ids), len(other.ids)):
+                    continue
+                theirs = dict(zip(other.ids.tolist(), other.image_points))
+                distance = np.mean([np.linalg.norm(mine[i] - theirs[i]) for i in shared])
+                if distance < tolerance_px:
+                    match = other
+                    break
+            if match is not None:
                 break
         if match is None:
-            kept.append(index)
+            kept.append(view)
         else:
-            duplicates.append((names[index], names[match]))
+            duplicates.append((view.name, match.name))
     return duplicates
 
 

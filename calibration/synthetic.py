@@ -6,12 +6,14 @@ calibration recovers what went in.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import cv2
 import numpy as np
 
 from calibration.camera import CameraModel
 from calibration.colour import linear_to_srgb, srgb_to_linear
-from calibration.target import Target
+from calibration.target import Target, board_texture
 
 BACKGROUND = 90
 PAPER = 235
@@ -55,14 +57,17 @@ def random_poses(
     max_tilt_deg: float = 35.0,
     fill: float = 0.6,
     spread: float = 0.12,
+    whole: bool = True,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``count`` random poses (rvec, tvec) that keep the whole target in view, tilted up to ``max_tilt_deg``.
+    """``count`` random poses (rvec, tvec) of the target, tilted up to ``max_tilt_deg``.
 
     The target spans about ``fill`` of the image width; its centre wanders up to ``spread`` of
     the frame from the image centre (larger spreads reach the corners, where distortion is largest).
+    With ``whole`` the target and its white border stay in view; otherwise at least 40 % of the
+    inner corners do (partial views, for ChArUco).
     """
     rng = np.random.default_rng(seed)
-    board_w, board_h = (target.columns - 1) * target.square_mm, (target.rows - 1) * target.square_mm
+    board_w, board_h = target.board_mm
     poses = []
     while len(poses) < count:
         tilt_x, tilt_y = np.radians(rng.uniform(-max_tilt_deg, max_tilt_deg, 2))
@@ -72,18 +77,20 @@ def random_poses(
             @ cv2.Rodrigues(np.array([0.0, tilt_y, 0.0]))[0]
             @ cv2.Rodrigues(np.array([0.0, 0.0, spin]))[0]
         )
-        distance = camera.fx * (board_w + 2 * target.square_mm) / (camera.width_px * fill * rng.uniform(0.85, 1.15))
+        distance = camera.fx * board_w / (camera.width_px * fill * rng.uniform(0.85, 1.15))
         shift = rng.uniform(-spread, spread, 2) * distance * np.array([camera.width_px / camera.fx, camera.height_px / camera.fy])
         centre = np.array([board_w / 2, board_h / 2, 0.0])
         tvec = np.array([shift[0], shift[1], distance]) - rotation @ centre
         rvec = cv2.Rodrigues(rotation)[0].ravel()
-        if _in_view(target, camera, rvec, tvec):
+        if _in_view(target, camera, rvec, tvec, whole):
             poses.append((rvec, tvec))
     return poses
 
 
 def render_view(target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.ndarray, supersample: int = 3) -> np.ndarray:
     """Photograph the printed target (with a one-square white border) through ``camera``; RGB uint8."""
+    if target.kind != "chessboard":
+        return _render_texture(target, camera, rvec, tvec, min(supersample, 2))
     size = (camera.width_px * supersample, camera.height_px * supersample)
     canvas = np.full((size[1], size[0]), BACKGROUND, np.uint8)
     steps = 8
@@ -102,9 +109,9 @@ def render_view(target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.
         big = (pixels.reshape(-1, 2) + 0.5) * supersample - 0.5  # pixel centres stay pixel centres
         return np.round(big * 16).astype(np.int32)
 
-    cv2.fillPoly(canvas, [outline(-2, -2, target.columns + 1, target.rows + 1)], PAPER, cv2.LINE_AA, shift=4)
+    cv2.fillPoly(canvas, [outline(-1, -1, target.columns + 2, target.rows + 2)], PAPER, cv2.LINE_AA, shift=4)
     squares = [
-        outline(col - 1, row - 1, col, row)
+        outline(col, row, col + 1, row + 1)
         for row in range(target.rows + 1)
         for col in range(target.columns + 1)
         if (row + col) % 2 == 0
@@ -112,6 +119,36 @@ def render_view(target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.
     cv2.fillPoly(canvas, squares, INK, cv2.LINE_AA, shift=4)
     grey = cv2.resize(canvas, (camera.width_px, camera.height_px), interpolation=cv2.INTER_AREA)
     return np.repeat(grey[:, :, None], 3, axis=2)
+
+
+def _render_texture(target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.ndarray, supersample: int) -> np.ndarray:
+    """Trace every (super)pixel's ray to the board plane and sample the printed page there."""
+    px_per_mm = 60.0 / target.square_mm
+    margin_mm = float(target.square_mm)
+    page = board_texture(target, px_per_mm, margin_mm)
+    page = np.where(page > 128, PAPER, INK).astype(np.uint8)
+    rays = _camera_rays(camera, supersample)
+    rotation, _ = cv2.Rodrigues(np.asarray(rvec, np.float64))
+    plane_to_ray = np.column_stack([rotation[:, 0], rotation[:, 1], np.asarray(tvec, np.float64)])
+    board = rays @ np.linalg.inv(plane_to_ray).T
+    ahead = board[..., 2] > 1e-9
+    scale = np.where(ahead, board[..., 2], 1.0)
+    map_u = np.where(ahead, (board[..., 0] / scale + margin_mm) * px_per_mm - 0.5, -1e5).astype(np.float32)
+    map_v = np.where(ahead, (board[..., 1] / scale + margin_mm) * px_per_mm - 0.5, -1e5).astype(np.float32)
+    big = cv2.remap(page, map_u, map_v, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=BACKGROUND)
+    grey = cv2.resize(big, (camera.width_px, camera.height_px), interpolation=cv2.INTER_AREA)
+    return np.repeat(grey[:, :, None], 3, axis=2)
+
+
+@lru_cache(maxsize=2)
+def _camera_rays(camera: CameraModel, supersample: int) -> np.ndarray:
+    """(H*s, W*s, 3) rays (x, y, 1) through each supersampled pixel centre, lens distortion removed."""
+    width, height = camera.width_px * supersample, camera.height_px * supersample
+    xs, ys = np.meshgrid((np.arange(width) + 0.5) / supersample - 0.5, (np.arange(height) + 0.5) / supersample - 0.5)
+    pixels = np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float64).reshape(-1, 1, 2)
+    criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 20, 1e-9)
+    normal = cv2.undistortPoints(pixels, camera.matrix(), np.array(camera.distortion), criteria=criteria).reshape(height, width, 2)
+    return np.concatenate([normal, np.ones((height, width, 1))], axis=2)
 
 
 def cast_colour(image_rgb: np.ndarray, gains: tuple[float, float, float]) -> np.ndarray:
@@ -132,15 +169,19 @@ def distort_image(image_rgb: np.ndarray, camera: CameraModel) -> np.ndarray:
     return cv2.remap(image_rgb, maps[:, :, 0], maps[:, :, 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def _in_view(target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.ndarray) -> bool:
-    corners = np.array(
-        [[-2, -2, 0], [target.columns + 1, -2, 0], [target.columns + 1, target.rows + 1, 0], [-2, target.rows + 1, 0]],
-        np.float64,
-    ) * target.square_mm
+def _in_view(target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.ndarray, whole: bool) -> bool:
+    if whole:
+        corners = np.array(
+            [[-1, -1, 0], [target.columns + 2, -1, 0], [target.columns + 2, target.rows + 2, 0], [-1, target.rows + 2, 0]],
+            np.float64,
+        ) * target.square_mm
+    else:
+        corners = target.object_points().astype(np.float64)
     pixels, _ = cv2.projectPoints(corners, rvec, tvec, camera.matrix(), np.zeros(5))
     pixels = pixels.reshape(-1, 2)
     margin = 0.04 * camera.width_px
-    return bool(
-        np.all(pixels[:, 0] > margin) and np.all(pixels[:, 0] < camera.width_px - margin)
-        and np.all(pixels[:, 1] > margin) and np.all(pixels[:, 1] < camera.height_px - margin)
+    inside = (
+        (pixels[:, 0] > margin) & (pixels[:, 0] < camera.width_px - margin)
+        & (pixels[:, 1] > margin) & (pixels[:, 1] < camera.height_px - margin)
     )
+    return bool(np.all(inside)) if whole else bool(np.mean(inside) >= 0.4)

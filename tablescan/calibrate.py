@@ -22,13 +22,27 @@ from calibration import (
 from calibration.colour import DEFAULT_LEVEL, preview_image
 from calibration.image import load_image, save_image
 from calibration.profile import PROFILE_DIR_ENV, check_name, profile_path
+from calibration.target import DICTIONARIES, KINDS, save_target
 
 
 def _target_options(function):
-    function = click.option("--square-mm", type=float, default=25.0, show_default=True, help="Side of one square.")(function)
-    function = click.option("--rows", type=int, default=6, show_default=True, help="Inner corners down.")(function)
-    function = click.option("--columns", type=int, default=9, show_default=True, help="Inner corners across.")(function)
+    options = [
+        click.option("--kind", type=click.Choice(KINDS), default="chessboard", show_default=True,
+                     help="chessboard: whole board in every photo; charuco: partial views allowed."),
+        click.option("--columns", type=int, default=9, show_default=True, help="Inner corners across."),
+        click.option("--rows", type=int, default=6, show_default=True, help="Inner corners down."),
+        click.option("--square-mm", type=float, default=25.0, show_default=True, help="Side of one square."),
+        click.option("--marker-mm", type=float, default=0.0, help="ChArUco marker side [default: 0.7 of the square]."),
+        click.option("--dictionary", type=click.Choice(DICTIONARIES), default="DICT_5X5_100", show_default=True,
+                     help="ChArUco marker dictionary."),
+    ]
+    for option in reversed(options):
+        function = option(function)
     return function
+
+
+def _target(kind: str, columns: int, rows: int, square_mm: float, marker_mm: float, dictionary: str) -> Target:
+    return Target(columns=columns, rows=rows, square_mm=square_mm, kind=kind, marker_mm=marker_mm, dictionary=dictionary)
 
 
 def _existing(name: str, directory: Path | None) -> Profile:
@@ -70,11 +84,9 @@ def calibrate(ctx: click.Context, profile_dir: Path | None) -> None:
 @click.argument("out", metavar="OUT.png|OUT.pdf", type=click.Path(dir_okay=False, path_type=Path))
 @_target_options
 @click.option("--dpi", type=int, default=300, show_default=True)
-def target(out: Path, columns: int, rows: int, square_mm: float, dpi: int) -> None:
-    """Write a printable chessboard target, to scale."""
-    spec = Target(columns=columns, rows=rows, square_mm=square_mm)
-    from calibration.target import save_target
-
+def target(out: Path, dpi: int, **target_options) -> None:
+    """Write a printable chessboard or ChArUco target, to scale."""
+    spec = _target(**target_options)
     save_target(out, spec, dpi)
     click.echo(f"wrote {out}: {spec.describe()}; print at 100 % and check the 50 mm bar with a ruler")
 
@@ -85,10 +97,10 @@ def target(out: Path, columns: int, rows: int, square_mm: float, dpi: int) -> No
 @_target_options
 @click.option("--skip-missing", is_flag=True, help="Drop photos where the target is not found instead of failing.")
 @click.pass_obj
-def camera(directory: Path | None, photos: tuple[Path, ...], name: str, columns: int, rows: int, square_mm: float, skip_missing: bool) -> None:
+def camera(directory: Path | None, photos: tuple[Path, ...], name: str, skip_missing: bool, **target_options) -> None:
     """Fit the camera's intrinsics and lens distortion from photos of the printed target."""
     profile = _existing(name, directory)
-    spec = Target(columns=columns, rows=rows, square_mm=square_mm)
+    spec = _target(**target_options)
     views = [(photo.name, load_image(photo)) for photo in photos]
     fit = calibrate_camera(views, spec, skip_missing=skip_missing)
     profile = Profile(name=name, camera=fit.camera, colour=profile.colour, adaptation=profile.adaptation)

@@ -44,6 +44,12 @@ def test_target_command_writes_the_page(run, tmp_path: Path) -> None:
     assert (tmp_path / "t.png").exists() and "print at 100 %" in result.output
 
 
+def test_charuco_target_command(run, tmp_path: Path) -> None:
+    result = run("target", tmp_path / "c.pdf", "--kind", "charuco", "--marker-mm", "18")
+    assert result.exit_code == 0, result.output
+    assert "ChArUco board (DICT_5X5_100), 25 mm squares, 18 mm markers" in result.output
+
+
 def test_camera_then_colour_build_one_profile(run, photos, tmp_path: Path) -> None:
     result = run("camera", *photos, "--name", "phone")
     assert result.exit_code == 0, result.output

@@ -21,9 +21,19 @@ def test_rendered_target_is_found_at_its_printed_scale() -> None:
     dpi = 100
     page = render_target(target, dpi)
     assert page.shape == (round(210 * dpi / 25.4), round(297 * dpi / 25.4))  # A4 landscape
-    corners = find_target(np.dstack([page] * 3), target, "page.png")
+    corners = find_target(np.dstack([page] * 3), target, "page.png").image_points
     steps = np.linalg.norm(np.diff(corners.reshape(6, 9, 2), axis=1), axis=2)
     assert steps.mean() == pytest.approx(25.0 * dpi / 25.4, abs=0.2)
+
+
+def test_rendered_charuco_page_shows_every_corner_at_scale() -> None:
+    target = Target(kind="charuco")
+    page = render_target(target, 100)
+    view = find_target(np.dstack([page] * 3), target, "charuco.png")
+    assert sorted(view.ids.tolist()) == list(range(54))
+    order = np.argsort(view.ids)
+    steps = np.linalg.norm(np.diff(view.image_points[order].reshape(6, 9, 2), axis=1), axis=2)
+    assert steps.mean() == pytest.approx(25.0 * 100 / 25.4, abs=0.3)
 
 
 def test_bigger_targets_get_a_bigger_page() -> None:
@@ -50,6 +60,13 @@ def test_saved_target_keeps_its_scale(suffix: str, tmp_path: Path) -> None:
         ({"columns": 2}, pytest.raises(CalibrationError, match="target columns: expected 3-40 inner corners, got 2")),
         ({"rows": 41}, pytest.raises(CalibrationError, match="target rows")),
         ({"square_mm": 0.5}, pytest.raises(CalibrationError, match="square_mm: expected 1-500 mm")),
+        ({"kind": "charuco"}, nullcontext()),
+        ({"kind": "charuco", "marker_mm": 15.0, "dictionary": "DICT_4X4_100"}, nullcontext()),
+        ({"kind": "circles"}, pytest.raises(CalibrationError, match="target kind: expected one of chessboard, charuco")),
+        ({"kind": "charuco", "marker_mm": 25.0}, pytest.raises(CalibrationError, match="marker_mm: expected less than the square")),
+        ({"kind": "charuco", "dictionary": "DICT_9X9"}, pytest.raises(CalibrationError, match="target dictionary")),
+        ({"kind": "charuco", "columns": 20, "rows": 12, "dictionary": "DICT_4X4_100"},
+         pytest.raises(CalibrationError, match="136 markers needed, DICT_4X4_100 has 100")),
     ],
 )
 def test_target_checks_its_numbers(kwargs, expectation) -> None:
@@ -70,4 +87,4 @@ def test_bad_target_requests(name: str, dpi: int, message: str, tmp_path: Path) 
 def test_object_points_are_in_millimetres() -> None:
     points = Target(columns=4, rows=3, square_mm=20.0).object_points()
     assert points.shape == (12, 3) and points.dtype == np.float32
-    assert points[5].tolist() == [20.0, 20.0, 0.0] and points[-1].tolist() == [60.0, 40.0, 0.0]
+    assert points[0].tolist() == [20.0, 20.0, 0.0] and points[5].tolist() == [40.0, 40.0, 0.0] and points[-1].tolist() == [80.0, 60.0, 0.0]

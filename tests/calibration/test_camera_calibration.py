@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calibration import CalibrationError, CameraModel, Target, TargetNotFoundError
-from calibration.camera import calibrate_camera, distort_points, find_target, undistort_image, undistort_points
+from calibration.camera import MIN_CHARUCO_CORNERS, calibrate_camera, distort_points, find_target, undistort_image, undistort_points
 from calibration.synthetic import random_poses, render_view
 
 TARGET = Target(columns=9, rows=6, square_mm=25.0)
@@ -62,7 +62,7 @@ def test_found_corners_match_the_projection(barrel_views) -> None:
     poses = random_poses(TARGET, BARREL, 10, seed=1)
     rvec, tvec = poses[3]
     truth, _ = cv2.projectPoints(TARGET.object_points(), rvec, tvec, BARREL.matrix(), np.array(BARREL.distortion))
-    found = find_target(barrel_views[3][1], TARGET, "view03.png")
+    found = find_target(barrel_views[3][1], TARGET, "view03.png").image_points
     errors = _corner_errors(found, truth)
     assert errors.mean() < 0.2 and errors.max() < 0.6
 
@@ -72,7 +72,7 @@ def test_large_photos_are_searched_small_and_refined_full_size() -> None:
     rvec, tvec = random_poses(TARGET, camera, 1, seed=5)[0]
     image = render_view(TARGET, camera, rvec, tvec, supersample=1)
     truth, _ = cv2.projectPoints(TARGET.object_points(), rvec, tvec, camera.matrix(), np.array(camera.distortion))
-    found = find_target(image, TARGET, "big.jpg")
+    found = find_target(image, TARGET, "big.jpg").image_points
     assert _corner_errors(found, truth).mean() < 0.5
 
 
@@ -80,7 +80,7 @@ def test_undistorted_photo_shows_straight_projection(barrel_views) -> None:
     rvec, tvec = random_poses(TARGET, BARREL, 10, seed=1)[0]
     straight = undistort_image(barrel_views[0][1], BARREL)
     ideal, _ = cv2.projectPoints(TARGET.object_points(), rvec, tvec, BARREL.matrix(), np.zeros(5))
-    found = find_target(straight, TARGET, "straight.png")
+    found = find_target(straight, TARGET, "straight.png").image_points
     assert _corner_errors(found, ideal).mean() < 0.3
 
 
@@ -103,7 +103,7 @@ def test_half_size_photo_uses_the_scaled_camera(barrel_views) -> None:
     small = cv2.resize(barrel_views[4][1], (320, 240), interpolation=cv2.INTER_AREA)
     rvec, tvec = random_poses(TARGET, BARREL, 10, seed=1)[4]
     ideal, _ = cv2.projectPoints(TARGET.object_points(), rvec, tvec, BARREL.matrix(), np.zeros(5))
-    found = find_target(undistort_image(small, BARREL), TARGET, "small.png")
+    found = find_target(undistort_image(small, BARREL), TARGET, "small.png").image_points
     assert _corner_errors((found + 0.5) * 2 - 0.5, ideal).mean() < 0.6
 
 
@@ -189,3 +189,35 @@ def test_camera_checks_its_values() -> None:
         CameraModel(640, 480, -1.0, 500.0, 320.0, 240.0)
     with pytest.raises(ValueError, match=r"expected \(H, W, 3\) uint8 RGB"):
         find_target(np.zeros((10, 10), np.uint8), TARGET)
+
+
+CHARUCO = Target(kind="charuco")
+
+
+@pytest.fixture(scope="module")
+def charuco_views() -> list[tuple[str, np.ndarray]]:
+    """Close, partial views: the board runs off the frame, its corners reach the image corners."""
+    poses = random_poses(CHARUCO, BARREL, 8, seed=3, fill=0.9, spread=0.35, whole=False)
+    return [(f"part{index}.png", render_view(CHARUCO, BARREL, rvec, tvec)) for index, (rvec, tvec) in enumerate(poses)]
+
+
+def test_charuco_partial_views_recover_the_camera(charuco_views) -> None:
+    fit = calibrate_camera(charuco_views, CHARUCO)
+    camera = fit.camera
+    assert abs(camera.fx / BARREL.fx - 1) < FOCAL_TOLERANCE and abs(camera.fy / BARREL.fy - 1) < FOCAL_TOLERANCE
+    assert abs(camera.cx - BARREL.cx) < CENTRE_TOLERANCE_PX and abs(camera.cy - BARREL.cy) < CENTRE_TOLERANCE_PX
+    assert abs(camera.distortion[0] - BARREL.distortion[0]) < K1_TOLERANCE
+    assert camera.rms_px < MAX_RMS_PX and camera.target == CHARUCO
+
+
+def test_charuco_corners_are_identified(charuco_views) -> None:
+    rvec, tvec = random_poses(CHARUCO, BARREL, 8, seed=3, fill=0.9, spread=0.35, whole=False)[0]
+    view = find_target(charuco_views[0][1], CHARUCO, "part0.png")
+    assert MIN_CHARUCO_CORNERS <= len(view.ids) < 54  # partly in view
+    truth, _ = cv2.projectPoints(view.object_points(CHARUCO), rvec, tvec, BARREL.matrix(), np.array(BARREL.distortion))
+    assert np.linalg.norm(view.image_points - truth.reshape(-1, 2), axis=1).mean() < 0.3
+
+
+def test_charuco_board_is_not_a_chessboard(charuco_views) -> None:
+    with pytest.raises(TargetNotFoundError, match=r"part1\.png: .*ChArUco board .*at least a third"):
+        find_target(np.full((480, 640, 3), 200, np.uint8), CHARUCO, "part1.png")
