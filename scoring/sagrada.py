@@ -300,9 +300,8 @@ class SagradaState:
         notes = []
         wanted = SOLO_PUBLIC_COUNT if self.solo is not None else PUBLIC_COUNT
         if len(self.public_objectives) < wanted:
-            notes.append(
-                f"public_objectives: {len(self.public_objectives)} of {wanted} cards given; the missing ones score nothing"
-            )
+            given = len(self.public_objectives)
+            notes.append(f"public_objectives: {given} of {wanted} cards given; the missing ones score nothing")
         if self.solo is None and len(self.players) == 1:
             notes.append('players: one player and no "solo" block: scored by the multiplayer rules')
         colors: dict[str, int] = {}
@@ -318,8 +317,9 @@ class SagradaState:
             elif player.private_objective is not None:
                 colors[player.private_objective] = i
             if player.pattern is not None and player.pattern.name in patterns:
+                first = patterns[player.pattern.name]
                 notes.append(
-                    f"players[{i}].pattern: {player.pattern.name!r} is also players[{patterns[player.pattern.name]}]'s, "
+                    f"players[{i}].pattern: {player.pattern.name!r} is also players[{first}]'s, "
                     "yet each pattern card exists once"
                 )
             elif player.pattern is not None:
