@@ -149,7 +149,9 @@
         box.append(el("p", { class: view.report.solo.won ? "good" : "bad" },
           `Solo target ${view.report.solo.target}: ${view.report.solo.won ? "won" : "lost"}`));
       }
-      for (const line of view.tie_breaks || []) box.append(el("p", { class: "muted small", text: "Tie: " + line }));
+      if (!view.standings.some((row) => row.note)) {
+        for (const line of view.tie_breaks || []) box.append(el("p", { class: "muted small", text: "Tie: " + line }));
+      }
       box.append(renderBreakdown());
       if (view.text) box.append(el("details", { class: "report-text" }, el("summary", { text: "Full report, explained" }), el("pre", { text: view.text })));
       if (view.report.dirk) {
