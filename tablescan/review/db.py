@@ -90,8 +90,8 @@ LATEST_VERSION = MIGRATIONS[-1][0]
 
 
 def now_text() -> str:
-    """Return the current UTC time as ISO 8601 text, to the second."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    """Return the current UTC time as ISO 8601 text, to the microsecond (pages poll for changes by it)."""
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
 @dataclass(frozen=True)

@@ -133,6 +133,11 @@ def test_alhambra_palace_by_keyboard_and_a_recorded_scoring(browser_page, live_s
     page.keyboard.press("n")  # a wall on the north side
     expect(ana.locator('.board [data-cell="1,0"]')).to_have_class(re.compile(r"\btype-garden wall-N\b"))
     expect(ana.locator(".player-score")).not_to_have_text("0")
+    # another phone at the table places a tile for Bo: this page picks it up without a reload
+    bo_id = game["players"][1]["id"]
+    changed = page.request.put(f"{live_server}/api/games/{game['id']}/players/{bo_id}/cells", data={"cell": "0,-1", "value": "tower:N"})
+    assert changed.ok
+    expect(bo.locator('.board [data-cell="0,-1"]')).to_have_class(re.compile(r"\btype-tower\b"), timeout=9000)
     page.get_by_role("button", name="Record scoring 1 and go on to scoring 2").click()
     expect(page.locator("#scoring-round")).to_have_value("2")
     expect(page.locator(".rounds table")).to_contain_text("Round 1")

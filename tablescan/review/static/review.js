@@ -9,6 +9,7 @@
   let selected = null; // {pid, cell}
   let pendingColor = null; // Sagrada: colour typed on an empty cell, waiting for its value
   let busy = 0;
+  let changes = 0; // bumped by every answer from the API; a poll started before one is stale
   let highlight = null; // {pid, id, cells: Set}: the dice that earned one objective
 
   const COLORS = { R: "red", Y: "yellow", G: "green", B: "blue", P: "purple" };
@@ -76,6 +77,7 @@
         return false;
       }
       view = data;
+      changes += 1;
       notice(view.notice || "", view.notice ? "warn" : "");
       render();
       return true;
@@ -663,6 +665,22 @@
     renderPlayers();
     if (view.error) document.body.dataset.scored = "no"; else document.body.dataset.scored = "yes";
   }
+
+  // Other phones at the table edit the same game: pick up their changes while this page is idle.
+  async function refresh() {
+    if (busy || document.hidden) return;
+    const tag = (document.activeElement && document.activeElement.tagName || "").toLowerCase();
+    if (tag === "input" || tag === "select" || tag === "textarea") return;
+    const started = changes;
+    try {
+      const response = await fetch("/games/" + view.id + ".json", { headers: { Accept: "application/json" } });
+      if (!response.ok || busy || changes !== started) return;
+      const fresh = await response.json();
+      if (busy || changes !== started) return;
+      if (fresh.updated_at !== view.updated_at) { view = fresh; render(); }
+    } catch (error) { /* offline for a moment: try again next time */ }
+  }
+  setInterval(refresh, 4000);
 
   render();
   window.tablescanView = () => view; // for tests and debugging
