@@ -693,6 +693,8 @@ class AdaptedModel:
         check_model(fitted, model, source)
         self.model = model
         self.fitted = fitted
+        # reports name the model "<name> <version>+adapted (sha256 ...)": a scan says it used adapted heads
+        self.manifest = replace(model.manifest, version=f"{model.manifest.version}+adapted")
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.model, name)
@@ -748,14 +750,15 @@ def adaptation_file(profile_name: str, directory: str | Path | None = None) -> P
 
 def profile_reference(path: Path, sha256: str, adaptation: Adaptation) -> dict:
     """The JSON object a profile's ``adaptation`` slot holds for a saved adaptation file."""
-    return {"file": path.name, "sha256": sha256, "models": [m.model for m in adaptation.models],
+    return {"file": str(Path(path).resolve()), "sha256": sha256, "models": [m.model for m in adaptation.models],
             "created_at": adaptation.created_at}
 
 
 def profile_adaptation(profile: Any, directory: str | Path | None = None) -> Adaptation | None:
     """Load the adaptation a calibration profile selects (None when it selects none).
 
-    The slot holds ``{"file", "sha256", ...}`` (``file`` relative to the profile folder) or a path.
+    The slot holds ``{"file", "sha256", ...}`` or a path; a file no longer where it was is looked for
+    in the profile folder.
 
     Raises:
         AdaptationError: the slot is malformed, or the file is missing, changed or corrupt.
@@ -777,7 +780,9 @@ def profile_adaptation(profile: Any, directory: str | Path | None = None) -> Ada
         raise AdaptationError(f"profile '{name}': adaptation: expected a file name or {{\"file\": ...}}, got {slot!r}; "
                               "run `tablescan adapt --reset`")
     path = Path(file)
-    return load_adaptation(path if path.is_absolute() else folder / path, sha256)
+    if not path.is_absolute() or not path.exists():  # relative, or the profile folder has moved
+        path = folder / path.name
+    return load_adaptation(path, sha256)
 
 
 def without_adaptation(profile: Any) -> Any:

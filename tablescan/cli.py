@@ -102,6 +102,10 @@ from tablescan.synth import synth  # noqa: E402
 
 cli.add_command(synth)
 
+from tablescan.adapt import adapt  # noqa: E402
+
+cli.add_command(adapt)
+
 
 def main() -> None:
     """Console entry point."""

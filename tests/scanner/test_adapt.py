@@ -283,3 +283,157 @@ def test_fit_never_raises_training_loss(seed) -> None:
 
     fit = fit_head("h", CLASSES, x, z, y, l2=0.01, steps=100)
     assert log_loss(fit.adjust(x, z), y) <= log_loss(z, y) + 1e-9
+
+
+# --------------------------------------------------------------------------------------------
+# the command: learn from an export-corrections folder, keep, refuse, reset
+
+SAGRADA_HEADS = (("die", ("empty", "die")), ("colour", ("none", "R", "Y", "G", "B", "P")),
+                 ("value", ("none", "1", "2", "3", "4", "5", "6")))
+SHIPPED_LOOK = {"R": (200, 30, 30), "Y": (230, 200, 40), "G": (40, 150, 60), "B": (30, 80, 200), "P": (120, 40, 140)}
+# another printing of the game: every colour is off, several enough to be read as a neighbour
+OTHER_LOOK = {"R": (225, 125, 45), "Y": (190, 215, 60), "G": (40, 140, 150), "B": (110, 60, 200), "P": (170, 60, 110)}
+
+
+class ToyDice(OnnxModel):
+    """A stand-in for sagrada_dice: colour logits from the crop centre's mean colour, fixed die/value logits."""
+
+    def __init__(self, sha256: str = "5" * 64) -> None:
+        self.manifest = Manifest("sagrada_dice", "1", sha256, ("empty", "die"), (1, 3, 48, 48), 1.0, SAGRADA_HEADS)
+        self.output_names = ["die", "colour", "value", "embedding"]
+        self.input_name = "input"
+        self.path = "toy/sagrada_dice/model.onnx"
+
+    def run(self, batch: np.ndarray) -> dict[str, np.ndarray]:
+        centre = batch[:, :, 16:32, 16:32].mean(axis=(2, 3)) * 255.0  # (N, 3)
+        protos = np.array([(128, 128, 128)] + [SHIPPED_LOOK[c] for c in "RYGBP"], np.float64)
+        colour = -((centre[:, None, :] - protos[None]) ** 2).sum(axis=2) / 800.0
+        n = len(batch)
+        return {"die": np.tile(np.float32([0, 2]), (n, 1)), "colour": colour.astype(np.float32),
+                "value": np.tile(np.float32([2, 0, 0, 0, 0, 0, 0]), (n, 1)), "embedding": (centre / 255.0).astype(np.float32)}
+
+
+def _cell_crop(rng: np.random.Generator, rgb: tuple[int, int, int], size: int = 96) -> np.ndarray:
+    crop = np.full((size, size, 3), 20.0)
+    crop[12:-12, 12:-12] = rgb
+    return np.clip(crop + rng.normal(0, 12, crop.shape), 0, 255).astype(np.uint8)
+
+
+def _export_folder(folder, look: dict, photos: int = 3, per_photo: int = 20, seed: int = 0) -> None:
+    from PIL import Image
+
+    rng = np.random.default_rng(seed)
+    items = []
+    for p in range(photos):
+        for i in range(per_photo):
+            colour = "RYGBP"[int(rng.integers(5))]
+            label = f"{colour}{int(rng.integers(1, 7))}"
+            relative = f"crops/sagrada/{label}/p{p}-{i}.png"
+            (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+            Image.fromarray(_cell_crop(rng, look[colour])).save(folder / relative)
+            items.append({"game": "sagrada", "label": label, "photo_sha256": f"photo{p}", "crop": relative})
+    (folder / "index.json").write_text(json.dumps({"count": len(items), "items": items}))
+
+
+def _colour_accuracy(model, look: dict, seed: int = 9) -> float:
+    from scanner.adapt import crop_margin, pad_cell_crop
+
+    rng = np.random.default_rng(seed)
+    colours = ["RYGBP"[int(k)] for k in rng.integers(0, 5, 200)]
+    crops = np.stack([pad_cell_crop(_cell_crop(rng, look[c]), 48, crop_margin("sagrada_dice")) for c in colours])
+    batch = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+    read = np.argmax(model.run(batch)["colour"], axis=1)
+    return float(np.mean(read == np.array([" RYGBP".index(c) for c in colours])))
+
+
+@pytest.fixture
+def toy_dice(monkeypatch, tmp_path):
+    model = ToyDice()
+    monkeypatch.setattr("scanner.model.load_model", lambda name: model)
+    monkeypatch.setenv("TABLESCAN_PROFILE_DIR", str(tmp_path / "profiles"))
+    return model
+
+
+def test_adapt_command_keeps_what_helps_and_reset_removes_it(tmp_path, toy_dice) -> None:
+    from click.testing import CliRunner
+
+    from calibration.profile import load_profile
+    from scanner.adapt import profile_adaptation
+    from tablescan.cli import cli
+
+    _export_folder(tmp_path / "export", OTHER_LOOK)
+    runner = CliRunner()
+    result = runner.invoke(cli, ["adapt", "--from", str(tmp_path / "export"), "--profile", "mine"])
+    assert result.exit_code == 0, result.output
+    assert "colour" in result.output and "kept the adaptation of sagrada_dice" in result.output
+    profiles = tmp_path / "profiles"
+    assert (profiles / "mine.adapt.npz").is_file()
+    profile = load_profile("mine")
+    assert profile.adaptation["sha256"] and profile.adaptation["models"] == ["sagrada_dice"]
+    adaptation = profile_adaptation(profile)
+    before = _colour_accuracy(toy_dice, OTHER_LOOK)
+    after = _colour_accuracy(AdaptedModel(toy_dice, adaptation.model("sagrada_dice")), OTHER_LOOK)
+    assert before < 0.7 and after > 0.95
+    assert AdaptedModel(toy_dice, adaptation.model("sagrada_dice")).manifest.label.startswith("sagrada_dice 1+adapted")
+
+    result = runner.invoke(cli, ["adapt", "--reset", "--profile", "mine"])
+    assert result.exit_code == 0 and "adaptation removed" in result.output
+    assert not (profiles / "mine.adapt.npz").exists()
+    assert load_profile("mine").adaptation is None and profile_adaptation(load_profile("mine")) is None
+
+
+def test_adapt_command_keeps_nothing_when_the_set_already_reads_right(tmp_path, toy_dice) -> None:
+    from click.testing import CliRunner
+
+    from tablescan.cli import cli
+
+    _export_folder(tmp_path / "export", SHIPPED_LOOK)
+    result = CliRunner().invoke(cli, ["adapt", "--from", str(tmp_path / "export"), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    colour = next(h for h in report["models"][0]["heads"] if h["head"] == "colour")
+    assert colour["before"] == 1.0 and colour["after"] == 1.0
+    if (tmp_path / "profiles" / "default.adapt.npz").exists():  # kept for other heads, or sharper colour odds
+        from calibration.profile import load_profile
+        from scanner.adapt import profile_adaptation
+
+        adapted = AdaptedModel(toy_dice, profile_adaptation(load_profile("default")).model("sagrada_dice"))
+        assert _colour_accuracy(adapted, SHIPPED_LOOK) == _colour_accuracy(toy_dice, SHIPPED_LOOK) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        (lambda folder: folder.mkdir(), "index.json: not found"),
+        (lambda folder: (folder.mkdir(), (folder / "index.json").write_text("{")), "unreadable corrections index"),
+        (lambda folder: (folder.mkdir(), (folder / "index.json").write_text('{"items": []}')), "no corrected or confirmed scans"),
+    ],
+    ids=["no-index", "bad-index", "empty"],
+)
+def test_adapt_command_bad_sources_exit_2_with_one_line(tmp_path, toy_dice, setup, message) -> None:
+    from click.testing import CliRunner
+
+    from tablescan.cli import cli
+
+    setup(tmp_path / "export")
+    result = CliRunner().invoke(cli, ["adapt", "--from", str(tmp_path / "export")])
+    assert result.exit_code == 2
+    assert message in result.output and result.output.count("\n") == 1
+
+
+def test_corrupt_or_stale_profile_adaptation_is_refused(tmp_path, toy_dice) -> None:
+    from click.testing import CliRunner
+
+    from calibration.profile import load_profile
+    from scanner.adapt import profile_adaptation
+    from tablescan.cli import cli
+
+    _export_folder(tmp_path / "export", OTHER_LOOK)
+    assert CliRunner().invoke(cli, ["adapt", "--from", str(tmp_path / "export"), "--profile", "p"]).exit_code == 0
+    adaptation = profile_adaptation(load_profile("p"))
+    with pytest.raises(AdaptationError, match="retrained since"):
+        AdaptedModel(ToyDice("6" * 64), adaptation.model("sagrada_dice"))
+    path = tmp_path / "profiles" / "p.adapt.npz"
+    path.write_bytes(path.read_bytes()[:-40])
+    with pytest.raises(AdaptationError, match="is not the recorded"):
+        profile_adaptation(load_profile("p"))

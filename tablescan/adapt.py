@@ -1,0 +1,267 @@
+"""``tablescan adapt``: fit the scanner's classifiers to the players' own game set from their corrections.
+
+Examples come from the review database (every scanned cell of a player's board, with the value the
+players left there: corrected or confirmed) or from a folder written by ``tablescan export-corrections``.
+The adapted heads are saved beside the calibration profile (``<profile>.adapt.npz``) and the profile
+selects them; ``tablescan scan --profile NAME`` then reads with them. The shipped models are never
+changed, and ``--reset`` returns to them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+from PIL import Image
+
+from calibration.profile import PROFILE_DIR_ENV, Profile, load_profile, profile_path, save_profile
+from scanner.adapt import (
+    CLASSIFIERS,
+    Adaptation,
+    AdaptationError,
+    ExampleSet,
+    LabelledPhoto,
+    ModelReport,
+    adapt_model,
+    adaptation_file,
+    crop_margin,
+    examples_from_crops,
+    examples_from_photos,
+    load_adaptation,
+    pad_cell_crop,
+    profile_reference,
+    save_adaptation,
+    without_adaptation,
+)
+from tablescan.review.db import Store, now_text
+
+DEFAULT_PROFILE = "default"
+
+
+@dataclass(frozen=True)
+class AdaptOutcome:
+    """What one ``adapt`` run did: per-model reports, notes, and where the kept adaptation went."""
+
+    profile: str
+    reports: tuple[ModelReport, ...]
+    notes: tuple[str, ...] = ()
+    saved: Path | None = None
+    kept_models: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict:
+        """The outcome as a JSON object (for the review screen)."""
+        return {"profile": self.profile, "saved": None if self.saved is None else str(self.saved),
+                "kept": list(self.kept_models), "notes": list(self.notes), "models": [r.to_json() for r in self.reports]}
+
+    def to_text(self) -> str:
+        """Lines for people."""
+        lines = [report.to_text() for report in self.reports]
+        lines += [f"note: {note}" for note in self.notes]
+        if self.saved is not None:
+            lines.append(f"kept the adaptation of {', '.join(self.kept_models)}: saved {self.saved}; "
+                         f"scan with `tablescan scan PHOTO --profile {self.profile}` to use it")
+        else:
+            lines.append("kept nothing: it did not read the held-out examples better; scans keep using the shipped models")
+        return "\n".join(lines)
+
+
+def _load_or_new(name: str, directory: Path | None) -> Profile:
+    if profile_path(name, directory).exists():
+        return load_profile(name, directory)
+    return Profile(name=name)
+
+
+def labelled_photos(store: Store) -> list[LabelledPhoto]:
+    """Every player board in the review database with a photo and scanned cell outlines, as labelled photos.
+
+    A cell's label is its current value: the players' correction, or the scanner's reading they left.
+    """
+    photos = []
+    for game in store.list_games():
+        if game["game"] not in CLASSIFIERS:
+            continue
+        for player in store.players(game["id"]):
+            if player["photo"] is None:
+                continue
+            cells = []
+            for reading in player["readings"]:
+                polygon = reading.get("polygon")
+                if not polygon:
+                    continue
+                centre = np.asarray(polygon, dtype=np.float64).reshape(-1, 2).mean(axis=0)
+                cells.append(((float(centre[0]), float(centre[1])), reading["value"]))
+            if not cells:
+                continue
+            corners = player["corners"]
+            photos.append(LabelledPhoto(
+                store.photo_path(player["photo"]), game["game"],
+                None if not corners else tuple((float(x), float(y)) for x, y in corners),
+                tuple(cells), int(player["photo"].id),
+            ))
+    return photos
+
+
+def exported_examples(folder: Path, load: Any = None) -> dict[str, ExampleSet]:
+    """Examples from an ``export-corrections`` folder: its cell crops, padded to the models' crops.
+
+    Raises:
+        AdaptationError: no readable ``index.json`` in ``folder``.
+    """
+    if load is None:
+        from scanner.model import load_model as load
+    index_path = folder / "index.json"
+    try:
+        index = json.loads(index_path.read_text(encoding="utf-8"))
+        items = index["items"]
+    except FileNotFoundError:
+        raise AdaptationError(f"{index_path}: not found; write one with `tablescan export-corrections DIR`") from None
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise AdaptationError(f"{index_path}: unreadable corrections index ({error.__class__.__name__}: {error})") from None
+    by_game: dict[str, tuple[list, list, list]] = {}
+    photo_ids: dict[str, int] = {}
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict) or item.get("game") not in CLASSIFIERS or not item.get("crop"):
+            continue
+        path = folder / str(item["crop"])
+        try:
+            with Image.open(path) as image:
+                crop = np.asarray(image.convert("RGB"))
+        except (OSError, ValueError):
+            continue
+        crops, values, groups = by_game.setdefault(item["game"], ([], [], []))
+        crops.append(crop)
+        values.append(str(item.get("label", "")))
+        groups.append(photo_ids.setdefault(str(item.get("photo_sha256")), len(photo_ids)))
+    sets = {}
+    for game, (crops, values, groups) in by_game.items():
+        model = load(CLASSIFIERS[game])
+        size = int(model.manifest.input_shape[2])
+        padded = np.stack([pad_cell_crop(c, size, crop_margin(model.manifest.name)) for c in crops])
+        sets[model.manifest.name] = examples_from_crops(model, padded, values, game, groups)
+    return sets
+
+
+def adapt_profile(
+    profile_name: str = DEFAULT_PROFILE,
+    *,
+    store: Store | None = None,
+    from_dir: Path | None = None,
+    directory: Path | None = None,
+    seed: int = 0,
+    scanner: Any = None,
+    load: Any = None,
+) -> AdaptOutcome:
+    """Collect examples, adapt every classifier that has some, and save what helps into the profile.
+
+    Raises:
+        AdaptationError: no examples at all, or the adaptation cannot be saved.
+        CalibrationError: the profile is corrupt or its name invalid.
+    """
+    if load is None:
+        from scanner.model import load_model as load
+    profile = _load_or_new(profile_name, directory)
+    sets: dict[str, ExampleSet] = {}
+    notes: list[str] = []
+    if store is not None:
+        if scanner is None:
+            from scanner.pipeline import Scanner
+
+            shipped = without_adaptation(profile)
+            scanner = Scanner(profile=shipped if (shipped.camera or shipped.colour) else None)
+        found, notes = examples_from_photos(scanner, labelled_photos(store), load)
+        sets.update(found)
+    if from_dir is not None:
+        for name, examples in exported_examples(from_dir, load).items():
+            sets[name] = ExampleSet.concatenate([sets[name], _shift_groups(examples, sets[name])]) if name in sets else examples
+    if not sets:
+        source = " and ".join(str(s) for s in (store and store.path, from_dir) if s)
+        raise AdaptationError(f"{source or 'no source'}: no corrected or confirmed scans to learn from; "
+                              "scan boards and correct them in `tablescan review` first")
+    reports = []
+    kept = []
+    for name in sorted(sets):
+        model = load(name)
+        temperatures = _temperatures(model)
+        fitted, report = adapt_model(model, sets[name], temperatures=temperatures, seed=seed)
+        reports.append(report)
+        if fitted is not None:
+            kept.append(fitted)
+    if not kept:
+        return AdaptOutcome(profile_name, tuple(reports), tuple(notes))
+    new = Adaptation(tuple(kept), now_text(), tuple(r.to_json() for r in reports if r.kept))
+    path = adaptation_file(profile_name, directory)
+    if profile.adaptation is not None and path.exists():
+        try:
+            new = load_adaptation(path).merged(new)  # keep other games' adaptations
+        except AdaptationError as error:
+            notes.append(f"previous adaptation dropped ({error})")
+    sha256 = save_adaptation(new, path)
+    save_profile(Profile(profile.name, profile.camera, profile.colour, profile_reference(path, sha256, new)), directory)
+    return AdaptOutcome(profile_name, tuple(reports), tuple(notes), path, tuple(m.model for m in kept))
+
+
+def _shift_groups(examples: ExampleSet, before: ExampleSet) -> ExampleSet:
+    """The same examples with photo groups numbered after ``before``'s (so no two photos share one)."""
+    offset = int(before.groups.max()) + 1 if len(before) else 0
+    return ExampleSet(examples.model, examples.outputs, examples.labels, examples.groups + offset)
+
+
+def _temperatures(model: Any) -> dict[str, float]:
+    """Per-head temperatures from the model's manifest (``temperatures``), else its one temperature."""
+    try:
+        raw = json.loads((Path(model.path).parent / "manifest.json").read_text(encoding="utf-8"))
+        return {str(k): float(v) for k, v in raw.get("temperatures", {}).items()}
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
+
+
+def reset_profile(profile_name: str = DEFAULT_PROFILE, directory: Path | None = None) -> bool:
+    """Remove the profile's adaptation (file and reference); return whether there was one.
+
+    Raises:
+        CalibrationError: the profile is corrupt or its name invalid.
+    """
+    path = adaptation_file(profile_name, directory)
+    had = path.exists()
+    path.unlink(missing_ok=True)
+    if profile_path(profile_name, directory).exists():
+        profile = load_profile(profile_name, directory)
+        if profile.adaptation is not None:
+            had = True
+            save_profile(without_adaptation(profile), directory)
+    return had
+
+
+@click.command("adapt")
+@click.option("--profile", "profile_name", default=DEFAULT_PROFILE, show_default=True,
+              help="Profile to save the adaptation in (scan with --profile NAME to use it).")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Review database to learn from (default: the one tablescan review uses).")
+@click.option("--from", "from_dir", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+              help="Learn from a folder written by `tablescan export-corrections` instead.")
+@click.option("--reset", is_flag=True, help="Forget the profile's adaptation: scans use the shipped models again.")
+@click.option("--profile-dir", type=click.Path(file_okay=False, path_type=Path), envvar=PROFILE_DIR_ENV, default=None,
+              help=f"Where profiles are kept (default: the user's config dir; env {PROFILE_DIR_ENV}).")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def adapt(profile_name: str, db_path: Path | None, from_dir: Path | None, reset: bool, profile_dir: Path | None,
+          as_json: bool) -> None:
+    """Adapt the scanner to your own game set from the boards corrected in the review screen."""
+    if reset:
+        had = reset_profile(profile_name, profile_dir)
+        click.echo(f"profile '{profile_name}': " + ("adaptation removed" if had else "had no adaptation")
+                   + "; scans use the shipped models")
+        return
+    store = None
+    if from_dir is None or db_path is not None:
+        from tablescan.review.command import default_db_path
+
+        path = db_path or default_db_path()
+        if not path.exists():
+            raise AdaptationError(f"{path}: no review database here; run `tablescan review` first, or pass --db or --from")
+        store = Store(path)
+    outcome = adapt_profile(profile_name, store=store, from_dir=from_dir, directory=profile_dir)
+    click.echo(json.dumps(outcome.to_json(), indent=2) if as_json else outcome.to_text())
