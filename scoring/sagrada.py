@@ -98,7 +98,8 @@ class SagradaPlayer:
     """One player's finished window and what they hold.
 
     ``pattern`` may be given as a name and is stored as the ``Pattern``; ``private_objective``
-    is a colour name (``"red"``; a letter like ``"R"`` is accepted) and is ``None`` in a solo game.
+    is a colour name (``"red"``; a letter like ``"R"`` is accepted), ``None`` in a solo game or
+    when not known yet (it then scores 0, with a report warning).
 
     >>> SagradaPlayer("Ana", empty_window(), "Virtus", "red", 2).pattern.difficulty
     5
@@ -157,7 +158,7 @@ class SagradaPlayer:
                 window=window,
                 pattern=doc.get("pattern"),
                 private_objective=doc.get("private_objective"),
-                favor_tokens=doc.get("favor_tokens", 0) if doc.get("favor_tokens") is not None else 0,
+                favor_tokens=doc["favor_tokens"] if doc.get("favor_tokens") is not None else 0,
             )
         except StateError as error:
             message = str(error)
