@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any, Iterable
 
 import cv2
 import numpy as np
@@ -181,7 +181,7 @@ def _find_charuco(grey: np.ndarray, target: Target) -> tuple[np.ndarray | None, 
 
 
 def calibrate_camera(
-    views: Sequence[tuple[str, np.ndarray]],
+    views: Iterable[tuple[str, np.ndarray]],
     target: Target | None = None,
     *,
     min_views: int = MIN_VIEWS,
@@ -189,30 +189,34 @@ def calibrate_camera(
 ) -> CameraFit:
     """Fit a camera model from named photos of the target.
 
+    ``views`` may be a generator: each photo is searched and dropped before the next is read,
+    so a dozen full-size phone photos never sit in memory together.
+
     Raises:
         TargetNotFoundError: the target is missing in a photo (unless ``skip_missing``), naming it.
         CalibrationError: photos of different sizes, too few views, views too alike to pin the
             focal length, or a fit whose reprojection error shows a bent target or blurred photos.
     """
     target = target or Target()
-    if not views:
-        raise CalibrationError(f"no calibration photos given; take {min_views} or more (10-15 is better)")
-    first_name, first = views[0]
-    height, width = _check_image(first).shape[:2]
-    for name, image in views[1:]:
-        if _check_image(image).shape[:2] != (height, width):
-            h, w = image.shape[:2]
+    names, found, missing = [], [], []
+    first_name, size = "", None
+    for name, image in views:
+        height, width = _check_image(image).shape[:2]
+        if size is None:
+            first_name, size = name, (width, height)
+        elif (width, height) != size:
             raise CalibrationError(
-                f"{name}: {w}x{h} px, but {first_name} is {width}x{height} px; "
+                f"{name}: {width}x{height} px, but {first_name} is {size[0]}x{size[1]} px; "
                 "take every calibration photo with the same camera, zoom and orientation"
             )
-    names, found, missing = [], [], []
-    for name, image in views:
         try:
             found.append(find_target(image, target, name))
             names.append(name)
         except TargetNotFoundError:
             missing.append(name)
+    if size is None:
+        raise CalibrationError(f"no calibration photos given; take {min_views} or more (10-15 is better)")
+    width, height = size
     if missing and not skip_missing:
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
         raise TargetNotFoundError(

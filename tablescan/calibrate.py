@@ -101,7 +101,7 @@ def camera(directory: Path | None, photos: tuple[Path, ...], name: str, skip_mis
     """Fit the camera's intrinsics and lens distortion from photos of the printed target."""
     profile = _existing(name, directory)
     spec = _target(**target_options)
-    views = [(photo.name, load_image(photo)) for photo in photos]
+    views = ((photo.name, load_image(photo)) for photo in photos)  # read one at a time
     fit = calibrate_camera(views, spec, skip_missing=skip_missing)
     profile = Profile(name=name, camera=fit.camera, colour=profile.colour, adaptation=profile.adaptation)
     path = save_profile(profile, directory)

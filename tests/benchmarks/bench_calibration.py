@@ -67,41 +67,58 @@ def map_error_px(truth: CameraModel, fitted: CameraModel, inner: float = 1.0) ->
     return float(np.max(np.linalg.norm(mapped - ideal, axis=1)))
 
 
+def _fit_rows(target: Target, distortion, photos: str, seeds: int, views: int, pose_options: dict) -> np.ndarray:
+    rows = []
+    for seed in range(seeds):
+        truth = CameraModel(640, 480, 560.0 + 10 * seed, 556.0 + 10 * seed, 322.0 + seed, 243.0 - seed, distortion)
+        rng = np.random.default_rng(seed)
+        images = []
+        for index, (rvec, tvec) in enumerate(random_poses(target, truth, views, seed=100 + seed, **pose_options)):
+            image = render_view(target, truth, rvec, tvec)
+            images.append((f"v{index}", degrade(image, rng) if photos == "phone" else image))
+        start = time.perf_counter()
+        fit = calibrate_camera(images, target, skip_missing=True).camera
+        seconds = time.perf_counter() - start
+        rows.append((
+            fit.rms_px,
+            100 * max(abs(fit.fx / truth.fx - 1), abs(fit.fy / truth.fy - 1)),
+            max(abs(fit.cx - truth.cx), abs(fit.cy - truth.cy)),
+            abs(fit.distortion[0] - truth.distortion[0]),
+            map_error_px(truth, fit),
+            map_error_px(truth, fit, inner=0.8),
+            seconds,
+        ))
+    return np.array(rows)
+
+
+def _print_rows(label: str, photos: str, a: np.ndarray) -> None:
+    mean, worst = a.mean(axis=0), a.max(axis=0)
+    print(
+        f"{label:26} {photos:7} {mean[0]:6.3f} ({worst[0]:.3f}) {mean[1]:6.3f} ({worst[1]:.3f}) "
+        f"{mean[2]:6.2f} ({worst[2]:.2f}) {mean[3]:7.4f} ({worst[3]:.4f}) {mean[4]:6.3f} ({worst[4]:.3f}) "
+        f"{mean[5]:6.3f} ({worst[5]:.3f}) {mean[6]:6.2f}"
+    )
+
+
+HEADER = (f"{'distortion':26} {'photos':7} {'rms px':>13} {'fx,fy err %':>13} {'cx,cy err px':>14} {'k1 err':>15} "
+          f"{'bend px':>13} {'bend 80% px':>13} {'s/fit':>6}")
+
+
 def bench_camera(seeds: int, views: int) -> None:
     print(f"\n== camera: {views} views of a 9 x 6 chessboard spread over the frame, 640x480 px, {seeds} seeds per row "
           "(mean; worst in brackets)")
     print("   bend px: largest non-projective error left after undistorting, whole frame / central 80 %")
-    print(f"{'distortion':26} {'photos':7} {'rms px':>13} {'fx,fy err %':>13} {'cx,cy err px':>14} {'k1 err':>15} "
-          f"{'bend px':>13} {'bend 80% px':>13} {'s/fit':>6}")
+    print(HEADER)
     for label, distortion in DISTORTIONS.items():
         for photos in ("clean", "phone"):
-            rows = []
-            for seed in range(seeds):
-                truth = CameraModel(640, 480, 560.0 + 10 * seed, 556.0 + 10 * seed, 322.0 + seed, 243.0 - seed, distortion)
-                rng = np.random.default_rng(seed)
-                images = []
-                for index, (rvec, tvec) in enumerate(random_poses(TARGET, truth, views, seed=100 + seed, fill=0.45, spread=0.3)):
-                    image = render_view(TARGET, truth, rvec, tvec)
-                    images.append((f"v{index}", degrade(image, rng) if photos == "phone" else image))
-                start = time.perf_counter()
-                fit = calibrate_camera(images, TARGET).camera
-                seconds = time.perf_counter() - start
-                rows.append((
-                    fit.rms_px,
-                    100 * max(abs(fit.fx / truth.fx - 1), abs(fit.fy / truth.fy - 1)),
-                    max(abs(fit.cx - truth.cx), abs(fit.cy - truth.cy)),
-                    abs(fit.distortion[0] - truth.distortion[0]),
-                    map_error_px(truth, fit),
-                    map_error_px(truth, fit, inner=0.8),
-                    seconds,
-                ))
-            a = np.array(rows)
-            mean, worst = a.mean(axis=0), a.max(axis=0)
-            print(
-                f"{label:26} {photos:7} {mean[0]:6.3f} ({worst[0]:.3f}) {mean[1]:6.3f} ({worst[1]:.3f}) "
-                f"{mean[2]:6.2f} ({worst[2]:.2f}) {mean[3]:7.4f} ({worst[3]:.4f}) {mean[4]:6.3f} ({worst[4]:.3f}) "
-                f"{mean[5]:6.3f} ({worst[5]:.3f}) {mean[6]:6.2f}"
-            )
+            _print_rows(label, photos, _fit_rows(TARGET, distortion, photos, seeds, views, {"fill": 0.45, "spread": 0.3}))
+    charuco = Target(kind="charuco")
+    print(f"\n== camera: {views} close, partial views of a 9 x 6 ChArUco board (runs off the frame, reaches its corners)")
+    print(HEADER)
+    for label in ("none", "barrel", "strong barrel (wide)"):
+        for photos in ("clean", "phone"):
+            options = {"fill": 0.9, "spread": 0.35, "whole": False}
+            _print_rows(label, photos, _fit_rows(charuco, DISTORTIONS[label], photos, seeds, views, options))
 
 
 def _mae(original: np.ndarray, cast: np.ndarray, image: np.ndarray) -> float:
