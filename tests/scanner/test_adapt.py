@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from contextlib import nullcontext
 
 import numpy as np
@@ -437,3 +438,120 @@ def test_corrupt_or_stale_profile_adaptation_is_refused(tmp_path, toy_dice) -> N
     path.write_bytes(path.read_bytes()[:-40])
     with pytest.raises(AdaptationError, match="is not the recorded"):
         profile_adaptation(load_profile("p"))
+
+
+# --------------------------------------------------------------------------------------------
+# examples from the review database's photos
+
+
+class FakeScanner:
+    """Reads every photo as the same 2x2 board; a photo named 'bad.jpg' cannot be read."""
+
+    def __init__(self) -> None:
+        self.calls = []
+
+    def scan(self, source, game, *, corners=None):
+        from types import SimpleNamespace
+
+        from scanner.errors import BoardNotFoundError
+        from scanner.reading import CellReading
+
+        self.calls.append((str(source), game, None if corners is None else np.asarray(corners).tolist()))
+        if str(source).endswith("bad.jpg"):
+            raise BoardNotFoundError("bad.jpg: board not found")
+        cells = []
+        for r in range(2):
+            for c in range(2):
+                square = ((c * 10.0, r * 10.0), (c * 10.0 + 10, r * 10.0), (c * 10.0 + 10, r * 10.0 + 10), (c * 10.0, r * 10.0 + 10))
+                crop = np.full((48, 48, 3), 40 * (r * 2 + c), np.uint8)
+                cells.append(CellReading((r, c), ".", 0.9, square, (), crop))
+        return SimpleNamespace(cells=tuple(cells), photo=SimpleNamespace(scale=2.0))
+
+
+def test_examples_from_photos_label_cells_by_centre() -> None:
+    from scanner.adapt import LabelledPhoto, examples_from_photos
+
+    model = ToyDice()
+    # labels in full-photo px (scale 2): cell (0,0) centre (10,10), (1,1) centre (30,30); one label matches nothing
+    photos = [
+        LabelledPhoto("a.jpg", "sagrada", ((0, 0), (40, 0), (40, 40), (0, 40)), (((10, 11), "R3"), ((29, 30), "."), ((200, 200), "B2")), 7),
+        LabelledPhoto("bad.jpg", "sagrada", None, (((10, 10), "G1"),), 8),
+        LabelledPhoto("c.jpg", "sagrada", None, (((500, 500), "G1"),), 9),
+    ]
+    scanner = FakeScanner()
+    sets, notes = examples_from_photos(scanner, photos, load=lambda name: model)
+    examples = sets["sagrada_dice"]
+    assert len(examples) == 2 and examples.groups.tolist() == [7, 7]
+    assert examples.labels["colour"].tolist() == [1, 0] and examples.labels["value"].tolist() == [3, 0]
+    assert examples.labels["die"].tolist() == [1, 0]
+    np.testing.assert_allclose(examples.outputs["embedding"][:, 0], [0.0, 120 / 255], atol=1e-6)
+    assert scanner.calls[0] == ("a.jpg", "sagrada", [[0, 0], [40, 0], [40, 40], [0, 40]])
+    assert len(notes) == 2 and "bad.jpg: skipped (bad.jpg: board not found)" in notes[0] and "c.jpg" in notes[1]
+
+
+def test_review_database_boards_become_labelled_photos(tmp_path) -> None:
+    from tablescan.adapt import labelled_photos
+    from tablescan.review.db import Store
+
+    store = Store(tmp_path / "review.sqlite3")
+    game = store.create_game("sagrada", "evening", {}, [("Ana", {}), ("Bo", {})])
+    ana, bo = (p["id"] for p in store.players(game))
+    photo = store.add_photo("ab" * 32, ".jpg", b"jpeg bytes", "image/jpeg", (800, 600), "ana.jpg")
+    store.attach_photo(game, ana, photo.id)
+    square = [[0, 0], [10, 0], [10, 10], [0, 10]]
+    store.store_scan(game, ana, [[0, 0], [50, 0], [50, 40], [0, 40]], "sagrada_dice 1",
+                     [{"cell": "0,0", "value": "R3", "confidence": 0.5, "polygon": square},
+                      {"cell": "0,1", "value": ".", "confidence": 0.9, "polygon": [[10, 0], [20, 0], [20, 10], [10, 10]]}])
+    assert store.correct_cell(game, ana, "0,0", "Y3")
+    store.set_initial_cells(bo, {"0,0": "G1"})  # typed in by hand, no photo: not an example
+    splendor = store.create_game("splendor", "cards", {}, [("Cy", {})])
+    assert splendor
+    photos = labelled_photos(store)
+    assert len(photos) == 1
+    (labelled,) = photos
+    assert labelled.game == "sagrada" and labelled.group == photo.id and labelled.source == store.photo_path(photo)
+    assert labelled.corners == ((0, 0), (50, 0), (50, 40), (0, 40))
+    assert dict((value, centre) for centre, value in labelled.cells) == {"Y3": (5.0, 5.0), ".": (15.0, 5.0)}
+
+
+SHIPPED_DICE = Path(__file__).resolve().parents[2] / "models" / "sagrada_dice" / "model.onnx"
+
+
+@pytest.mark.skipif(not SHIPPED_DICE.exists(), reason="the Sagrada dice model is not built")
+def test_scanner_with_reset_profile_reads_exactly_as_shipped(tmp_path, monkeypatch) -> None:
+    import cv2
+
+    from calibration.profile import Profile, load_profile, save_profile
+    from scanner.adapt import HeadFit, ModelAdaptation, adaptation_file, profile_reference
+    from scanner.model import load_model
+    from scanner.pipeline import Scanner
+    from tablescan.adapt import reset_profile
+
+    monkeypatch.setenv("TABLESCAN_PROFILE_DIR", str(tmp_path))
+    rng = np.random.default_rng(0)
+    image = np.full((480, 640, 3), 60, np.uint8)
+    for r in range(4):
+        for c in range(5):
+            image[80 + r * 80 + 8:80 + r * 80 + 72, 70 + c * 100 + 8:70 + c * 100 + 92] = rng.integers(0, 255, 3)
+    photo = cv2.imencode(".png", image[:, :, ::-1])[1].tobytes()
+    corners = np.array([[70, 80], [570, 80], [570, 400], [70, 400]], float)
+    shipped = Scanner().scan(photo, "sagrada", corners=corners, name="grid.png")
+
+    dice = load_model("sagrada_dice")
+    basis = tuple(sorted(dice.output_names))
+    dims = sum(len(classes) for _, classes in dice.manifest.heads)
+    heads = tuple(HeadFit(head, tuple(classes), 1.0, np.zeros(dims), np.ones(dims), rng.normal(0, 2, (dims, len(classes))),
+                          rng.normal(0, 2, len(classes))) for head, classes in dice.manifest.heads)
+    adaptation = Adaptation((ModelAdaptation("sagrada_dice", dice.manifest.sha256, basis, heads),))
+    path = adaptation_file("mine")
+    sha = save_adaptation(adaptation, path)
+    save_profile(Profile("mine", adaptation=profile_reference(path, sha, adaptation)))
+    adapted = Scanner(profile=load_profile("mine")).scan(photo, "sagrada", corners=corners, name="grid.png")
+    assert [(c.value, c.confidence) for c in adapted.cells] != [(c.value, c.confidence) for c in shipped.cells]
+    assert "+adapted" in adapted.player["scan"]["model"]
+
+    assert reset_profile("mine")
+    after = Scanner(profile=load_profile("mine")).scan(photo, "sagrada", corners=corners, name="grid.png")
+    assert [(c.value, c.confidence, c.alternatives) for c in after.cells] == [(c.value, c.confidence, c.alternatives) for c in shipped.cells]
+    assert after.document["players"][0]["window"] == shipped.document["players"][0]["window"]
+    assert after.player["scan"]["model"] == shipped.player["scan"]["model"]
