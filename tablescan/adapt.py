@@ -265,3 +265,45 @@ def adapt(profile_name: str, db_path: Path | None, from_dir: Path | None, reset:
         store = Store(path)
     outcome = adapt_profile(profile_name, store=store, from_dir=from_dir, directory=profile_dir)
     click.echo(json.dumps(outcome.to_json(), indent=2) if as_json else outcome.to_text())
+
+
+# --------------------------------------------------------------------------------------------
+# the review screen's button: POST /adapt (form, HTML) and POST /api/adapt (JSON)
+
+
+async def _profile_from(request: Any) -> str:
+    from scoring.errors import StateError
+
+    if request.url.path.startswith("/api/"):
+        body = await request.body()
+        try:
+            data = json.loads(body) if body.strip() else {}
+        except ValueError:
+            raise StateError("body: expected a JSON object like {\"profile\": \"default\"}") from None
+        if not isinstance(data, dict):
+            raise StateError("body: expected a JSON object like {\"profile\": \"default\"}")
+        name = data.get("profile") or DEFAULT_PROFILE
+    else:
+        name = (await request.form()).get("profile") or DEFAULT_PROFILE
+    if not isinstance(name, str):
+        raise StateError(f"profile: expected a profile name, got {name!r}")
+    from calibration.profile import check_name
+
+    try:
+        return check_name(name.strip())
+    except Exception as error:  # CalibrationError: shown as bad input
+        raise StateError(str(error)) from None
+
+
+async def adapt_endpoint(request: Any) -> Any:
+    """Adapt the profile (``profile`` in the JSON body or form, default ``default``) to the review database."""
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import JSONResponse
+
+    name = await _profile_from(request)
+    outcome = await run_in_threadpool(adapt_profile, name, store=request.app.state.store)
+    if request.url.path.startswith("/api/"):
+        return JSONResponse(outcome.to_json())
+    from tablescan.review.app import templates
+
+    return templates.TemplateResponse(request, "adapt.html", {"outcome": outcome, "text": outcome.to_text()})

@@ -227,6 +227,8 @@ def create_app(db_path: str | Path, token: str | None = None) -> Starlette:
     Raises:
         DatabaseError: the database cannot be opened or is from a newer tablescan.
     """
+    from tablescan.adapt import adapt_endpoint  # the "Adapt to my set" button
+
     store = Store(db_path)
 
     def new_game(game: str, name: str, player_names: list[str]) -> int:
@@ -482,6 +484,8 @@ def create_app(db_path: str | Path, token: str | None = None) -> Starlette:
         Route("/api/games/{game_id:int}/players/{player_id:int}/photo", api_photo, methods=["POST"]),
         Route("/api/games/{game_id:int}/players/{player_id:int}/rescan", api_rescan, methods=["POST"]),
         Route("/photos/{sha}", photo_file),
+        Route("/adapt", adapt_endpoint, methods=["POST"]),  # tablescan adapt's button (tablescan/adapt.py)
+        Route("/api/adapt", adapt_endpoint, methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(

@@ -555,3 +555,57 @@ def test_scanner_with_reset_profile_reads_exactly_as_shipped(tmp_path, monkeypat
     assert [(c.value, c.confidence, c.alternatives) for c in after.cells] == [(c.value, c.confidence, c.alternatives) for c in shipped.cells]
     assert after.document["players"][0]["window"] == shipped.document["players"][0]["window"]
     assert after.player["scan"]["model"] == shipped.player["scan"]["model"]
+
+
+# --------------------------------------------------------------------------------------------
+# the review screen's button
+
+
+@pytest.fixture
+def review(tmp_path, monkeypatch):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    from tablescan.review.app import create_app
+
+    monkeypatch.setenv("TABLESCAN_PROFILE_DIR", str(tmp_path / "profiles"))
+    with TestClient(create_app(tmp_path / "review.sqlite3")) as client:
+        yield client
+
+
+def test_review_adapt_button_without_corrections_says_what_to_do(review) -> None:
+    assert 'action="/adapt"' in review.get("/").text
+    response = review.post("/api/adapt", json={"profile": "kitchen"})
+    assert response.status_code == 422
+    assert "no corrected or confirmed scans" in response.json()["error"]
+    page = review.post("/adapt", data={"profile": "kitchen"})
+    assert page.status_code == 422 and "no corrected or confirmed scans" in page.text
+    assert review.post("/api/adapt", json={"profile": "../x"}).status_code == 400
+    assert review.post("/api/adapt", content=b"[1]").status_code == 400
+
+
+def test_review_adapt_button_runs_the_same_adaptation(review, monkeypatch) -> None:
+    from tablescan import adapt as command
+
+    calls = []
+
+    def fake(name, *, store):
+        calls.append((name, store.path.name))
+        report = ModelReportStub()
+        return command.AdaptOutcome(name, (report,), (), Path("/p/kitchen.adapt.npz"), ("sagrada_dice",))
+
+    monkeypatch.setattr(command, "adapt_profile", fake)
+    data = review.post("/api/adapt", json={"profile": "kitchen"}).json()
+    assert data["saved"] == "/p/kitchen.adapt.npz" and data["kept"] == ["sagrada_dice"]
+    page = review.post("/adapt", data={"profile": "kitchen"})
+    assert page.status_code == 200 and "--profile kitchen" in page.text and "80.0% -&gt;  95.0%" in page.text
+    assert calls == [("kitchen", "review.sqlite3")] * 2
+
+
+def ModelReportStub():
+    from scanner.adapt import HeadReport, ModelReport
+
+    head = HeadReport("colour", 40, 20, 0.8, 0.95, 0.5, 0.2, 0.01, True, "more held-out cells right")
+    return ModelReport("sagrada_dice", ("embedding",), 60, 3, (head,), 0.8, 0.95)
