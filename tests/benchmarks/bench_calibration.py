@@ -20,7 +20,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from calibration import CameraModel, ColourCorrection, Profile, Target  # noqa: E402
-from calibration.camera import calibrate_camera, undistort_points  # noqa: E402
+from calibration.camera import calibrate_camera, distort_points, undistort_points  # noqa: E402
 from calibration.colour import apply_colour, estimate_colour  # noqa: E402
 from calibration.synthetic import cast_colour, distort_image, random_poses, render_view, window_board  # noqa: E402
 from scoring.errors import TableError  # noqa: E402
@@ -180,33 +180,46 @@ def bench_models(count: int) -> None:
     plain = Scanner()
     keys = ("clean render", "cast + lens", "cast + lens, camera profile", "cast + lens, camera + grey card",
             "cast + lens, camera + auto colour")
-    results = {key: [] for key in keys}
-    failures = dict.fromkeys(keys, 0)
+    results = {(key, mode): [] for key in keys for mode in ("search", "corners")}
+    failures = dict.fromkeys(results, 0)
+    first_error: dict = {}
     for seed in range(count):
         sample = sagrada_renders.render(1000 + seed, out_size=size)
         truth = _cells(sample.label)
+        corners = np.asarray(sample.label["render"]["corners"], np.float64)
         spoiled = cast_colour(distort_image(sample.image_rgb, lens), gains)
+        spoiled_corners = distort_points(corners, lens, size)
+        undone_corners = undistort_points(spoiled_corners, camera, size)
         try:  # auto reference on the photo itself, levelled to what the clean render shows there
             clean_ref, spoiled_ref = estimate_colour(sample.image_rgb), estimate_colour(spoiled)
             auto = ColourCorrection(gains=tuple(a / b for a, b in zip(spoiled_ref.gains, clean_ref.gains)), reference="auto")
         except TableError:
             auto = None
         runs = (
-            (keys[0], plain, sample.image_rgb),
-            (keys[1], plain, spoiled),
-            (keys[2], Scanner(profile=Profile(name="b", camera=camera)), spoiled),
-            (keys[3], Scanner(profile=Profile(name="b", camera=camera, colour=card_colour)), spoiled),
-            (keys[4], Scanner(profile=Profile(name="b", camera=camera, colour=auto)), spoiled),
+            (keys[0], plain, sample.image_rgb, corners),
+            (keys[1], plain, spoiled, spoiled_corners),
+            (keys[2], Scanner(profile=Profile(name="b", camera=camera)), spoiled, undone_corners),
+            (keys[3], Scanner(profile=Profile(name="b", camera=camera, colour=card_colour)), spoiled, undone_corners),
+            (keys[4], Scanner(profile=Profile(name="b", camera=camera, colour=auto)), spoiled, undone_corners),
         )
-        for key, scanner, image in runs:
-            try:
-                read = _cells(scanner.scan(Photo.from_array(image, f"render{seed}.png"), "sagrada").document)
-                results[key].append(np.mean([a == b for a, b in zip(read, truth)]))
-            except TableError:
-                failures[key] += 1
-                results[key].append(0.0)
+        for key, scanner, image, known in runs:
+            for mode in ("search", "corners"):
+                try:
+                    result = scanner.scan(Photo.from_array(image, f"render{seed}.png"), "sagrada",
+                                          corners=known if mode == "corners" else None)
+                    read = _cells(result.document)
+                    results[key, mode].append(np.mean([a == b for a, b in zip(read, truth)]))
+                except TableError as error:
+                    failures[key, mode] += 1
+                    first_error.setdefault((key, mode), str(error))
+                    results[key, mode].append(0.0)
+    print("   search: the scanner finds the board; corners: the true corners are given (classification alone)")
+    print(f"{'':36} {'search':>8} {'not found':>10} {'corners':>8}")
     for key in keys:
-        print(f"{key:36} cell accuracy {100 * np.mean(results[key]):6.2f} %   boards not found {failures[key]}")
+        print(f"{key:36} {100 * np.mean(results[key, 'search']):7.2f}% {failures[key, 'search']:10d} "
+              f"{100 * np.mean(results[key, 'corners']):7.2f}%")
+    for (key, mode), message in first_error.items():
+        print(f"   first error, {key} / {mode}: {message}")
 
 
 def main() -> None:
