@@ -138,3 +138,46 @@ def test_review_with_a_bad_database_is_one_line_exit_2(tmp_path: Path) -> None:
 def test_default_database_lives_in_the_user_data_dir() -> None:
     path = command.default_db_path()
     assert path.name == "review.sqlite3" and "tablescan" in str(path.parent)
+
+
+@pytest.mark.e2e
+def test_a_killed_server_loses_nothing(tmp_path: Path) -> None:
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    db = tmp_path / "night.sqlite3"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tablescan", "review", "--db", str(db), "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                httpx.get(base + "/index.json", timeout=1)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline and server.poll() is None, "review server did not start"
+                time.sleep(0.1)
+        game = httpx.post(base + "/api/games", json={"game": "sagrada", "players": ["Ana", "Bo"]}).json()
+        url = f"{base}/api/games/{game['id']}/players/{game['players'][0]['id']}/cells"
+        assert httpx.put(url, json={"cell": "2,3", "value": "P6"}).status_code == 200
+        os.kill(server.pid, signal.SIGKILL)  # no shutdown, no flush
+        server.wait(timeout=10)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    store = Store(db)
+    player = store.players(game["id"])[0]
+    assert {r["cell"]: r["value"] for r in player["readings"]}["2,3"] == "P6"
+    assert [(c["cell"], c["new_value"]) for c in store.corrections()] == [("2,3", "P6")]

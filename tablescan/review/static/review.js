@@ -265,7 +265,7 @@
             select("Type", opts.tile_types.map((c) => [c, c]), tile.type, (v) => save(market.map((t, j) => (j === i ? Object.assign({}, t, { type: v }) : t)))),
             el("label", { class: "field" }, "Walls", el("input", { value: tile.walls, size: 4, maxlength: 4, onchange: (e) => save(market.map((t, j) => (j === i ? Object.assign({}, t, { walls: e.target.value }) : t))) })),
             el("button", { type: "button", class: "small", onclick: () => save(market.filter((_, j) => j !== i)), text: "Remove" })))),
-          market.length < 4 ? el("button", { type: "button", class: "small", onclick: () => save(market.concat([{ currency: "denar", type: "garden", walls: "" }])), text: "Add a market tile" }) : null);
+          el("div", {}, market.length < 4 ? el("button", { type: "button", class: "small", onclick: () => save(market.concat([{ currency: "denar", type: "garden", walls: "" }])), text: "Add a market tile" }) : null));
         box.append(el("p", { class: "muted", text: "Each player's money is entered beside their palace." }));
       }
     } else {
@@ -523,7 +523,7 @@
   function splendorBoard(p) {
     const opts = view.options;
     const grid = el("div", { class: "board splendor", role: "grid", "aria-label": p.name + "'s cards" });
-    grid.append(el("span", { class: "corner-label", text: "points →" }), opts.splendor_points.map((n) => el("span", { class: "col-label", text: n })));
+    grid.append(el("span", { class: "corner-label", text: "points →" }), ...opts.splendor_points.map((n) => el("span", { class: "col-label", text: n })));
     for (const colour of opts.splendor_colors) {
       grid.append(el("span", { class: "row-label gem-" + colour, text: colour }));
       for (const points of opts.splendor_points) {
