@@ -533,6 +533,7 @@ class Adaptation:
     created_at: str = ""
     report: tuple[dict, ...] = ()
     source: str = field(default="adaptation", compare=False)
+    profile: str | None = field(default=None, compare=False)
 
     def model(self, name: str) -> ModelAdaptation | None:
         """Return the adaptation of model ``name``, or None."""
@@ -543,7 +544,7 @@ class Adaptation:
         names = {m.model for m in other.models}
         models = tuple(m for m in self.models if m.model not in names) + other.models
         reports = tuple(r for r in self.report if r.get("model") not in names) + other.report
-        return Adaptation(models, other.created_at or self.created_at, reports, self.source)
+        return Adaptation(models, other.created_at or self.created_at, reports, self.source, self.profile)
 
 
 def apply_head(adaptation: Adaptation | None, model_name: str, outputs: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
@@ -661,14 +662,15 @@ def load_adaptation(path: str | Path, sha256: str | None = None) -> Adaptation:
     return from_npz_bytes(data, str(path))
 
 
-def check_model(fitted: ModelAdaptation, model: Any, source: str = "adaptation") -> None:
+def check_model(fitted: ModelAdaptation, model: Any, source: str = "adaptation", profile: str | None = None) -> None:
     """Refuse an adaptation fitted for another version of ``model`` (sha256, classes or outputs differ).
 
     Raises:
         AdaptationError: the adaptation does not belong to this model file.
     """
     manifest = model.manifest
-    redo = "run `tablescan adapt` again to re-fit it, or `tablescan adapt --reset` to use the shipped models"
+    option = "" if profile is None else f" --profile {profile}"
+    redo = f"run `tablescan adapt{option}` again to re-fit it, or `tablescan adapt{option} --reset` to use the shipped models"
     if fitted.model != manifest.name:
         raise AdaptationError(f"{source}: adapted for model {fitted.model!r}, not {manifest.name!r}; {redo}")
     if fitted.sha256 != manifest.sha256:
@@ -689,8 +691,8 @@ def check_model(fitted: ModelAdaptation, model: Any, source: str = "adaptation")
 class AdaptedModel:
     """An ``OnnxModel`` whose ``run`` returns the adapted logits; everything else is the shipped model's."""
 
-    def __init__(self, model: Any, fitted: ModelAdaptation, source: str = "adaptation") -> None:
-        check_model(fitted, model, source)
+    def __init__(self, model: Any, fitted: ModelAdaptation, source: str = "adaptation", profile: str | None = None) -> None:
+        check_model(fitted, model, source, profile)
         self.model = model
         self.fitted = fitted
         # reports name the model "<name> <version>+adapted (sha256 ...)": a scan says it used adapted heads
@@ -723,7 +725,7 @@ def adapt_reader(reader: Any, adaptation: Adaptation | None) -> Any:
         if isinstance(value, OnnxModel):
             fitted = adaptation.model(value.manifest.name)
             if fitted is not None:
-                swaps[attribute] = AdaptedModel(value, fitted, adaptation.source)
+                swaps[attribute] = AdaptedModel(value, fitted, adaptation.source, adaptation.profile)
     if not swaps:
         return reader
     adapted = copy.copy(reader)
@@ -782,7 +784,11 @@ def profile_adaptation(profile: Any, directory: str | Path | None = None) -> Ada
     path = Path(file)
     if not path.is_absolute() or not path.exists():  # relative, or the profile folder has moved
         path = folder / path.name
-    return load_adaptation(path, sha256)
+    try:
+        adaptation = load_adaptation(path, sha256)
+    except AdaptationError as error:
+        raise AdaptationError(f"profile '{name}': {error}".replace("`tablescan adapt", f"`tablescan adapt --profile {name}")) from None
+    return replace(adaptation, source=f"profile '{name}': {path}", profile=name)
 
 
 def without_adaptation(profile: Any) -> Any:

@@ -179,7 +179,8 @@ def adapt_profile(
             sets[name] = ExampleSet.concatenate([sets[name], _shift_groups(examples, sets[name])]) if name in sets else examples
     if not sets:
         source = " and ".join(str(s) for s in (store and store.path, from_dir) if s)
-        raise AdaptationError(f"{source or 'no source'}: no corrected or confirmed scans to learn from; "
+        skipped = f" ({len(notes)} photos could not be re-read, e.g. {notes[0]})" if notes else ""
+        raise AdaptationError(f"{source or 'no source'}: no corrected or confirmed scans to learn from{skipped}; "
                               "scan boards and correct them in `tablescan review` first")
     reports = []
     kept = []
