@@ -609,3 +609,12 @@ def ModelReportStub():
 
     head = HeadReport("colour", 40, 20, 0.8, 0.95, 0.5, 0.2, 0.01, True, "more held-out cells right")
     return ModelReport("sagrada_dice", ("embedding",), 60, 3, (head,), 0.8, 0.95)
+
+
+def test_doctests_of_the_adaptation_module() -> None:
+    import doctest
+
+    import scanner.adapt
+
+    failures, tried = doctest.testmod(scanner.adapt)
+    assert tried >= 10 and failures == 0
