@@ -209,6 +209,20 @@ def _clean_fields(game: str, current: dict, change: dict) -> dict:
     elif game == "alhambra":
         if "score_before" in change:
             fields["score_before"] = _int_in(change["score_before"], "fields.score_before", 0, 999)
+        if "reserve" in change:
+            reserve = change["reserve"]
+            items = reserve.replace(";", ",").split(",") if isinstance(reserve, str) else reserve
+            if not isinstance(items, list) or len(items) > 20:
+                raise StateError("fields.reserve: expected tiles like 'garden:N, tower:ES'")
+            tiles = []
+            for index, item in enumerate(str(i).strip() for i in items):
+                if not item:
+                    continue
+                _, value = normalize_cell("alhambra", "0,0", item)
+                if value in ("", "fountain"):
+                    raise StateError(f"fields.reserve[{index}]: expected a building tile like 'garden:N', got {item!r}")
+                tiles.append(value)
+            fields["reserve"] = tiles
         if "money" in change:
             money = change["money"]
             if not isinstance(money, dict):

@@ -231,6 +231,23 @@ def test_alhambra_final_round_carries_dirk_market_and_money(client: TestClient) 
     assert view["report"]["market_awards"][0]["to"] == "Ana"
 
 
+@pytest.mark.parametrize(
+    ("reserve", "expected"),
+    [
+        ("garden:n, Tower:se", nullcontext([{"type": "garden", "walls": "N"}, {"type": "tower", "walls": "ES"}])),
+        ("", nullcontext([])),
+        ("fountain", pytest.raises(AssertionError, match="building tile")),
+        ("castle:N", pytest.raises(AssertionError, match="fountain, empty or one of")),
+    ],
+)
+def test_alhambra_reserve_is_entered_as_text(client: TestClient, reserve: str, expected) -> None:
+    view = new_game(client, "alhambra", ("Ana", "Bo"))
+    response = client.patch(f"/api/games/{view['id']}/players/{view['players'][0]['id']}", json={"fields": {"reserve": reserve}})
+    with expected as wanted:
+        assert response.status_code == 200, response.json()["error"]
+        assert response.json()["document"]["players"][0]["reserve"] == wanted
+
+
 def test_splendor_counts_become_cards(client: TestClient) -> None:
     view = new_game(client, "splendor", ("Ana", "Bo"))
     view = put_cells(client, view, 0, [{"cell": "red:2", "value": "2"}, {"cell": "blue:0", "value": "3"}])

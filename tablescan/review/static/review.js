@@ -348,6 +348,8 @@
         f.pattern || "", (v) => patchFields(p.id, { pattern: v || null })));
     } else if (view.game === "alhambra") {
       row.append(numberInput("Points before this scoring", f.score_before, (v) => patchFields(p.id, { score_before: v }), { max: 999 }));
+      row.append(el("label", { class: "field" }, "Reserve (never scores)", el("input", { value: (f.reserve || []).join(", "), placeholder: "garden:N, tower:ES", size: 16,
+        onchange: (e) => patchFields(p.id, { reserve: e.target.value }) })));
       if ((view.settings.scoring_round || 1) === 3) {
         for (const c of opts.currencies) {
           row.append(numberInput(c, (f.money || {})[c], (v) => patchFields(p.id, { money: Object.assign({}, f.money, { [c]: v }) }), { max: 200 }));
