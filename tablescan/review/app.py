@@ -235,8 +235,10 @@ def _clean_fields(game: str, current: dict, change: dict) -> dict:
     return fields
 
 
-def create_app(db_path: str | Path, token: str | None = None) -> Starlette:
+def create_app(db_path: str | Path, token: str | None = None, profile: str | None = None) -> Starlette:
     """Build the review app over the SQLite file ``db_path`` (created and migrated as needed).
+
+    ``profile`` names the calibration profile photo scans use (None: none).
 
     Raises:
         DatabaseError: the database cannot be opened or is from a newer tablescan.
@@ -402,7 +404,12 @@ def create_app(db_path: str | Path, token: str | None = None) -> Starlette:
         path = store.photo_path(player["photo"])
         try:
             outcome = scanning.scan_photo(
-                path, game["game"], corners=corners, player_name=player["name"], name=player["photo"].original_name
+                path,
+                game["game"],
+                corners=corners,
+                player_name=player["name"],
+                name=player["photo"].original_name,
+                profile=profile,
             )
         except TableError as error:
             if corners is not None:
@@ -508,4 +515,5 @@ def create_app(db_path: str | Path, token: str | None = None) -> Starlette:
         exception_handlers={TableError: _table_error, HTTPException: _http_error},
     )
     app.state.store = store
+    app.state.profile = profile
     return app

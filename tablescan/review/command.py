@@ -15,6 +15,16 @@ def default_db_path() -> Path:
     return Path(user_data_dir("tablescan", appauthor=False)) / "review.sqlite3"
 
 
+def default_profile() -> str | None:
+    """Return 'default' when that calibration profile exists (tablescan adapt writes it), else None."""
+    from calibration.profile import profile_path
+
+    try:
+        return "default" if profile_path("default").exists() else None
+    except OSError:  # an unreadable profile folder: scan without calibration
+        return None
+
+
 def _lan_address() -> str:
     """Return this machine's address on the local network (best guess, no traffic sent)."""
     probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -44,7 +54,9 @@ def review_address(host: str, port: int, token: str | None) -> str:
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="SQLite file (default: review.sqlite3 in the user data directory).")
-def review(host: str, port: int, db_path: Path | None) -> None:
+@click.option("--profile", default=None,
+              help="Calibration profile for photo scans (default: 'default' when it exists, e.g. after tablescan adapt).")
+def review(host: str, port: int, db_path: Path | None, profile: str | None) -> None:
     """Serve the review screen: create games, correct readings, see the live score."""
     import uvicorn
 
@@ -52,8 +64,13 @@ def review(host: str, port: int, db_path: Path | None) -> None:
 
     token = None if host in ("127.0.0.1", "localhost", "::1") else secrets.token_urlsafe(24)
     path = db_path or default_db_path()
-    app = create_app(path, token=token)
-    click.echo(f"tablescan review: database {path}")
+    profile = profile or default_profile()
+    if profile:
+        from calibration import load_profile
+
+        load_profile(profile)  # a missing or corrupt profile: one line now rather than at the first scan
+    app = create_app(path, token=token, profile=profile)
+    click.echo(f"tablescan review: database {path}" + (f", calibration profile '{profile}'" if profile else ""))
     click.echo(f"tablescan review: open {review_address(host, port, token)}")
     if token:
         click.echo("tablescan review: anyone with this address (token included) can edit the games")

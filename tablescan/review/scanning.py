@@ -12,7 +12,7 @@ from tablescan.review.board import readings_from_scan
 from tablescan.review.errors import ScannerUnavailableError
 
 _lock = threading.Lock()
-_scanner: Any = None
+_scanners: dict[tuple, Any] = {}  # (profile name, profile file mtime) -> Scanner: models load once per profile state
 
 
 @dataclass(frozen=True)
@@ -40,28 +40,45 @@ def _importable(module: str) -> bool:
         return False
 
 
-def _load_scanner() -> Any:
-    global _scanner
-    with _lock:
-        if _scanner is None:
-            from scanner import Scanner
+def _load_scanner(profile: str | None) -> Any:
+    """Return the Scanner for ``profile`` (None: no calibration), rebuilt when the profile file changes."""
+    from scanner import Scanner
 
-            _scanner = Scanner()
-        return _scanner
+    loaded = None
+    key: tuple = (None, None)
+    if profile:
+        from calibration import load_profile
+        from calibration.profile import profile_path
+
+        path = profile_path(profile)
+        key = (profile, path.stat().st_mtime_ns if path.exists() else None)
+        loaded = load_profile(profile)  # a missing or corrupt profile is a CalibrationError, said to the user
+    with _lock:
+        if key not in _scanners:
+            _scanners.clear()
+            _scanners[key] = Scanner(profile=loaded)
+        return _scanners[key]
 
 
 def scan_photo(
-    path: Path, game: str, corners: list | None = None, player_name: str | None = None, name: str | None = None
+    path: Path,
+    game: str,
+    corners: list | None = None,
+    player_name: str | None = None,
+    name: str | None = None,
+    profile: str | None = None,
 ) -> ScanOutcome:
-    """Scan a stored photo of one player's board (models load once per process); ``name`` labels messages.
+    """Scan a stored photo of one player's board; ``name`` labels messages, ``profile`` names a calibration.
+
+    Models load once per process (and again only when the profile file changes, e.g. after ``tablescan adapt``).
 
     Raises:
         ScannerUnavailableError: this installation cannot read ``game`` from photos.
-        TableError: the scanner's own errors (PhotoError, BoardNotFoundError, ModelError).
+        TableError: the scanner's own errors (PhotoError, BoardNotFoundError, ModelError, CalibrationError).
     """
     if game not in scanner_games():
         raise ScannerUnavailableError(f"{game}: no photo scanner for this game yet; enter the board by hand")
-    scanner = _load_scanner()
+    scanner = _load_scanner(profile)
     with _lock:  # one scan at a time: the models are shared and the CPU is small
         result = scanner.scan(path, game, corners=corners, player_name=player_name, name=name or path.name)
     player = result.document["players"][0]

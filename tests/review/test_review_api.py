@@ -334,7 +334,7 @@ def test_photos_are_only_found_by_known_hash(client: TestClient, sha: str) -> No
 def test_scan_results_become_readings_and_corrections_keep_the_model(client: TestClient, monkeypatch) -> None:
     calls = []
 
-    def fake_scan(path, game, corners=None, player_name=None, name=None):
+    def fake_scan(path, game, corners=None, player_name=None, name=None, profile=None):
         calls.append((name, game, corners))
         square = [[10, 10], [20, 10], [20, 20], [10, 20]]
         readings = [{"cell": f"{r},{c}", "value": "."} for r in range(4) for c in range(5)]
@@ -369,7 +369,7 @@ def test_scan_results_become_readings_and_corrections_keep_the_model(client: Tes
     ],
 )
 def test_a_failed_scan_keeps_the_photo_and_says_why(client: TestClient, monkeypatch, error, notice) -> None:
-    def failing_scan(path, game, corners=None, player_name=None, name=None):
+    def failing_scan(path, game, corners=None, player_name=None, name=None, profile=None):
         raise error
 
     monkeypatch.setattr(scanning, "scanner_games", lambda: ("sagrada",))

@@ -181,3 +181,22 @@ def test_a_killed_server_loses_nothing(tmp_path: Path) -> None:
     player = store.players(game["id"])[0]
     assert {r["cell"]: r["value"] for r in player["readings"]}["2,3"] == "P6"
     assert [(c["cell"], c["new_value"]) for c in store.corrections()] == [("2,3", "P6")]
+
+
+def test_review_uses_the_default_profile_when_there_is_one(tmp_path: Path, monkeypatch) -> None:
+    import uvicorn
+
+    from calibration.profile import Profile, save_profile
+
+    seen = {}
+    monkeypatch.setenv("TABLESCAN_PROFILE_DIR", str(tmp_path / "profiles"))
+    monkeypatch.setattr(uvicorn, "run", lambda app, host, port, log_level: seen.update(profile=app.state.profile))
+    db = str(tmp_path / "r.sqlite3")
+    assert CliRunner().invoke(cli, ["review", "--db", db]).exit_code == 0
+    assert seen["profile"] is None
+    save_profile(Profile(name="default"))
+    result = CliRunner().invoke(cli, ["review", "--db", db])
+    assert result.exit_code == 0 and "calibration profile 'default'" in result.output
+    assert seen["profile"] == "default"
+    missing = CliRunner().invoke(cli, ["review", "--db", db, "--profile", "nosuch"])
+    assert missing.exit_code == 2 and "profile 'nosuch' not found" in missing.output
