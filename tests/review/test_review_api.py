@@ -406,3 +406,13 @@ def test_lan_token_is_required_on_every_request(db_path) -> None:
 def test_local_mode_needs_no_token(client: TestClient) -> None:
     assert client.get("/").status_code == 200
     assert "set-cookie" not in client.get("/").headers
+
+
+def test_names_are_escaped_in_pages_and_embedded_json(client: TestClient) -> None:
+    evil = "</script><script>alert(1)</script>"
+    response = client.post("/api/games", json={"game": "sagrada", "players": ["Ana", "Bo"], "name": evil})
+    game_id = response.json()["id"]
+    for url in ("/", f"/games/{game_id}"):
+        page = client.get(url).text
+        assert "<script>alert(1)</script>" not in page
+    assert "\\u003c/script\\u003e" in client.get(f"/games/{game_id}").text
