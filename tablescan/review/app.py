@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, UnidentifiedImageError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
@@ -386,8 +386,10 @@ def create_app(db_path: str | Path, token: str | None = None, profile: str | Non
                 probe.verify()
             with Image.open(io.BytesIO(data)) as image:
                 kind = image.format
-                upright = ImageOps.exif_transpose(image)
-                size = upright.size
+                width, height = image.size
+                # the size as shown, EXIF orientation applied (as the scanner loads it), without decoding pixels
+                turned = image.getexif().get(0x0112) in (5, 6, 7, 8)
+                size = (height, width) if turned else (width, height)
         except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError) as error:
             raise UploadError(f"{label}: not a readable image ({error.__class__.__name__}); upload a JPEG, PNG or WebP photo") from None
         if kind not in IMAGE_FORMATS:

@@ -416,3 +416,14 @@ def test_names_are_escaped_in_pages_and_embedded_json(client: TestClient) -> Non
         page = client.get(url).text
         assert "<script>alert(1)</script>" not in page
     assert "\\u003c/script\\u003e" in client.get(f"/games/{game_id}").text
+
+
+def test_photo_size_is_given_upright_as_exif_orientation_says(client: TestClient) -> None:
+    image = Image.new("RGB", (60, 20), (10, 120, 200))
+    exif = image.getexif()
+    exif[0x0112] = 6  # stored sideways: shown rotated by 90 degrees
+    buffer = io.BytesIO()
+    image.save(buffer, format="JPEG", exif=exif)
+    view = upload(client, new_game(client, "splendor"), buffer.getvalue(), name="side.jpg").json()
+    photo = view["players"][0]["photo"]
+    assert (photo["width_px"], photo["height_px"]) == (20, 60)
