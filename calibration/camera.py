@@ -16,7 +16,7 @@ import numpy as np
 
 from calibration.errors import CalibrationError, TargetNotFoundError
 from calibration.jsonfields import expect_number, expect_numbers
-from calibration.target import Target, charuco_board
+from calibration.target import DICTIONARIES, Target, charuco_board
 from scoring.fields import child, expect_int, expect_object, field as json_field
 
 MIN_VIEWS = 5
@@ -142,6 +142,8 @@ def find_target(image_rgb: np.ndarray, target: Target, name: str = "<image>") ->
         points, ids = _find_chessboard(small, target)
         hint = "show the whole printed target, flat, sharp and well lit"
     if points is None:
+        if target.kind == "chessboard" and _shows_markers(small):
+            hint = "it shows ArUco markers: for a ChArUco board calibrate with --kind charuco"
         raise TargetNotFoundError(f"{name}: calibration target not found (looked for a {target.describe()}); {hint}")
     if scale != 1.0:
         points = (points + 0.5) / scale - 0.5
@@ -165,6 +167,16 @@ def _find_chessboard(grey: np.ndarray, target: Target) -> tuple[np.ndarray | Non
         found, corners = cv2.findChessboardCornersSB(grey, target.pattern_size, flags=cv2.CALIB_CB_NORMALIZE_IMAGE)
     ids = np.arange(target.columns * target.rows)
     return (corners.reshape(-1, 2).astype(np.float32) if found else None), ids
+
+
+def _shows_markers(grey: np.ndarray) -> bool:
+    """True when the photo holds several ArUco markers of the dictionaries targets are printed with."""
+    for dictionary in DICTIONARIES:
+        detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)))
+        _corners, ids, _rejected = detector.detectMarkers(grey)
+        if ids is not None and len(ids) >= 4:
+            return True
+    return False
 
 
 def _find_charuco(grey: np.ndarray, target: Target) -> tuple[np.ndarray | None, np.ndarray]:
@@ -199,7 +211,7 @@ def calibrate_camera(
     """
     target = target or Target()
     names, found, missing = [], [], []
-    first_name, size = "", None
+    first_name, size, marker_hint = "", None, ""
     for name, image in views:
         height, width = _check_image(image).shape[:2]
         if size is None:
@@ -212,8 +224,10 @@ def calibrate_camera(
         try:
             found.append(find_target(image, target, name))
             names.append(name)
-        except TargetNotFoundError:
+        except TargetNotFoundError as error:
             missing.append(name)
+            if "--kind charuco" in str(error):
+                marker_hint = "they show ArUco markers: for a ChArUco board calibrate with --kind charuco"
     if size is None:
         raise CalibrationError(f"no calibration photos given; take {min_views} or more (10-15 is better)")
     width, height = size
@@ -221,7 +235,7 @@ def calibrate_camera(
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
         raise TargetNotFoundError(
             f"{shown}: calibration target not found (looked for a {target.describe()}); "
-            "retake with the whole target in view, or drop the photo"
+            + (marker_hint or "retake with the whole target in view, or drop the photo (--skip-missing)")
         )
     if len(names) < min_views:
         raise CalibrationError(

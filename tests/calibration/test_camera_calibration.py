@@ -221,3 +221,8 @@ def test_charuco_corners_are_identified(charuco_views) -> None:
 def test_charuco_board_is_not_a_chessboard(charuco_views) -> None:
     with pytest.raises(TargetNotFoundError, match=r"part1\.png: .*ChArUco board .*at least a third"):
         find_target(np.full((480, 640, 3), 200, np.uint8), CHARUCO, "part1.png")
+
+
+def test_charuco_photo_searched_as_chessboard_says_so(charuco_views) -> None:
+    with pytest.raises(TargetNotFoundError, match=r"part2\.png: .*chessboard.*ArUco markers: .*--kind charuco"):
+        find_target(charuco_views[2][1], TARGET, "part2.png")
