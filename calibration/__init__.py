@@ -4,7 +4,16 @@ The scanner's entry points are ``load_profile``, ``apply_profile`` and, for mapp
 ``undistort_points`` / ``distort_points``.
 """
 
-from calibration.camera import CameraFit, CameraModel, TargetView, calibrate_camera, distort_points, find_target, undistort_image, undistort_points
+from calibration.camera import (
+    CameraFit,
+    CameraModel,
+    TargetView,
+    calibrate_camera,
+    distort_points,
+    find_target,
+    undistort_image,
+    undistort_points,
+)
 from calibration.colour import ColourCorrection, apply_colour, estimate_colour
 from calibration.errors import CalibrationError, TargetNotFoundError
 from calibration.profile import Profile, apply_profile, list_profiles, load_profile, profile_dir, save_profile

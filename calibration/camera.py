@@ -17,7 +17,8 @@ import numpy as np
 from calibration.errors import CalibrationError, TargetNotFoundError
 from calibration.jsonfields import expect_number, expect_numbers
 from calibration.target import DICTIONARIES, Target, charuco_board
-from scoring.fields import child, expect_int, expect_object, field as json_field
+from scoring.fields import child, expect_int, expect_object
+from scoring.fields import field as json_field
 
 MIN_VIEWS = 5
 MIN_CHARUCO_CORNERS = 8
@@ -371,9 +372,7 @@ def _undistort_upright(image: np.ndarray, camera: CameraModel) -> np.ndarray:
 @lru_cache(maxsize=4)
 def _undistort_maps(camera: CameraModel, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     matrix = camera.matrix((width, height))
-    return cv2.initUndistortRectifyMap(
-        matrix, np.array(camera.distortion), None, matrix, (width, height), cv2.CV_16SC2
-    )
+    return cv2.initUndistortRectifyMap(matrix, np.array(camera.distortion), None, matrix, (width, height), cv2.CV_16SC2)
 
 
 def _near_duplicates(views: list[TargetView], target: Target, tolerance_px: float) -> list[tuple[str, str]]:
@@ -414,7 +413,12 @@ def _tilt_deg(rvec: np.ndarray) -> float:
 
 
 def _check_image(image_rgb: np.ndarray) -> np.ndarray:
-    if not isinstance(image_rgb, np.ndarray) or image_rgb.dtype != np.uint8 or image_rgb.ndim != 3 or image_rgb.shape[2] != 3:
+    if (
+        not isinstance(image_rgb, np.ndarray)
+        or image_rgb.dtype != np.uint8
+        or image_rgb.ndim != 3
+        or image_rgb.shape[2] != 3
+    ):
         got = getattr(image_rgb, "shape", type(image_rgb).__name__)
         raise ValueError(f"image_rgb: expected (H, W, 3) uint8 RGB, got {got}")
     return image_rgb

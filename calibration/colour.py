@@ -59,7 +59,9 @@ class ColourCorrection:
 
     def __post_init__(self) -> None:
         if len(self.gains) != 3 or not all(1 / MAX_GAIN <= g <= MAX_GAIN for g in self.gains):
-            raise CalibrationError(f"colour gains: expected 3 values within 1/{MAX_GAIN:g}-{MAX_GAIN:g}, got {self.gains}")
+            raise CalibrationError(
+                f"colour gains: expected 3 values within 1/{MAX_GAIN:g}-{MAX_GAIN:g}, got {self.gains}"
+            )
 
     @property
     def exposure_ev(self) -> float:
@@ -138,26 +140,26 @@ def estimate_colour(
     else:
         usable = _bright_neutral_pixels(image_rgb.reshape(-1, 3))
         if len(usable) < MIN_REFERENCE_PIXELS:
-            raise CalibrationError(
-                f"{name}: no white or light grey reference found; give one with --region x,y,w,h"
-            )
+            raise CalibrationError(f"{name}: no white or light grey reference found; give one with --region x,y,w,h")
         reference = f"brightest low-saturation pixels of {name}"
     linear = _trimmed_mean(srgb_to_linear(usable))
     if np.min(linear) < 0.005:
         raise CalibrationError(
-            f"{name}: the reference is too dark to measure (sRGB {np.round(linear_to_srgb(linear)).astype(int).tolist()}); "
-            "pick a white or light grey region"
+            f"{name}: the reference is too dark to measure "
+            f"(sRGB {np.round(linear_to_srgb(linear)).astype(int).tolist()}); pick a white or light grey region"
         )
     gains = tuple(float(g) for g in srgb_to_linear(level) / linear)
     if not all(1 / MAX_GAIN <= g <= MAX_GAIN for g in gains):
         raise CalibrationError(
-            f"{name}: the reference needs gains {tuple(round(g, 2) for g in gains)}, beyond 1/{MAX_GAIN:g}-{MAX_GAIN:g}; "
-            "pick a white or light grey region, or retake under less coloured light"
+            f"{name}: the reference needs gains {tuple(round(g, 2) for g in gains)}, "
+            f"beyond 1/{MAX_GAIN:g}-{MAX_GAIN:g}; pick a white or light grey region, or retake under less coloured light"
         )
     return ColourCorrection(gains=gains, reference=reference)
 
 
-def preview_image(before_rgb: np.ndarray, after_rgb: np.ndarray, region: tuple[int, int, int, int] | None = None) -> np.ndarray:
+def preview_image(
+    before_rgb: np.ndarray, after_rgb: np.ndarray, region: tuple[int, int, int, int] | None = None
+) -> np.ndarray:
     """The before and after photos side by side (labelled, reference region outlined), RGB uint8."""
     height, width = before_rgb.shape[:2]
     scale = min(1.0, 1200 / max(height, width))
@@ -169,20 +171,33 @@ def preview_image(before_rgb: np.ndarray, after_rgb: np.ndarray, region: tuple[i
             x, y, w, h = (round(v * scale) for v in region)
             cv2.rectangle(panel, (x, y), (x + max(w, 1), y + max(h, 1)), (255, 0, 255), 2)
         text_scale = max(0.5, size[0] / 900)
-        cv2.putText(panel, label, (10, int(30 * text_scale)), cv2.FONT_HERSHEY_SIMPLEX, text_scale, (0, 0, 0), 4, cv2.LINE_AA)
-        cv2.putText(panel, label, (10, int(30 * text_scale)), cv2.FONT_HERSHEY_SIMPLEX, text_scale, (255, 255, 255), 1, cv2.LINE_AA)
+        cv2.putText(
+            panel, label, (10, int(30 * text_scale)), cv2.FONT_HERSHEY_SIMPLEX, text_scale, (0, 0, 0), 4, cv2.LINE_AA
+        )
+        cv2.putText(
+            panel,
+            label,
+            (10, int(30 * text_scale)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            text_scale,
+            (255, 255, 255),
+            1,
+            cv2.LINE_AA,
+        )
         panels.append(panel)
     gap = np.full((size[1], 8, 3), 255, np.uint8)
     return np.concatenate([panels[0], gap, panels[1]], axis=1)
 
 
 def _bright_neutral_pixels(pixels: np.ndarray) -> np.ndarray:
-    """The pixels of the colour cluster of the brightest neutral pixels: white squares, paper, a grey card.
+    """The colour cluster of the brightest neutral pixels: white squares, paper, a grey card.
 
-    Usable: not clipped, not black, and not strongly coloured (a white seen under any plausible
-    light stays below ``MAX_REFERENCE_SATURATION``; a yellow table does not). Then brightness,
-    so a large dark frame that a cast happens to make grey is never taken; then low saturation, which drops coloured dice and tiles; then the brightest half again,
-    which keeps the white squares rather than the light grey ones.
+    Usable pixels are not clipped, not near black and not strongly coloured (a white under any
+    plausible light stays below ``MAX_REFERENCE_SATURATION``; a yellow table does not). A seed
+    comes from the brightest ``BRIGHTEST_PERCENT`` of them, so a large table or frame that a cast
+    happens to make grey is never taken: their least saturated 40 %, of those the brightest half
+    (white squares rather than light grey ones). The result is every usable pixel of the seed's
+    colour and about its brightness.
     """
     top = pixels.max(axis=1).astype(np.float64)
     saturation = (top - pixels.min(axis=1)) / np.maximum(top, 1.0)

@@ -42,7 +42,9 @@ class Profile:
     def __post_init__(self) -> None:
         check_name(self.name)
         if self.adaptation is not None and not isinstance(self.adaptation, (str, dict)):
-            raise CalibrationError(f"profile '{self.name}': adaptation must be a path or an object, got {type(self.adaptation).__name__}")
+            raise CalibrationError(
+                f"profile '{self.name}': adaptation must be a path or an object, got {type(self.adaptation).__name__}"
+            )
 
     def to_json(self) -> dict:
         """The profile as a JSON object (``from_json`` is its inverse)."""
@@ -89,14 +91,21 @@ class Profile:
         else:
             c = self.camera
             k1, k2, p1, p2, _k3 = c.distortion
-            lines.append(f"  camera: {c.width_px}x{c.height_px} px, fx {c.fx:.1f}, fy {c.fy:.1f}, cx {c.cx:.1f}, cy {c.cy:.1f}")
+            lines.append(
+                f"  camera: {c.width_px}x{c.height_px} px, fx {c.fx:.1f}, fy {c.fy:.1f}, cx {c.cx:.1f}, cy {c.cy:.1f}"
+            )
             lines.append(f"  distortion: k1 {k1:+.4f}, k2 {k2:+.4f}, p1 {p1:+.5f}, p2 {p2:+.5f}")
-            lines.append(f"  fit: {c.views} views, reprojection error {c.rms_px:.3f} px RMS, target {c.target.describe()}")
+            lines.append(
+                f"  fit: {c.views} views, reprojection error {c.rms_px:.3f} px RMS, target {c.target.describe()}"
+            )
         if self.colour is None:
             lines.append("  colour: none (colours are not corrected)")
         else:
             gains = ", ".join(f"{g:.3f}" for g in self.colour.gains)
-            lines.append(f"  colour: gains R,G,B {gains} (exposure {self.colour.exposure_ev:+.2f} EV), from {self.colour.reference}")
+            lines.append(
+                f"  colour: gains R,G,B {gains} (exposure {self.colour.exposure_ev:+.2f} EV), "
+                f"from {self.colour.reference}"
+            )
         if self.adaptation is not None:
             lines.append(f"  adaptation: {self.adaptation if isinstance(self.adaptation, str) else 'object'}")
         return "\n".join(lines)
@@ -146,7 +155,9 @@ def save_profile(profile: Profile, directory: str | Path | None = None) -> Path:
         temporary.write_text(text, encoding="utf-8")
         os.replace(temporary, path)
     except OSError as error:
-        raise CalibrationError(f"profile '{profile.name}': cannot write {path} ({error.__class__.__name__}: {error})") from None
+        raise CalibrationError(
+            f"profile '{profile.name}': cannot write {path} ({error.__class__.__name__}: {error})"
+        ) from None
     return path
 
 
@@ -156,7 +167,12 @@ def load_profile(name_or_path: str | Path, directory: str | Path | None = None) 
     Raises:
         CalibrationError: the profile does not exist or is corrupt, naming it and what to do.
     """
-    if isinstance(name_or_path, Path) or str(name_or_path).endswith(".json") or os.sep in str(name_or_path) or "/" in str(name_or_path):
+    if (
+        isinstance(name_or_path, Path)
+        or str(name_or_path).endswith(".json")
+        or os.sep in str(name_or_path)
+        or "/" in str(name_or_path)
+    ):
         path = Path(name_or_path)
         label = f"profile {path}"
         missing = f"{label}: no such file"
@@ -203,7 +219,12 @@ def apply_profile(image_rgb: np.ndarray, profile: Profile) -> np.ndarray:
         ValueError: the image is not (H, W, 3) uint8 RGB.
         CalibrationError: the photo's aspect ratio does not match the camera calibration.
     """
-    if not isinstance(image_rgb, np.ndarray) or image_rgb.dtype != np.uint8 or image_rgb.ndim != 3 or image_rgb.shape[2] != 3:
+    if (
+        not isinstance(image_rgb, np.ndarray)
+        or image_rgb.dtype != np.uint8
+        or image_rgb.ndim != 3
+        or image_rgb.shape[2] != 3
+    ):
         got = getattr(image_rgb, "shape", type(image_rgb).__name__)
         raise ValueError(f"image_rgb: expected (H, W, 3) uint8 RGB, got {got}")
     image = undistort_image(image_rgb, profile.camera) if profile.camera is not None else image_rgb.copy()

@@ -78,7 +78,11 @@ def random_poses(
             @ cv2.Rodrigues(np.array([0.0, 0.0, spin]))[0]
         )
         distance = camera.fx * board_w / (camera.width_px * fill * rng.uniform(0.85, 1.15))
-        shift = rng.uniform(-spread, spread, 2) * distance * np.array([camera.width_px / camera.fx, camera.height_px / camera.fy])
+        shift = (
+            rng.uniform(-spread, spread, 2)
+            * distance
+            * np.array([camera.width_px / camera.fx, camera.height_px / camera.fy])
+        )
         centre = np.array([board_w / 2, board_h / 2, 0.0])
         tvec = np.array([shift[0], shift[1], distance]) - rotation @ centre
         rvec = cv2.Rodrigues(rotation)[0].ravel()
@@ -87,7 +91,9 @@ def random_poses(
     return poses
 
 
-def render_view(target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.ndarray, supersample: int = 3) -> np.ndarray:
+def render_view(
+    target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.ndarray, supersample: int = 3
+) -> np.ndarray:
     """Photograph the printed target (with a one-square white border) through ``camera``; RGB uint8."""
     if target.kind != "chessboard":
         return _render_texture(target, camera, rvec, tvec, min(supersample, 2))
@@ -121,7 +127,9 @@ def render_view(target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.
     return np.repeat(grey[:, :, None], 3, axis=2)
 
 
-def _render_texture(target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.ndarray, supersample: int) -> np.ndarray:
+def _render_texture(
+    target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.ndarray, supersample: int
+) -> np.ndarray:
     """Trace every (super)pixel's ray to the board plane and sample the printed page there."""
     px_per_mm = 60.0 / target.square_mm
     margin_mm = float(target.square_mm)
@@ -147,7 +155,9 @@ def _camera_rays(camera: CameraModel, supersample: int) -> np.ndarray:
     xs, ys = np.meshgrid((np.arange(width) + 0.5) / supersample - 0.5, (np.arange(height) + 0.5) / supersample - 0.5)
     pixels = np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float64).reshape(-1, 1, 2)
     criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 20, 1e-9)
-    normal = cv2.undistortPoints(pixels, camera.matrix(), np.array(camera.distortion), criteria=criteria).reshape(height, width, 2)
+    normal = cv2.undistortPoints(pixels, camera.matrix(), np.array(camera.distortion), criteria=criteria).reshape(
+        height, width, 2
+    )
     return np.concatenate([normal, np.ones((height, width, 1))], axis=2)
 
 
@@ -171,17 +181,27 @@ def distort_image(image_rgb: np.ndarray, camera: CameraModel) -> np.ndarray:
 
 def _in_view(target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.ndarray, whole: bool) -> bool:
     if whole:
-        corners = np.array(
-            [[-1, -1, 0], [target.columns + 2, -1, 0], [target.columns + 2, target.rows + 2, 0], [-1, target.rows + 2, 0]],
-            np.float64,
-        ) * target.square_mm
+        corners = (
+            np.array(
+                [
+                    [-1, -1, 0],
+                    [target.columns + 2, -1, 0],
+                    [target.columns + 2, target.rows + 2, 0],
+                    [-1, target.rows + 2, 0],
+                ],
+                np.float64,
+            )
+            * target.square_mm
+        )
     else:
         corners = target.object_points().astype(np.float64)
     pixels, _ = cv2.projectPoints(corners, rvec, tvec, camera.matrix(), np.zeros(5))
     pixels = pixels.reshape(-1, 2)
     margin = 0.04 * camera.width_px
     inside = (
-        (pixels[:, 0] > margin) & (pixels[:, 0] < camera.width_px - margin)
-        & (pixels[:, 1] > margin) & (pixels[:, 1] < camera.height_px - margin)
+        (pixels[:, 0] > margin)
+        & (pixels[:, 0] < camera.width_px - margin)
+        & (pixels[:, 1] > margin)
+        & (pixels[:, 1] < camera.height_px - margin)
     )
     return bool(np.all(inside)) if whole else bool(np.mean(inside) >= 0.4)

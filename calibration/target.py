@@ -52,13 +52,19 @@ class Target:
             raise CalibrationError(f"target kind: expected one of {', '.join(KINDS)}, got {self.kind!r}")
         if self.kind == "charuco":
             if self.dictionary not in DICTIONARIES:
-                raise CalibrationError(f"target dictionary: expected one of {', '.join(DICTIONARIES)}, got {self.dictionary!r}")
+                raise CalibrationError(
+                    f"target dictionary: expected one of {', '.join(DICTIONARIES)}, got {self.dictionary!r}"
+                )
             if not 0.0 <= float(self.marker_mm) < float(self.square_mm):
-                raise CalibrationError(f"target marker_mm: expected less than the square ({self.square_mm:g} mm), got {self.marker_mm!r}")
+                raise CalibrationError(
+                    f"target marker_mm: expected less than the square ({self.square_mm:g} mm), got {self.marker_mm!r}"
+                )
             markers = (self.columns + 1) * (self.rows + 1) // 2
             capacity = int(self.dictionary.rsplit("_", 1)[1])
             if markers > capacity:
-                raise CalibrationError(f"target: {markers} markers needed, {self.dictionary} has {capacity}; use fewer squares")
+                raise CalibrationError(
+                    f"target: {markers} markers needed, {self.dictionary} has {capacity}; use fewer squares"
+                )
 
     @property
     def pattern_size(self) -> tuple[int, int]:
@@ -117,7 +123,9 @@ class Target:
         if kind == "charuco":
             extra = {
                 "marker_mm": expect_number(field(obj, "marker_mm", path, 0.0), child(path, "marker_mm")),
-                "dictionary": expect_str(field(obj, "dictionary", path, "DICT_5X5_100"), child(path, "dictionary"), DICTIONARIES),
+                "dictionary": expect_str(
+                    field(obj, "dictionary", path, "DICT_5X5_100"), child(path, "dictionary"), DICTIONARIES
+                ),
             }
         return cls(
             columns=expect_int(field(obj, "columns", path), child(path, "columns"), low=3, high=40),
@@ -171,7 +179,9 @@ def render_target(target: Target, dpi: int = 300) -> np.ndarray:
         raise CalibrationError(f"dpi: expected 72-1200, got {dpi!r}")
     board_w, board_h = target.board_mm
     need_w, need_h = board_w + 2 * MARGIN_MM, board_h + 2 * MARGIN_MM + CAPTION_MM
-    page_w, page_h = A4_LANDSCAPE_MM if need_w <= A4_LANDSCAPE_MM[0] and need_h <= A4_LANDSCAPE_MM[1] else (need_w, need_h)
+    page_w, page_h = (
+        A4_LANDSCAPE_MM if need_w <= A4_LANDSCAPE_MM[0] and need_h <= A4_LANDSCAPE_MM[1] else (need_w, need_h)
+    )
 
     def px(mm: float) -> int:
         return int(round(mm * dpi / 25.4))
@@ -192,8 +202,16 @@ def render_target(target: Target, dpi: int = 300) -> np.ndarray:
     cv2.putText(page, text, (px(left), px(caption_y)), cv2.FONT_HERSHEY_SIMPLEX, font_scale, 0, thickness, cv2.LINE_AA)
     bar_y = top + board_h + CAPTION_MM * 0.85
     cv2.line(page, (px(left), px(bar_y)), (px(left + 50.0), px(bar_y)), 0, thickness * 2)
-    cv2.putText(page, "50 mm: check with a ruler, keep the page flat", (px(left + 55.0), px(bar_y + 1.2)),
-                cv2.FONT_HERSHEY_SIMPLEX, font_scale * 0.8, 0, thickness, cv2.LINE_AA)
+    cv2.putText(
+        page,
+        "50 mm: check with a ruler, keep the page flat",
+        (px(left + 55.0), px(bar_y + 1.2)),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        font_scale * 0.8,
+        0,
+        thickness,
+        cv2.LINE_AA,
+    )
     return page
 
 

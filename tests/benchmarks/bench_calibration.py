@@ -58,7 +58,10 @@ def map_error_px(truth: CameraModel, fitted: CameraModel, inner: float = 1.0) ->
     it) and the largest remaining distance is returned: what would bend a straight board edge.
     """
     margin_x, margin_y = (1 - inner) / 2 * truth.width_px, (1 - inner) / 2 * truth.height_px
-    xs, ys = np.meshgrid(np.linspace(margin_x, truth.width_px - 1 - margin_x, 17), np.linspace(margin_y, truth.height_px - 1 - margin_y, 13))
+    xs, ys = np.meshgrid(
+        np.linspace(margin_x, truth.width_px - 1 - margin_x, 17),
+        np.linspace(margin_y, truth.height_px - 1 - margin_y, 13),
+    )
     points = np.stack([xs.ravel(), ys.ravel()], axis=1)
     size = (truth.width_px, truth.height_px)
     ideal, fitted_points = undistort_points(points, truth, size), undistort_points(points, fitted, size)
@@ -79,15 +82,17 @@ def _fit_rows(target: Target, distortion, photos: str, seeds: int, views: int, p
         start = time.perf_counter()
         fit = calibrate_camera(images, target, skip_missing=True).camera
         seconds = time.perf_counter() - start
-        rows.append((
-            fit.rms_px,
-            100 * max(abs(fit.fx / truth.fx - 1), abs(fit.fy / truth.fy - 1)),
-            max(abs(fit.cx - truth.cx), abs(fit.cy - truth.cy)),
-            abs(fit.distortion[0] - truth.distortion[0]),
-            map_error_px(truth, fit),
-            map_error_px(truth, fit, inner=0.8),
-            seconds,
-        ))
+        rows.append(
+            (
+                fit.rms_px,
+                100 * max(abs(fit.fx / truth.fx - 1), abs(fit.fy / truth.fy - 1)),
+                max(abs(fit.cx - truth.cx), abs(fit.cy - truth.cy)),
+                abs(fit.distortion[0] - truth.distortion[0]),
+                map_error_px(truth, fit),
+                map_error_px(truth, fit, inner=0.8),
+                seconds,
+            )
+        )
     return np.array(rows)
 
 
@@ -100,20 +105,28 @@ def _print_rows(label: str, photos: str, a: np.ndarray) -> None:
     )
 
 
-HEADER = (f"{'distortion':26} {'photos':7} {'rms px':>13} {'fx,fy err %':>13} {'cx,cy err px':>14} {'k1 err':>15} "
-          f"{'bend px':>13} {'bend 80% px':>13} {'s/fit':>6}")
+HEADER = (
+    f"{'distortion':26} {'photos':7} {'rms px':>13} {'fx,fy err %':>13} {'cx,cy err px':>14} {'k1 err':>15} "
+    f"{'bend px':>13} {'bend 80% px':>13} {'s/fit':>6}"
+)
 
 
 def bench_camera(seeds: int, views: int) -> None:
-    print(f"\n== camera: {views} views of a 9 x 6 chessboard spread over the frame, 640x480 px, {seeds} seeds per row "
-          "(mean; worst in brackets)")
+    print(
+        f"\n== camera: {views} views of a 9 x 6 chessboard spread over the frame, 640x480 px, {seeds} seeds per row "
+        "(mean; worst in brackets)"
+    )
     print("   bend px: largest non-projective error left after undistorting, whole frame / central 80 %")
     print(HEADER)
     for label, distortion in DISTORTIONS.items():
         for photos in ("clean", "phone"):
-            _print_rows(label, photos, _fit_rows(TARGET, distortion, photos, seeds, views, {"fill": 0.45, "spread": 0.3}))
+            _print_rows(
+                label, photos, _fit_rows(TARGET, distortion, photos, seeds, views, {"fill": 0.45, "spread": 0.3})
+            )
     charuco = Target(kind="charuco")
-    print(f"\n== camera: {views} close, partial views of a 9 x 6 ChArUco board (runs off the frame, reaches its corners)")
+    print(
+        f"\n== camera: {views} close, partial views of a 9 x 6 ChArUco board (runs off the frame, reaches its corners)"
+    )
     print(HEADER)
     for label in ("none", "barrel", "strong barrel (wide)"):
         for photos in ("clean", "phone"):
@@ -133,9 +146,13 @@ def _jpeg(image: np.ndarray, quality: int = 85) -> np.ndarray:
 
 def bench_colour() -> None:
     print("\n== colour: window_board render, mean abs error 0-255 against the clean render over unclipped pixels")
-    print("   cast in linear light; 'jpeg' compresses the cast photo (q85; floor = error of the clean render's own JPEG);")
+    print(
+        "   cast in linear light; 'jpeg' compresses the cast photo (q85; floor = error of the clean render's own JPEG);"
+    )
     print("   'sRGB cast' multiplies the encoded values instead, a cast the linear model does not match exactly")
-    print(f"{'cast':20} {'before':>7} {'region':>7} {'auto':>7} {'jpeg auto':>10} {'jpeg floor':>11} {'sRGB cast before':>17} {'auto':>6}")
+    print(
+        f"{'cast':20} {'before':>7} {'region':>7} {'auto':>7} {'jpeg auto':>10} {'jpeg floor':>11} {'sRGB cast before':>17} {'auto':>6}"
+    )
     original = window_board(0)
     floor = _mae(original, original, _jpeg(original))
     for label, gains in CASTS.items():
@@ -158,7 +175,9 @@ def _cells(document: dict) -> list[str]:
 
 
 def bench_models(count: int) -> None:
-    print(f"\n== models: Sagrada cell accuracy on {count} renders, warm cast + barrel lens added, with and without a profile")
+    print(
+        f"\n== models: Sagrada cell accuracy on {count} renders, warm cast + barrel lens added, with and without a profile"
+    )
     try:
         from models.synth import sagrada as sagrada_renders  # noqa: PLC0415
         from scanner import Scanner  # noqa: PLC0415
@@ -172,14 +191,21 @@ def bench_models(count: int) -> None:
     lens = CameraModel(size[0], size[1], 1000.0, 1000.0, 604.0, 446.0, (-0.18, 0.05, 0.0, 0.0, 0.0))
     gains = CASTS["warm tungsten"]
     # Camera part: a real fit on chessboard photos taken through the same lens.
-    views = [(f"v{i}", render_view(TARGET, lens, r, t)) for i, (r, t) in enumerate(random_poses(TARGET, lens, 10, seed=5))]
+    views = [
+        (f"v{i}", render_view(TARGET, lens, r, t)) for i, (r, t) in enumerate(random_poses(TARGET, lens, 10, seed=5))
+    ]
     camera = calibrate_camera(views, TARGET).camera
     # Colour part, grey-card workflow: an 18 % card photographed under the same light.
     card = cast_colour(np.full((64, 64, 3), 118, np.uint8), gains)
     card_colour = estimate_colour(card, (0, 0, 64, 64), level=118, name="card")
     plain = Scanner()
-    keys = ("clean render", "cast + lens", "cast + lens, camera profile", "cast + lens, camera + grey card",
-            "cast + lens, camera + auto colour")
+    keys = (
+        "clean render",
+        "cast + lens",
+        "cast + lens, camera profile",
+        "cast + lens, camera + grey card",
+        "cast + lens, camera + auto colour",
+    )
     results = {(key, mode): [] for key in keys for mode in ("search", "corners")}
     failures = dict.fromkeys(results, 0)
     first_error: dict = {}
@@ -192,7 +218,9 @@ def bench_models(count: int) -> None:
         undone_corners = undistort_points(spoiled_corners, camera, size)
         try:  # auto reference on the photo itself, levelled to what the clean render shows there
             clean_ref, spoiled_ref = estimate_colour(sample.image_rgb), estimate_colour(spoiled)
-            auto = ColourCorrection(gains=tuple(a / b for a, b in zip(spoiled_ref.gains, clean_ref.gains)), reference="auto")
+            auto = ColourCorrection(
+                gains=tuple(a / b for a, b in zip(spoiled_ref.gains, clean_ref.gains)), reference="auto"
+            )
         except TableError:
             auto = None
         runs = (
@@ -205,8 +233,11 @@ def bench_models(count: int) -> None:
         for key, scanner, image, known in runs:
             for mode in ("search", "corners"):
                 try:
-                    result = scanner.scan(Photo.from_array(image, f"render{seed}.png"), "sagrada",
-                                          corners=known if mode == "corners" else None)
+                    result = scanner.scan(
+                        Photo.from_array(image, f"render{seed}.png"),
+                        "sagrada",
+                        corners=known if mode == "corners" else None,
+                    )
                     read = _cells(result.document)
                     results[key, mode].append(np.mean([a == b for a, b in zip(read, truth)]))
                 except TableError as error:
@@ -216,8 +247,10 @@ def bench_models(count: int) -> None:
     print("   search: the scanner finds the board; corners: the true corners are given (classification alone)")
     print(f"{'':36} {'search':>8} {'not found':>10} {'corners':>8}")
     for key in keys:
-        print(f"{key:36} {100 * np.mean(results[key, 'search']):7.2f}% {failures[key, 'search']:10d} "
-              f"{100 * np.mean(results[key, 'corners']):7.2f}%")
+        print(
+            f"{key:36} {100 * np.mean(results[key, 'search']):7.2f}% {failures[key, 'search']:10d} "
+            f"{100 * np.mean(results[key, 'corners']):7.2f}%"
+        )
     for (key, mode), message in first_error.items():
         print(f"   first error, {key} / {mode}: {message}")
 

@@ -60,8 +60,18 @@ def test_camera_then_colour_build_one_profile(run, photos, tmp_path: Path) -> No
     board = np.full((120, 160, 3), 60, np.uint8)
     board[20:60, 20:60] = 210
     save_image(tmp_path / "board.png", cast_colour(board, (1.2, 1.0, 0.7)))
-    result = run("colour", tmp_path / "board.png", "--name", "phone", "--region", "25,25,30,30",
-                 "--level", "210", "--preview", tmp_path / "preview.png")
+    result = run(
+        "colour",
+        tmp_path / "board.png",
+        "--name",
+        "phone",
+        "--region",
+        "25,25,30,30",
+        "--level",
+        "210",
+        "--preview",
+        tmp_path / "preview.png",
+    )
     assert result.exit_code == 0, result.output
     assert "gains R,G,B" in result.output and (tmp_path / "preview.png").exists()
     profile = load_profile("phone", tmp_path / "profiles")
@@ -78,8 +88,20 @@ def test_camera_then_colour_build_one_profile(run, photos, tmp_path: Path) -> No
 def test_profile_dir_option_wins(run, tmp_path: Path) -> None:
     board = np.full((40, 40, 3), 200, np.uint8)
     save_image(tmp_path / "grey.png", board)
-    result = CliRunner().invoke(cli, ["calibrate", "--profile-dir", str(tmp_path / "elsewhere"), "colour",
-                                      str(tmp_path / "grey.png"), "--name", "g", "--region", "0,0,40,40"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "calibrate",
+            "--profile-dir",
+            str(tmp_path / "elsewhere"),
+            "colour",
+            str(tmp_path / "grey.png"),
+            "--name",
+            "g",
+            "--region",
+            "0,0,40,40",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert (tmp_path / "elsewhere" / "g.json").exists()
 
@@ -93,17 +115,37 @@ def test_list_without_profiles_says_how_to_start(run) -> None:
     "make_args, message",
     [
         (lambda p, t: ["camera", *p[:3], "--name", "x"], "too few views: the target was found in 3 photo(s)"),
-        (lambda p, t: ["camera", *p, t / "blank.png", "--name", "x"], "tablescan: blank.png: calibration target not found"),
+        (
+            lambda p, t: ["camera", *p, t / "blank.png", "--name", "x"],
+            "tablescan: blank.png: calibration target not found",
+        ),
         (lambda p, t: ["camera", *p, t / "gone.png", "--name", "x"], "tablescan: gone.png: no such file"),
         (lambda p, t: ["camera", *p, "--name", "bad name"], "tablescan: profile name 'bad name'"),
-        (lambda p, t: ["colour", t / "blank.png", "--name", "x", "--region", "1,2,3"], "--region: expected x,y,w,h in whole pixels, got '1,2,3'"),
-        (lambda p, t: ["colour", t / "blank.png", "--name", "x", "--region", "0,0,900,10"], "blank.png: region 0,0,900,10 is not inside"),
+        (
+            lambda p, t: ["colour", t / "blank.png", "--name", "x", "--region", "1,2,3"],
+            "--region: expected x,y,w,h in whole pixels, got '1,2,3'",
+        ),
+        (
+            lambda p, t: ["colour", t / "blank.png", "--name", "x", "--region", "0,0,900,10"],
+            "blank.png: region 0,0,900,10 is not inside",
+        ),
         (lambda p, t: ["colour", t / "notes.txt", "--name", "x"], "tablescan: notes.txt: not a readable image"),
         (lambda p, t: ["show", "nothing"], "tablescan: profile 'nothing' not found in"),
         (lambda p, t: ["show", t / "broken.json"], "broken.json: corrupt, invalid JSON"),
         (lambda p, t: ["target", t / "t.gif"], "t.gif: expected a .png or .pdf file name"),
     ],
-    ids=["few", "blank", "missing", "name", "region text", "region outside", "not image", "no profile", "corrupt", "suffix"],
+    ids=[
+        "few",
+        "blank",
+        "missing",
+        "name",
+        "region text",
+        "region outside",
+        "not image",
+        "no profile",
+        "corrupt",
+        "suffix",
+    ],
 )
 def test_bad_input_is_one_line_and_exit_2(make_args, message: str, run, photos, tmp_path: Path) -> None:
     save_image(tmp_path / "blank.png", np.full((480, 640, 3), 128, np.uint8))

@@ -31,7 +31,12 @@ def test_calibration_error_is_bad_input() -> None:
 
 @pytest.mark.parametrize(
     "profile",
-    [FULL, Profile(name="only.camera", camera=CAMERA), Profile(name="c_1", colour=COLOUR, adaptation="adapt/c1.json"), Profile(name="empty")],
+    [
+        FULL,
+        Profile(name="only.camera", camera=CAMERA),
+        Profile(name="c_1", colour=COLOUR, adaptation="adapt/c1.json"),
+        Profile(name="empty"),
+    ],
     ids=["full", "camera", "colour", "empty"],
 )
 def test_save_then_load_gives_the_same_profile(profile: Profile, tmp_path: Path) -> None:
@@ -47,7 +52,9 @@ def test_save_then_load_gives_the_same_profile(profile: Profile, tmp_path: Path)
 @given(
     name=st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,20}", fullmatch=True),
     gains=st.tuples(*[st.floats(0.2, 5.0)] * 3),
-    adaptation=st.one_of(st.none(), st.text(max_size=10), st.dictionaries(st.text(max_size=5), st.integers(), max_size=3)),
+    adaptation=st.one_of(
+        st.none(), st.text(max_size=10), st.dictionaries(st.text(max_size=5), st.integers(), max_size=3)
+    ),
 )
 def test_profile_json_round_trips(name, gains, adaptation) -> None:
     profile = Profile(name=name, camera=CAMERA, colour=ColourCorrection(gains=gains), adaptation=adaptation)
@@ -86,13 +93,33 @@ def _write(tmp_path: Path, doc) -> None:
         ({"name": "p"}, r"corrupt, version: missing required key"),
         ({"version": 2, "name": "p"}, r"version: expected 1, got 2 \(written by a newer tablescan; upgrade\)"),
         ({"version": 1, "name": "../x"}, r"name: expected letters"),
-        ({"version": 1, "name": "p", "camera": {**CAMERA.to_json(), "fx": -3}}, r"camera\.fx: expected a positive number, got -3"),
-        ({"version": 1, "name": "p", "camera": {**CAMERA.to_json(), "distortion": [0, 0]}}, r"camera\.distortion: expected a list of 5 numbers"),
-        ({"version": 1, "name": "p", "colour": {"gains": [1, "x", 1]}}, r"colour\.gains\[1\]: expected a positive number, got 'x'"),
+        (
+            {"version": 1, "name": "p", "camera": {**CAMERA.to_json(), "fx": -3}},
+            r"camera\.fx: expected a positive number, got -3",
+        ),
+        (
+            {"version": 1, "name": "p", "camera": {**CAMERA.to_json(), "distortion": [0, 0]}},
+            r"camera\.distortion: expected a list of 5 numbers",
+        ),
+        (
+            {"version": 1, "name": "p", "colour": {"gains": [1, "x", 1]}},
+            r"colour\.gains\[1\]: expected a positive number, got 'x'",
+        ),
         ({"version": 1, "name": "p", "colour": {"gains": [1, 100, 1]}}, r"colour gains: expected 3 values"),
         ({"version": 1, "name": "p", "adaptation": 5}, r"adaptation: expected a path string or an object, got 5"),
     ],
-    ids=["json", "list", "no version", "newer", "bad name", "fx", "distortion", "gain type", "gain range", "adaptation"],
+    ids=[
+        "json",
+        "list",
+        "no version",
+        "newer",
+        "bad name",
+        "fx",
+        "distortion",
+        "gain type",
+        "gain range",
+        "adaptation",
+    ],
 )
 def test_corrupt_profiles_are_named_errors(doc, message: str, tmp_path: Path) -> None:
     _write(tmp_path, doc)
@@ -137,7 +164,11 @@ def _photo(seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, 256, (480, 640, 3), dtype=np.uint8)
 
 
-@pytest.mark.parametrize("profile", [FULL, Profile(name="c", camera=CAMERA), Profile(name="k", colour=COLOUR), Profile(name="e")], ids=["full", "camera", "colour", "empty"])
+@pytest.mark.parametrize(
+    "profile",
+    [FULL, Profile(name="c", camera=CAMERA), Profile(name="k", colour=COLOUR), Profile(name="e")],
+    ids=["full", "camera", "colour", "empty"],
+)
 def test_apply_profile_undistorts_then_corrects_colour(profile: Profile) -> None:
     image = _photo()
     before = image.copy()
@@ -152,7 +183,9 @@ def test_apply_profile_undistorts_then_corrects_colour(profile: Profile) -> None
     assert np.array_equal(image, before)
 
 
-@pytest.mark.parametrize("image", [np.zeros((10, 10), np.uint8), np.zeros((10, 10, 4), np.uint8), np.zeros((10, 10, 3), np.float32)])
+@pytest.mark.parametrize(
+    "image", [np.zeros((10, 10), np.uint8), np.zeros((10, 10, 4), np.uint8), np.zeros((10, 10, 3), np.float32)]
+)
 def test_apply_profile_wants_rgb_uint8(image) -> None:
     with pytest.raises(ValueError, match=r"image_rgb: expected \(H, W, 3\) uint8 RGB"):
         calibration.apply_profile(image, FULL)

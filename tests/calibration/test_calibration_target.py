@@ -6,7 +6,6 @@ import re
 from contextlib import nullcontext
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 from PIL import Image
@@ -50,7 +49,11 @@ def test_saved_target_keeps_its_scale(suffix: str, tmp_path: Path) -> None:
             assert image.info["dpi"] == pytest.approx((100, 100), abs=0.01)
     else:
         box = re.search(rb"/MediaBox \[ 0 0 ([\d.]+) ([\d.]+) \]", path.read_bytes())
-        assert box and float(box[1]) == pytest.approx(297 / 25.4 * 72, abs=1) and float(box[2]) == pytest.approx(210 / 25.4 * 72, abs=1)
+        assert (
+            box
+            and float(box[1]) == pytest.approx(297 / 25.4 * 72, abs=1)
+            and float(box[2]) == pytest.approx(210 / 25.4 * 72, abs=1)
+        )
 
 
 @pytest.mark.parametrize(
@@ -62,11 +65,19 @@ def test_saved_target_keeps_its_scale(suffix: str, tmp_path: Path) -> None:
         ({"square_mm": 0.5}, pytest.raises(CalibrationError, match="square_mm: expected 1-500 mm")),
         ({"kind": "charuco"}, nullcontext()),
         ({"kind": "charuco", "marker_mm": 15.0, "dictionary": "DICT_4X4_100"}, nullcontext()),
-        ({"kind": "circles"}, pytest.raises(CalibrationError, match="target kind: expected one of chessboard, charuco")),
-        ({"kind": "charuco", "marker_mm": 25.0}, pytest.raises(CalibrationError, match="marker_mm: expected less than the square")),
+        (
+            {"kind": "circles"},
+            pytest.raises(CalibrationError, match="target kind: expected one of chessboard, charuco"),
+        ),
+        (
+            {"kind": "charuco", "marker_mm": 25.0},
+            pytest.raises(CalibrationError, match="marker_mm: expected less than the square"),
+        ),
         ({"kind": "charuco", "dictionary": "DICT_9X9"}, pytest.raises(CalibrationError, match="target dictionary")),
-        ({"kind": "charuco", "columns": 20, "rows": 12, "dictionary": "DICT_4X4_100"},
-         pytest.raises(CalibrationError, match="136 markers needed, DICT_4X4_100 has 100")),
+        (
+            {"kind": "charuco", "columns": 20, "rows": 12, "dictionary": "DICT_4X4_100"},
+            pytest.raises(CalibrationError, match="136 markers needed, DICT_4X4_100 has 100"),
+        ),
     ],
 )
 def test_target_checks_its_numbers(kwargs, expectation) -> None:
@@ -77,7 +88,10 @@ def test_target_checks_its_numbers(kwargs, expectation) -> None:
 
 @pytest.mark.parametrize(
     "name, dpi, message",
-    [("t.jpg", 300, r"t\.jpg: expected a \.png or \.pdf file name, got '\.jpg'"), ("t.png", 20, "dpi: expected 72-1200, got 20")],
+    [
+        ("t.jpg", 300, r"t\.jpg: expected a \.png or \.pdf file name, got '\.jpg'"),
+        ("t.png", 20, "dpi: expected 72-1200, got 20"),
+    ],
 )
 def test_bad_target_requests(name: str, dpi: int, message: str, tmp_path: Path) -> None:
     with pytest.raises(CalibrationError, match=message):
@@ -87,4 +101,8 @@ def test_bad_target_requests(name: str, dpi: int, message: str, tmp_path: Path) 
 def test_object_points_are_in_millimetres() -> None:
     points = Target(columns=4, rows=3, square_mm=20.0).object_points()
     assert points.shape == (12, 3) and points.dtype == np.float32
-    assert points[0].tolist() == [20.0, 20.0, 0.0] and points[5].tolist() == [40.0, 40.0, 0.0] and points[-1].tolist() == [80.0, 60.0, 0.0]
+    assert (
+        points[0].tolist() == [20.0, 20.0, 0.0]
+        and points[5].tolist() == [40.0, 40.0, 0.0]
+        and points[-1].tolist() == [80.0, 60.0, 0.0]
+    )

@@ -11,7 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calibration import CalibrationError, CameraModel, Target, TargetNotFoundError
-from calibration.camera import MIN_CHARUCO_CORNERS, calibrate_camera, distort_points, find_target, undistort_image, undistort_points
+from calibration.camera import (
+    MIN_CHARUCO_CORNERS,
+    calibrate_camera,
+    distort_points,
+    find_target,
+    undistort_image,
+    undistort_points,
+)
 from calibration.synthetic import random_poses, render_view
 
 TARGET = Target(columns=9, rows=6, square_mm=25.0)
@@ -27,7 +34,9 @@ MAX_RMS_PX = 0.5
 
 def _views(camera: CameraModel, count: int, seed: int, **pose_options) -> list[tuple[str, np.ndarray]]:
     poses = random_poses(TARGET, camera, count, seed, **pose_options)
-    return [(f"view{index:02d}.png", render_view(TARGET, camera, rvec, tvec)) for index, (rvec, tvec) in enumerate(poses)]
+    return [
+        (f"view{index:02d}.png", render_view(TARGET, camera, rvec, tvec)) for index, (rvec, tvec) in enumerate(poses)
+    ]
 
 
 def _corner_errors(found: np.ndarray, truth: np.ndarray) -> np.ndarray:

@@ -99,13 +99,30 @@ def test_identity_correction_changes_nothing_and_never_mutates() -> None:
     "image, region, expectation",
     [
         (board(), (15, 15, 10, 10), nullcontext()),
-        (board(), (240, 0, 20, 10), pytest.raises(CalibrationError, match=r"^p\.png: region 240,0,20,10 is not inside the 250x202")),
+        (
+            board(),
+            (240, 0, 20, 10),
+            pytest.raises(CalibrationError, match=r"^p\.png: region 240,0,20,10 is not inside the 250x202"),
+        ),
         (board(), (0, 0, 0, 5), pytest.raises(CalibrationError, match="not inside")),
-        (np.full((50, 50, 3), 255, np.uint8), (0, 0, 50, 50), pytest.raises(CalibrationError, match=r"over-exposed \(100 % clipped\)")),
+        (
+            np.full((50, 50, 3), 255, np.uint8),
+            (0, 0, 50, 50),
+            pytest.raises(CalibrationError, match=r"over-exposed \(100 % clipped\)"),
+        ),
         (np.full((50, 50, 3), 2, np.uint8), (0, 0, 50, 50), pytest.raises(CalibrationError, match="too dark")),
-        (np.full((50, 50, 3), 255, np.uint8), None, pytest.raises(CalibrationError, match=r"no white or light grey reference found; give one with --region")),
-        (np.dstack([np.full((50, 50), 200, np.uint8), np.full((50, 50), 40, np.uint8), np.full((50, 50), 40, np.uint8)]),
-         (0, 0, 50, 50), pytest.raises(CalibrationError, match="beyond")),
+        (
+            np.full((50, 50, 3), 255, np.uint8),
+            None,
+            pytest.raises(CalibrationError, match=r"no white or light grey reference found; give one with --region"),
+        ),
+        (
+            np.dstack(
+                [np.full((50, 50), 200, np.uint8), np.full((50, 50), 40, np.uint8), np.full((50, 50), 40, np.uint8)]
+            ),
+            (0, 0, 50, 50),
+            pytest.raises(CalibrationError, match="beyond"),
+        ),
     ],
     ids=["white ok", "outside", "empty", "clipped", "dark", "auto nothing", "red not grey"],
 )
