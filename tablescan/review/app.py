@@ -43,7 +43,7 @@ from tablescan.review.board import (
     pattern_names,
 )
 from tablescan.review.db import Store
-from tablescan.review.errors import ForbiddenError, NotFoundError, UploadError, UploadTooLargeError
+from tablescan.review.errors import ForbiddenError, LengthRequiredError, NotFoundError, UploadError, UploadTooLargeError
 from tablescan.review.view import game_view
 
 HERE = Path(__file__).parent
@@ -359,6 +359,8 @@ def create_app(db_path: str | Path, token: str | None = None, profile: str | Non
             raise UploadTooLargeError(f"photo: {int(length) / 1e6:.1f} MB is over the {MAX_UPLOAD_BYTES // 2**20} MB limit")
         content_type = request.headers.get("content-type", "")
         if content_type.startswith("multipart/form-data"):
+            if length is None:  # a chunked form would be parsed (and spooled) whole before any cap applies
+                raise LengthRequiredError("photo: the upload must give its size (Content-Length); send it as a normal form")
             form = await request.form(max_files=1, max_fields=5)
             upload = form.get("photo")
             if upload is None or isinstance(upload, str):

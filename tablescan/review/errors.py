@@ -25,6 +25,12 @@ class UploadTooLargeError(UploadError):
     http_status = 413
 
 
+class LengthRequiredError(UploadError):
+    """A multipart upload that does not say its size (it could not be capped before parsing)."""
+
+    http_status = 411
+
+
 class ForbiddenError(TableError):
     """A request without the access token in LAN mode."""
 

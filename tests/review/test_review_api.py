@@ -427,3 +427,22 @@ def test_photo_size_is_given_upright_as_exif_orientation_says(client: TestClient
     view = upload(client, new_game(client, "splendor"), buffer.getvalue(), name="side.jpg").json()
     photo = view["players"][0]["photo"]
     assert (photo["width_px"], photo["height_px"]) == (20, 60)
+
+
+def test_chunked_multipart_upload_without_length_is_refused(client: TestClient) -> None:
+    view = new_game(client)
+    player = view["players"][0]
+    boundary = "b0undary"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.png\"\r\n"
+            f"Content-Type: image/png\r\n\r\n").encode() + png_bytes() + f"\r\n--{boundary}--\r\n".encode()
+
+    def chunks():
+        yield body
+
+    response = client.post(
+        f"/api/games/{view['id']}/players/{player['id']}/photo",
+        content=chunks(),
+        headers={"content-type": f"multipart/form-data; boundary={boundary}"},
+    )
+    assert response.status_code == 411
+    assert "Content-Length" in response.json()["error"]
