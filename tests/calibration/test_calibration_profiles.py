@@ -195,3 +195,53 @@ def test_describe_mentions_both_parts() -> None:
     text = FULL.describe()
     assert "fx 560.0" in text and "k1 -0.2500" in text and "gains R,G,B 0.800, 1.000, 1.430" in text
     assert "camera: none" in Profile(name="e").describe()
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10, 5000) | st.floats(allow_nan=True) | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12,
+)
+
+
+def _mutate(doc, path: list, value):
+    """``doc`` with the value at ``path`` (keys into nested objects) replaced."""
+    if not path:
+        return value
+    if not isinstance(doc, dict):
+        return doc
+    return {**doc, path[0]: _mutate(doc.get(path[0]), path[1:], value)}
+
+
+PATHS = [
+    [],
+    ["version"],
+    ["name"],
+    ["camera"],
+    ["colour"],
+    ["adaptation"],
+    ["camera", "fx"],
+    ["camera", "width_px"],
+    ["camera", "distortion"],
+    ["camera", "target"],
+    ["camera", "target", "kind"],
+    ["camera", "target", "columns"],
+    ["camera", "target", "dictionary"],
+    ["colour", "gains"],
+    ["colour", "reference"],
+]
+
+
+@settings(max_examples=120, deadline=None)
+@given(path=st.sampled_from(PATHS), value=JSON)
+def test_any_json_loads_as_a_profile_or_a_calibration_error(path, value, tmp_path_factory) -> None:
+    folder = tmp_path_factory.mktemp("fuzz", numbered=True)
+    base = Profile(name="p", camera=CAMERA, colour=COLOUR).to_json()
+    base["camera"]["target"] = Target(kind="charuco").to_json()
+    (folder / "p.json").write_text(json.dumps(_mutate(base, path, value)))
+    try:
+        profile = calibration.load_profile("p", folder)
+    except CalibrationError as error:
+        assert str(error).startswith("profile 'p' (") and "\n" not in str(error)
+    else:
+        assert isinstance(profile, Profile)
