@@ -232,7 +232,7 @@ PATHS = [
 ]
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(path=st.sampled_from(PATHS), value=JSON)
 def test_any_json_loads_as_a_profile_or_a_calibration_error(path, value, tmp_path_factory) -> None:
     folder = tmp_path_factory.mktemp("fuzz", numbered=True)
