@@ -28,6 +28,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from scoring.data import load_data
 from scoring.errors import StateError, TableError
 from scoring.registry import GAMES
 from tablescan.review import scanning
@@ -229,9 +230,17 @@ def _clean_fields(game: str, current: dict, change: dict) -> dict:
                 raise StateError("fields.money: expected an amount per currency")
             fields["money"] = {c: _int_in(money.get(c, 0), f"fields.money.{c}", 0, 200) for c in CURRENCIES}
     else:
-        for key in ("nobles", "reserved"):
-            if key in change:
-                fields[key] = _int_in(change[key], f"fields.{key}", 0, 10 if key == "nobles" else 3)
+        if "reserved" in change:
+            fields["reserved"] = _int_in(change["reserved"], "fields.reserved", 0, 3)
+        if "nobles" in change:
+            nobles = change["nobles"]
+            if isinstance(nobles, list):  # which nobles: the core checks the bonuses can meet each one
+                known = {noble["id"] for noble in load_data("splendor_cards")["nobles"]}
+                if len(set(nobles)) != len(nobles) or any(noble not in known for noble in nobles):
+                    raise StateError(f"fields.nobles: expected distinct noble ids of {', '.join(sorted(known))}")
+                fields["nobles"] = list(nobles)
+            else:
+                fields["nobles"] = _int_in(nobles, "fields.nobles", 0, 10)
     return fields
 
 

@@ -60,6 +60,10 @@ def options() -> dict:
         "tile_types": list(ALHAMBRA_TYPES),
         "currencies": list(CURRENCIES),
         "splendor_colors": list(SPLENDOR_COLORS),
+        "nobles": [
+            {"id": n["id"], "label": " ".join(f"{count} {colour}" for colour, count in n["requires"].items() if count)}
+            for n in load_data("splendor_cards")["nobles"]
+        ],
         "splendor_points": list(SPLENDOR_POINTS),
     }
 

@@ -248,6 +248,17 @@ def test_alhambra_reserve_is_entered_as_text(client: TestClient, reserve: str, e
         assert response.json()["document"]["players"][0]["reserve"] == wanted
 
 
+def test_splendor_nobles_by_id_reach_the_core(client: TestClient) -> None:
+    view = new_game(client, "splendor", ("Ana", "Bo"))
+    url = f"/api/games/{view['id']}/players/{view['players'][0]['id']}"
+    view = client.patch(url, json={"fields": {"nobles": ["N1"]}}).json()
+    assert view["document"]["players"][0]["nobles"] == ["N1"]
+    assert view["players"][0]["report"]["prestige"] == 3
+    assert any("N1" in issue["detail"] for issue in view["players"][0]["issues"])  # no white or blue cards for it
+    bad = client.patch(url, json={"fields": {"nobles": ["N99"]}})
+    assert bad.status_code == 400 and "noble ids" in bad.json()["error"]
+
+
 def test_splendor_counts_become_cards(client: TestClient) -> None:
     view = new_game(client, "splendor", ("Ana", "Bo"))
     view = put_cells(client, view, 0, [{"cell": "red:2", "value": "2"}, {"cell": "blue:0", "value": "3"}])

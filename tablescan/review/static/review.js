@@ -356,8 +356,16 @@
         }
       }
     } else {
-      row.append(numberInput("Nobles", f.nobles, (v) => patchFields(p.id, { nobles: v }), { max: 10 }));
+      const chosen = Array.isArray(f.nobles) ? f.nobles : [];
+      if (!chosen.length) row.append(numberInput("Nobles", f.nobles, (v) => patchFields(p.id, { nobles: v }), { max: 10 }));
       row.append(numberInput("Reserved cards", f.reserved, (v) => patchFields(p.id, { reserved: v }), { max: 3 }));
+      row.append(el("details", { class: "nobles", open: chosen.length ? true : null },
+        el("summary", { text: chosen.length ? `Nobles: ${chosen.join(", ")}` : "Or pick which nobles (checks their requirements)" }),
+        el("div", { class: "noble-list" }, opts.nobles.map((n) => el("label", { class: "noble" },
+          el("input", { type: "checkbox", checked: chosen.includes(n.id) ? true : null, onchange: (e) => {
+            const next = e.target.checked ? chosen.concat([n.id]) : chosen.filter((x) => x !== n.id);
+            patchFields(p.id, { nobles: next.length ? next : 0 });
+          } }), ` ${n.id}: ${n.label}`)))));
     }
     return row;
   }
