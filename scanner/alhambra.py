@@ -159,7 +159,7 @@ class Lattice:
 
 def find_peaks(heat: np.ndarray, threshold: float = PEAK_THRESHOLD) -> tuple[np.ndarray, np.ndarray]:
     """Return sub-pixel (x, y) local maxima of a heatmap above ``threshold`` and their heights."""
-    dilated = cv2.dilate(heat, np.ones((3, 3), np.uint8))
+    dilated = cv2.dilate(heat, np.ones((5, 5), np.uint8))
     ys, xs = np.nonzero((heat >= dilated) & (heat > threshold))
     points, scores = [], []
     height, width = heat.shape
@@ -201,13 +201,33 @@ def fit_lattice(points: np.ndarray, scores: np.ndarray, pitch_hint: float | None
             angles.append(math.atan2(d[1], d[0]))
     a = np.array(angles)
     theta = math.atan2(np.sin(4 * a).mean(), np.cos(4 * a).mean()) / 4
-    start = int(np.argmin(np.linalg.norm(points - np.median(points, axis=0), axis=1) - 0.2 * step * scores))
     u = np.array([math.cos(theta), math.sin(theta)]) * step
     v = np.array([-u[1], u[0]])
+    centrality = np.linalg.norm(points - np.median(points, axis=0), axis=1) - 0.2 * step * scores
+    best: dict[int, tuple[int, int]] = {}
+    for start in np.argsort(centrality)[:4]:  # a few starts: keep the one linking the most centres
+        coords = _link(points, int(start), u, v)
+        if len(coords) > len(best):
+            best = coords
+        if len(best) == n:
+            break
+    coords = best
+    grid = _fit_grid(coords, points, allow_perspective=False)
+    for round_index in range(3):  # re-assign every centre with the fitted map, then refit
+        coords = _assign(grid, points, scores)
+        grid = _fit_grid(coords, points, allow_perspective=round_index == 2)
+    coords = _assign(grid, points, scores)
+    cells = {cell: points[j] for j, cell in coords.items()}
+    pitch = float(np.median(_local_pitch(grid, np.array(list(cells), dtype=np.float64))))
+    return Lattice(cells, grid, pitch, n - len(coords))
+
+
+def _link(points: np.ndarray, start: int, u: np.ndarray, v: np.ndarray) -> dict[int, tuple[int, int]]:
+    """Grow grid coordinates from ``start`` by stepping to the centre nearest each predicted neighbour."""
     coords: dict[int, tuple[int, int]] = {start: (0, 0)}
     basis = {start: (u, v)}
     queue = [start]
-    taken: dict[tuple[int, int], int] = {(0, 0): start}
+    taken: set[tuple[int, int]] = {(0, 0)}
     while queue:
         i = queue.pop(0)
         bu, bv = basis[i]
@@ -216,53 +236,58 @@ def fit_lattice(points: np.ndarray, scores: np.ndarray, pitch_hint: float | None
             cell = (ci[0] + di, ci[1] + dj)
             if cell in taken:
                 continue
-            predicted = points[i] + offset
-            gaps = np.linalg.norm(points - predicted, axis=1)
+            gaps = np.linalg.norm(points - (points[i] + offset), axis=1)
             for j in np.argsort(gaps)[:3]:
-                if j in coords or gaps[j] > 0.33 * np.linalg.norm(offset):
+                j = int(j)
+                if j in coords or gaps[j] > 0.45 * np.linalg.norm(offset):
                     continue
                 coords[j] = cell
-                taken[cell] = j
+                taken.add(cell)
                 seen = points[j] - points[i]
-                if di:
-                    basis[j] = (seen * di, bv)
-                else:
-                    basis[j] = (bu, seen * dj)
+                basis[j] = (seen * di, bv) if di else (bu, seen * dj)
                 queue.append(j)
                 break
-    grid = _fit_grid(coords, points)
-    for _ in range(2):  # re-assign every centre with the fitted map, then refit
-        inverse = np.linalg.inv(grid)
-        lattice_pts = cv2.perspectiveTransform(points.reshape(-1, 1, 2), inverse).reshape(-1, 2)
-        rounded = np.round(lattice_pts)
-        residual = np.linalg.norm(lattice_pts - rounded, axis=1)
-        coords = {}
-        best: dict[tuple[int, int], int] = {}
-        for j in np.argsort(-scores):
-            cell = (int(rounded[j, 0]), int(rounded[j, 1]))
-            if residual[j] < 0.3 and cell not in best:
-                best[cell] = int(j)
-                coords[int(j)] = cell
-        grid = _fit_grid(coords, points)
-    cells = {cell: points[j] for j, cell in coords.items()}
-    pitch = float(np.median(_local_pitch(grid, np.array(list(cells), dtype=np.float64))))
-    return Lattice(cells, grid, pitch, n - len(coords))
+    return coords
 
 
-def _fit_grid(coords: dict[int, tuple[int, int]], points: np.ndarray) -> np.ndarray:
-    """Fit grid -> image: a homography with enough spread, else affine, else a similarity."""
+def _assign(grid: np.ndarray, points: np.ndarray, scores: np.ndarray) -> dict[int, tuple[int, int]]:
+    """Give each centre the nearest lattice cell (strongest centre wins a cell; far-off ones stay out)."""
+    lattice_pts = cv2.perspectiveTransform(points.reshape(-1, 1, 2), np.linalg.inv(grid)).reshape(-1, 2)
+    rounded = np.round(lattice_pts)
+    residual = np.linalg.norm(lattice_pts - rounded, axis=1)
+    coords: dict[int, tuple[int, int]] = {}
+    taken: set[tuple[int, int]] = set()
+    for j in np.argsort(-scores):
+        cell = (int(rounded[j, 0]), int(rounded[j, 1]))
+        if residual[j] < 0.4 and cell not in taken:
+            taken.add(cell)
+            coords[int(j)] = cell
+    return coords
+
+
+def _fit_grid(coords: dict[int, tuple[int, int]], points: np.ndarray, allow_perspective: bool = True) -> np.ndarray:
+    """Fit grid -> image: affine (robust), upgraded to a homography when it fits clearly better.
+
+    A single row or column gets a similarity; one centre a unit square of 100 px.
+    """
     idx = list(coords)
     src = np.array([coords[j] for j in idx], dtype=np.float64)
     dst = points[idx]
     xs, ys = set(src[:, 0]), set(src[:, 1])
-    if len(idx) >= 6 and len(xs) >= 3 and len(ys) >= 3:
-        homography, _ = cv2.findHomography(src, dst, 0)
-        if homography is not None and abs(np.linalg.det(homography)) > 1e-9:
-            return homography / homography[2, 2]
     if len(idx) >= 3 and len(xs) >= 2 and len(ys) >= 2:
         affine, _ = cv2.estimateAffine2D(src.reshape(-1, 1, 2), dst.reshape(-1, 1, 2), method=cv2.LMEDS)
         if affine is not None:
-            return np.vstack([affine, [0, 0, 1]])
+            grid = np.vstack([affine, [0, 0, 1]])
+            if allow_perspective and len(idx) >= 10 and len(xs) >= 3 and len(ys) >= 3:
+                pitch = math.sqrt(abs(np.linalg.det(affine[:, :2])))
+                homography, _ = cv2.findHomography(src, dst, cv2.RANSAC, 0.2 * pitch)
+                if homography is not None and abs(np.linalg.det(homography)) > 1e-12:
+                    homography = homography / homography[2, 2]
+                    err_h = np.median(np.linalg.norm(cv2.perspectiveTransform(src.reshape(-1, 1, 2), homography).reshape(-1, 2) - dst, axis=1))
+                    err_a = np.median(np.linalg.norm(src @ affine[:, :2].T + affine[:, 2] - dst, axis=1))
+                    if err_h < 0.85 * err_a:
+                        return homography
+            return grid
     if len(idx) >= 2:
         # a single row or column: a similarity, with the other axis a quarter turn clockwise
         ext_src = np.concatenate([src, src + [[0, 1]]])
@@ -305,18 +330,18 @@ class TileEvidence:
         return f"{kind}:{walls}", float(self.kind[kind_index]) * wall_p
 
 
+_CAT_KIND = np.array([KINDS.index(tile.type) for tile in CATALOGUE])
+_CAT_WALLS = np.array([[side in tile.walls for side in SIDES] for tile in CATALOGUE], dtype=np.float64)
+_CAT_PRICE = np.array([PRICES.index(str(tile.price)) for tile in CATALOGUE])
+
+
 def tile_log_scores(evidence: TileEvidence, price_weight: float = 0.5) -> np.ndarray:
     """Log-probability of each catalogue tile (in ``CATALOGUE`` order) given one cell's evidence."""
     eps = 1e-6
-    scores = np.empty(len(CATALOGUE))
-    logs_wall = np.log(np.clip(evidence.walls, eps, 1)), np.log(np.clip(1 - evidence.walls, eps, 1))
-    for index, tile in enumerate(CATALOGUE):
-        total = math.log(max(float(evidence.kind[KINDS.index(tile.type)]), eps))
-        for side_index, side in enumerate(SIDES):
-            total += logs_wall[0][side_index] if side in tile.walls else logs_wall[1][side_index]
-        total += price_weight * math.log(max(float(evidence.price[PRICES.index(str(tile.price))]), eps))
-        scores[index] = total
-    return scores
+    walls = np.clip(evidence.walls, eps, 1 - eps)
+    scores = np.log(np.clip(evidence.kind[_CAT_KIND], eps, 1))
+    scores = scores + _CAT_WALLS @ np.log(walls) + (1 - _CAT_WALLS) @ np.log(1 - walls)
+    return scores + price_weight * np.log(np.clip(evidence.price[_CAT_PRICE], eps, 1))
 
 
 def decode_palace(evidence: dict[tuple[int, int], TileEvidence], *, max_nodes: int = 50_000) -> tuple[tuple[int, int], dict[tuple[int, int], int]]:
@@ -443,6 +468,11 @@ class AlhambraReader:
             to_photo = shift @ to_image @ stride_map @ np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]])
             points = cv2.perspectiveTransform(peaks.reshape(-1, 1, 2), to_photo).reshape(-1, 2) if len(peaks) else peaks
             self._check_photo(photo, image, mask, len(points))
+            if corners is None and _mask_touches_edge(mask, search.shape[:2]):
+                raise BoardNotFoundError(
+                    f"{photo.name}: the palace runs off the photo's edge (tiles touch the border); "
+                    "step back so the whole palace is in frame, or give --corners x,y,x,y,x,y,x,y"
+                )
         with timings.stage("lattice"):
             lattice = fit_lattice(points, heights, self._pitch_hint(mask, to_photo))
             self._check_lattice(photo, lattice, len(points))
@@ -461,7 +491,7 @@ class AlhambraReader:
             is_tile = {}
             for index, cell in enumerate(cells):
                 p_none = kind[index, 0]
-                is_tile[cell] = p_none < (0.5 if cell in occupied else 0.15)
+                is_tile[cell] = p_none < (0.9 if cell in occupied else 0.15)
             tile_rows = [i for i, cell in enumerate(cells) if is_tile[cell]]
             if not tile_rows:
                 raise BoardNotFoundError(f"{photo.name}: no Alhambra tiles recognised; {HINT}")
@@ -523,7 +553,7 @@ class AlhambraReader:
         """Refuse photos too dark, too blurred or without tiles, saying what was seen."""
         grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
         small = cv2.resize(grey, (320, max(1, round(320 * grey.shape[0] / grey.shape[1]))), interpolation=cv2.INTER_AREA)
-        if float(small.mean()) < 35:
+        if float(small.mean()) < 22:
             raise BoardNotFoundError(f"{photo.name}: photo too dark (mean brightness {small.mean():.0f}/255); retake with more light")
         if peaks == 0:
             sharpness = float(cv2.Laplacian(small, cv2.CV_64F).var())
@@ -544,14 +574,6 @@ class AlhambraReader:
                     f"{photo.name}: the palace is cut off by the photo's edge (tile at lattice {cell} leaves the frame); "
                     "step back so the whole palace is in frame"
                 )
-        # tiles that continue past the frame: an unseen neighbour of an edge tile
-        if self._touches_edge(photo.image_rgb, lattice):
-            raise BoardNotFoundError(
-                f"{photo.name}: the palace runs off the photo's edge; step back so the whole palace is in frame"
-            )
-
-    def _touches_edge(self, image: np.ndarray, lattice: Lattice) -> bool:
-        return False
 
     @staticmethod
     def _inside(image: np.ndarray, grid_to_image: np.ndarray, cell: tuple[int, int], margin: float) -> bool:
@@ -594,6 +616,19 @@ def rotate_cell_float(point: tuple[float, float], k: int) -> tuple[float, float]
     for _ in range(k % 4):
         x, y = -y, x
     return x, y
+
+
+def _mask_touches_edge(mask: np.ndarray, shape: tuple[int, int], threshold: float = 0.5) -> bool:
+    """True when the tile-area mask reaches the border of the photo's part of the letterbox."""
+    height, width = shape
+    if height > width:
+        height, width = width, height
+    scale = min(LOCATE_SIZE[0] / width, LOCATE_SIZE[1] / height)
+    valid_w = max(1, int(round(width * scale)) // LOCATE_STRIDE)
+    valid_h = max(1, int(round(height * scale)) // LOCATE_STRIDE)
+    area = mask[:valid_h, :valid_w] > threshold
+    border = np.concatenate([area[0], area[-1], area[:, 0], area[:, -1]])
+    return int(border.sum()) >= 2
 
 
 def _catalogue_probs(scores: np.ndarray) -> np.ndarray:

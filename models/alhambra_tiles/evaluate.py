@@ -135,9 +135,19 @@ def evaluate_scans(count: int, folder: Path | None = None) -> dict[str, Any]:
     }
 
 
-def card_tables(crops: dict[str, Any], scans: dict[str, Any] | None) -> str:
-    """Markdown tables for the model cards."""
-    lines = [CARD_START, "", f"Held-out crops: {crops['crops']} crops from {crops['renders']} renders (seeds {SEED_BASE['test']}+), true lattice.", ""]
+def card_tables(crops: dict[str, Any] | None, scans: dict[str, Any] | None) -> str:
+    """Markdown tables for the model cards (crop tables only when ``crops`` is given)."""
+    lines = [CARD_START, ""]
+    if crops:
+        lines += _crop_tables(crops)
+    if scans:
+        lines += _scan_tables(scans)
+    lines.append(CARD_END)
+    return "\n".join(lines)
+
+
+def _crop_tables(crops: dict[str, Any]) -> list[str]:
+    lines = [f"Held-out crops: {crops['crops']} crops from {crops['renders']} renders (seeds {SEED_BASE['test']}+), true lattice.", ""]
     lines += ["| head | accuracy | ECE (after temperature) |", "|---|---|---|"]
     lines.append(f"| kind (8 classes) | {crops['kind_accuracy']:.4f} | {crops['ece_kind']:.4f} |")
     lines.append(f"| walls (all four sides right) | {crops['walls_all_four_right']:.4f} | {crops['ece_walls']:.4f} (per side) |")
@@ -148,6 +158,11 @@ def card_tables(crops: dict[str, Any], scans: dict[str, Any] | None) -> str:
     lines += ["", "Confusion matrix (rows truth, columns read; order as above):", "", "```"]
     lines += [" ".join(f"{v:5d}" for v in row) for row in crops["confusion"]]
     lines += ["```", ""]
+    return lines
+
+
+def _scan_tables(scans: dict[str, Any]) -> list[str]:
+    lines = []
     if scans:
         tiles = scans["tiles_right"] / max(scans["tiles"], 1)
         boards = scans["boards_right"] / max(scans["photos"], 1)
@@ -162,8 +177,7 @@ def card_tables(crops: dict[str, Any], scans: dict[str, Any] | None) -> str:
         ]
         if scans["wrong"]:
             lines += ["Misread photos (seed: what went wrong):", ""] + [f"- {w}" for w in scans["wrong"]] + [""]
-    lines.append(CARD_END)
-    return "\n".join(lines)
+    return lines
 
 
 def update_card(path: Path, tables: str) -> None:
@@ -185,8 +199,9 @@ def main(argv: list[str] | None = None) -> None:
     crops = evaluate_crops(args.count)
     scans = evaluate_scans(args.scan_count) if args.scan_count else None
     print(json.dumps({"crops": {k: v for k, v in crops.items() if k != "confusion"}, "scans": scans}, indent=1))
-    tables = card_tables(crops, scans)
-    update_card(Path(__file__).with_name("MODEL_CARD.md"), tables)
+    update_card(Path(__file__).with_name("MODEL_CARD.md"), card_tables(crops, scans))
+    if scans:
+        update_card(models_dir() / LOCATE_MODEL / "MODEL_CARD.md", card_tables(None, scans))
     (Path(__file__).with_name("metrics.json")).write_text(json.dumps({"crops": crops, "scans": scans}, indent=1) + "\n")
 
 

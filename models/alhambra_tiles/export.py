@@ -45,7 +45,25 @@ def _write(name: str, model: onnx.ModelProto, manifest: dict) -> Path:
     manifest = {"name": name, "version": VERSION, "sha256": hashlib.sha256(data).hexdigest(), **manifest, "commit": meta["commit"]}
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     print(f"{folder / 'model.onnx'}: {len(data) / 1024:.0f} KiB sha256 {manifest['sha256'][:12]}")
+    _update_card(folder / "MODEL_CARD.md", manifest, len(data))
     return folder / "model.onnx"
+
+
+def _update_card(path: Path, manifest: dict, size: int) -> None:
+    """Fill the card's export block: file size, sha256, input, temperatures, recipe."""
+    lines = [
+        "<!-- export:start -->",
+        f"**File.** `model.onnx`, {size / 1024:.0f} KiB, sha256 `{manifest['sha256']}`, version {manifest['version']}, commit {manifest['commit']}.",
+        f"Input shape `{manifest['input']['shape']}` ({manifest['input']['dtype']}, {manifest['input']['layout']}, {manifest['input']['normalise']}).",
+    ]
+    if "temperatures" in manifest:
+        lines.append("Temperatures: " + ", ".join(f"{k} {v}" for k, v in manifest["temperatures"].items()) + ".")
+    lines.append("Training recipe: " + ", ".join(f"{k} {v}" for k, v in manifest.get("recipe", {}).items()) + ".")
+    lines.append("<!-- export:end -->")
+    block = "\n".join(lines)
+    text = path.read_text(encoding="utf-8") if path.is_file() else f"# {manifest['name']}\n\n<!-- export:start -->\n<!-- export:end -->\n"
+    start, end = text.index("<!-- export:start -->"), text.index("<!-- export:end -->") + len("<!-- export:end -->")
+    path.write_text(text[:start] + block + text[end:], encoding="utf-8")
 
 
 def export_locate(net: torch.nn.Module, recipe: dict) -> Path:

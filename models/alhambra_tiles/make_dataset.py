@@ -50,7 +50,7 @@ def sample_arrays(seed: int) -> dict[str, np.ndarray]:
         poly = cv2.perspectiveTransform(np.asarray(cell["polygon"], np.float64).reshape(-1, 1, 2), to_out).reshape(-1, 2)
         cx, cy = cv2.perspectiveTransform(np.asarray(cell["centre"], np.float64).reshape(1, 1, 2), to_out).reshape(2)
         side = float(np.sqrt(abs(cv2.contourArea(poly.astype(np.float32)))))
-        sigma = float(np.clip(0.12 * side, 0.6, 3.0))
+        sigma = float(np.clip(0.18 * side, 0.8, 4.0))
         heat = np.maximum(heat, np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma**2)))
         ix, iy = int(round(cx)), int(round(cy))
         if 0 <= ix < HEAT_SHAPE[1] and 0 <= iy < HEAT_SHAPE[0]:

@@ -77,7 +77,7 @@ def train_locate(data: dict[str, np.ndarray], epochs: int, batch: int = 16) -> L
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss) * len(idx)
+            total += float(loss.detach()) * len(idx)
         print(f"locate epoch {epoch + 1}/{epochs}: loss {total / n:.4f} ({time.perf_counter() - start:.0f} s)", flush=True)
     net.eval()
     return net
@@ -121,7 +121,7 @@ def train_tiles(data: dict[str, np.ndarray], epochs: int, batch: int = 128) -> T
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss) * len(idx)
+            total += float(loss.detach()) * len(idx)
         print(f"tiles epoch {epoch + 1}/{epochs}: loss {total / n:.4f} ({time.perf_counter() - start:.0f} s)", flush=True)
     net.eval()
     return net
@@ -160,8 +160,8 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     start = time.perf_counter()
-    train = build("train", args.train_count, workers=args.threads)
-    val = build("val", args.val_count, workers=args.threads)
+    train = build("train", args.train_count, workers=2)
+    val = build("val", args.val_count, workers=2)
     locate = train_locate(train, args.locate_epochs)
     tiles = train_tiles(train, args.tile_epochs)
     temps = fit_temperatures(tiles, val)

@@ -1,0 +1,81 @@
+"""End to end: bundled Alhambra sample photos scan to their exact palaces, through the API and the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from scanner import BoardNotFoundError, Scanner
+from scanner.photo import Photo
+from tablescan.cli import cli
+
+pytestmark = pytest.mark.e2e
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
+PHOTOS = ["alhambra_01_straight", "alhambra_03_tilted", "alhambra_06_cluttered"]
+
+
+def _cells(palace):
+    return {tuple(i["at"]): "fountain" if i.get("tile") == "fountain" else f"{i['type']}:{i['walls']}" for i in palace}
+
+
+@pytest.fixture(scope="module")
+def scanner():
+    return Scanner()
+
+
+@pytest.mark.parametrize("stem", PHOTOS)
+def test_sample_scans_to_its_exact_palace(scanner, stem):
+    truth = json.loads((SAMPLES / f"{stem}.json").read_text())
+    result = scanner.scan(SAMPLES / f"{stem}.jpg", "alhambra")
+    assert _cells(result.player["palace"]) == _cells(truth["players"][0]["palace"])
+    assert result.issues == ()
+    scan = result.player["scan"]
+    assert len(scan["cells"]) == len(truth["players"][0]["palace"])
+    assert all(0 <= cell["confidence"] <= 1 and len(cell["polygon"]) == 4 for cell in scan["cells"])
+    assert "alhambra_tiles" in scan["model"]
+
+
+def test_cli_scan_scores_a_sample(tmp_path):
+    out = tmp_path / "scan.json"
+    result = CliRunner().invoke(cli, ["scan", str(SAMPLES / "alhambra_01_straight.jpg"), "--game", "alhambra", "--json", str(out), "--score", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(out.read_text())
+    truth = json.loads((SAMPLES / "alhambra_01_straight.json").read_text())
+    assert _cells(document["players"][0]["palace"]) == _cells(truth["players"][0]["palace"])
+    report = json.loads(result.stdout[result.stdout.index("{"):])
+    assert report["players"][0]["longest_wall"] >= 0
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: np.full((900, 1200, 3), 130, np.uint8), "no Alhambra palace found"),
+        (lambda: np.full((900, 1200, 3), 8, np.uint8), "too dark"),
+    ],
+)
+def test_no_palace_is_a_one_line_error_saying_what_to_try(scanner, make, message):
+    with pytest.raises(BoardNotFoundError, match=message) as info:
+        scanner.scan(Photo.from_array(make(), "empty.jpg"), "alhambra")
+    assert "\n" not in str(info.value)
+
+
+def test_cut_off_palace_is_refused(scanner):
+    image = cv2.cvtColor(cv2.imread(str(SAMPLES / "alhambra_01_straight.jpg")), cv2.COLOR_BGR2RGB)
+    truth = json.loads((SAMPLES / "alhambra_01_straight.json").read_text())
+    xs = [point[0] for cell in truth["render"]["cells"] for point in cell["polygon"]]
+    cut = image[:, : int((min(xs) + max(xs)) / 2)]
+    with pytest.raises(BoardNotFoundError, match="edge"):
+        scanner.scan(Photo.from_array(np.ascontiguousarray(cut), "cut.jpg"), "alhambra")
+
+
+def test_cli_bad_file_exits_2(tmp_path):
+    bad = tmp_path / "not_a_photo.jpg"
+    bad.write_bytes(b"hello")
+    result = CliRunner().invoke(cli, ["scan", str(bad), "--game", "alhambra"])
+    assert result.exit_code == 2
+    assert "not_a_photo.jpg" in result.output
