@@ -256,7 +256,7 @@ def create_app(db_path: str | Path, token: str | None = None, profile: str | Non
 
     store = Store(db_path)
 
-    def new_game(game: str, name: str, player_names: list[str]) -> int:
+    def new_game(game: str, name: str, player_names: list[str], settings: dict | None = None) -> int:
         if game not in GAMES:
             raise StateError(f"game: expected one of {', '.join(GAMES)}, got {game!r}")
         names = [_name(n, f"players[{i}]") for i, n in enumerate(player_names) if str(n).strip()]
@@ -267,12 +267,13 @@ def create_app(db_path: str | Path, token: str | None = None, profile: str | Non
         if game == "alhambra" and len(names) < 2:
             raise StateError("players: Alhambra needs 2-6 players (with 2, Dirk plays along)")
         title = str(name).strip()[:60] or f"{GAMES[game].title} night"
-        game_id = store.create_game(
-            game, title, default_settings(game, len(names)), [(n, default_fields(game, i)) for i, n in enumerate(names)]
-        )
-        for player in store.players(game_id):
-            store.set_initial_cells(player["id"], blank_cells(game))
-        return game_id
+        chosen = default_settings(game, len(names))
+        if settings is not None:
+            if not isinstance(settings, dict):
+                raise StateError("settings: expected an object")
+            chosen = _clean_settings(game, chosen, settings, len(names))
+        players = [(n, default_fields(game, i)) for i, n in enumerate(names)]
+        return store.create_game(game, title, chosen, players, blank_cells(game))
 
     async def index(request: Request) -> Response:
         return templates.TemplateResponse(
@@ -295,10 +296,7 @@ def create_app(db_path: str | Path, token: str | None = None, profile: str | Non
         players = body.get("players")
         if not isinstance(players, list):
             raise StateError("players: expected a list of names")
-        game_id = new_game(str(body.get("game", "")), str(body.get("name", "")), players)
-        if "settings" in body:
-            game = store.game(game_id)
-            store.update_game(game_id, settings=_clean_settings(game["game"], game["settings"], body["settings"], len(players)))
+        game_id = new_game(str(body.get("game", "")), str(body.get("name", "")), players, body.get("settings"))
         return JSONResponse(game_view(store, game_id), status_code=201)
 
     async def game_page(request: Request) -> Response:

@@ -230,8 +230,13 @@ class Store:
 
     # -- games -------------------------------------------------------------------------------
 
-    def create_game(self, game: str, name: str, settings: dict, players: list[tuple[str, dict]]) -> int:
-        """Insert a game with its players (name, fields) in turn order; return the game id."""
+    def create_game(
+        self, game: str, name: str, settings: dict, players: list[tuple[str, dict]], cells: dict[str, str] | None = None
+    ) -> int:
+        """Insert a game with its players (name, fields) in turn order, each board set to ``cells``; return its id.
+
+        All in one transaction: a game is there whole or not at all.
+        """
         stamp = now_text()
         with self.transaction() as conn:
             cursor = conn.execute(
@@ -240,10 +245,15 @@ class Store:
             )
             game_id = int(cursor.lastrowid)
             for position, (player_name, fields) in enumerate(players):
-                conn.execute(
+                cursor = conn.execute(
                     "INSERT INTO players (game_id, position, name, fields) VALUES (?, ?, ?, ?)",
                     (game_id, position, player_name, _dumps(fields)),
                 )
+                for cell, value in (cells or {}).items():
+                    conn.execute(
+                        "INSERT INTO readings (player_id, cell, value, source, updated_at) VALUES (?, ?, ?, 'manual', ?)",
+                        (cursor.lastrowid, cell, value, stamp),
+                    )
         return game_id
 
     def list_games(self) -> list[dict]:
@@ -361,7 +371,7 @@ class Store:
     # -- readings and corrections --------------------------------------------------------------
 
     def set_initial_cells(self, player_id: int, cells: dict[str, str]) -> None:
-        """Write a player's starting board as manual readings (no corrections recorded)."""
+        """Write a player's board as manual readings, recording no corrections (a starting board)."""
         stamp = now_text()
         with self.transaction() as conn:
             for cell, value in cells.items():
