@@ -7,6 +7,8 @@ import io
 from contextlib import nullcontext
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from scoring.errors import TableError
@@ -457,3 +459,34 @@ def test_chunked_multipart_upload_without_length_is_refused(client: TestClient) 
     )
     assert response.status_code == 411
     assert "Content-Length" in response.json()["error"]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 50) | st.text(max_size=6) | st.sampled_from(["B4", "garden:N", "red:1", "0,0", "N1"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["cell", "value", "cells", "fields", "settings", "nobles", "money", "dirk", "market", "public_objectives", "favor_tokens", "pattern", "reserve", "solo", "scoring_round", "name"]), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@pytest.mark.parametrize("game", ["sagrada", "alhambra", "splendor"])
+def test_arbitrary_json_edits_give_a_view_or_a_one_line_400(client: TestClient, game: str) -> None:
+    view = new_game(client, game, ("Ana", "Bo"))
+    base = f"/api/games/{view['id']}"
+    player = f"{base}/players/{view['players'][0]['id']}"
+
+    @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(target=st.sampled_from(["cells", "player", "game"]), body=json_values)
+    def check(target: str, body) -> None:
+        if target == "cells":
+            response = client.put(f"{player}/cells", json=body)
+        elif target == "player":
+            response = client.patch(player, json=body)
+        else:
+            response = client.patch(base, json=body)
+        assert response.status_code in (200, 400), response.text
+        if response.status_code == 400:
+            assert set(response.json()) == {"error"} and "\n" not in response.json()["error"]
+        else:
+            assert response.json()["id"] == view["id"]
+
+    check()
