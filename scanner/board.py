@@ -87,7 +87,8 @@ def finder_example(image_rgb: np.ndarray, corners: np.ndarray) -> tuple[np.ndarr
 def quads_from_mask(probability: np.ndarray, scale: float, *, threshold: float = 0.5) -> list[tuple[np.ndarray, float, float]]:
     """Return candidate grid quads (photo px, clockwise from the top-left-most) from the finder's mask.
 
-    Each item is (corners, area in mask px, mean probability inside), largest first.
+    Each item is (corners, area in mask px, mean probability inside, bounding box x0 y0 x1 y1 in
+    mask px, inclusive), largest first.
     """
     binary = (probability > threshold).astype(np.uint8)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=4)
@@ -101,7 +102,8 @@ def quads_from_mask(probability: np.ndarray, scale: float, *, threshold: float =
         hull = cv2.convexHull(max(contours, key=cv2.contourArea)).reshape(-1, 2).astype(np.float64)
         quad = _quad_of_hull(hull)
         corners = (quad * FINDER_STRIDE + FINDER_STRIDE / 2) / scale - 0.5
-        found.append((order_clockwise(corners), area, float(probability[labels == index].mean())))
+        x, y, w, h = (int(stats[index, k]) for k in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
+        found.append((order_clockwise(corners), area, float(probability[labels == index].mean()), (x, y, x + w - 1, y + h - 1)))
     found.sort(key=lambda item: -item[1])
     return found
 
@@ -205,6 +207,7 @@ class Location:
     mask_confidence: float
     corner_confidence: float
     orientation_confidence: float
+    flipped_probability: float = 0.0  # the refiner's probability that the top-left is the opposite corner
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -246,6 +249,11 @@ def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") ->
     if len(big) > 1 and big[1][1] > 0.4 * big[0][1]:
         raise BoardNotFoundError(f"{name}: {len(big)} windows in view; photograph one player's window at a time, or give --corners x,y,x,y,x,y,x,y")
     guess = big[0][0]
+    x0, y0, x1, y1 = big[0][3]
+    content_w, content_h = width * scale / FINDER_STRIDE, height * scale / FINDER_STRIDE
+    if x0 <= 0 or y0 <= 0 or x1 >= content_w - 1 or y1 >= content_h - 1:
+        raise BoardNotFoundError(f"{name}: the window is cut off by the photo's edge; step back so the whole board is in frame, "
+                                 f"or give --corners x,y,x,y,x,y,x,y")
     turn_logits = np.zeros(4)
     peaks = np.zeros(4)
     for _ in range(REFINE_STEPS):
@@ -262,4 +270,4 @@ def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") ->
         raise BoardNotFoundError(f"{name}: the window is cut off by the photo's edge ({int((~inside).sum())} grid corner(s) outside); "
                                  f"step back so the whole board is in frame, or give --corners x,y,x,y,x,y,x,y")
     return Location(corners=corners, mask_confidence=float(big[0][2]), corner_confidence=float(peaks.min()),
-                    orientation_confidence=float(turn_prob[turn]))
+                    orientation_confidence=float(turn_prob[turn]), flipped_probability=float(turn_prob[(turn + 2) % 4]))

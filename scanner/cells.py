@@ -17,6 +17,7 @@ PITCH_PX = 32
 MARGIN = 0.25
 MARGIN_PX = int(round(MARGIN * PITCH_PX))
 CROP_PX = PITCH_PX + 2 * MARGIN_PX
+CARD_BLACK = (18, 18, 18)
 RECT_W, RECT_H = COLS * PITCH_PX + 2 * MARGIN_PX, ROWS * PITCH_PX + 2 * MARGIN_PX
 
 
@@ -77,14 +78,17 @@ def cell_crops(rectified: np.ndarray) -> np.ndarray:
 def grid_image_crops(grid_rgb: np.ndarray) -> np.ndarray:
     """Crops from an image already cut to the grid's outer edges (as some apps save it): 20 crops.
 
-    The image is resized to the grid and padded by repeating its border to give each cell its margin.
+    The image is resized to the grid and padded with the pattern card's black to give each cell its margin.
     """
     grid = cv2.resize(grid_rgb, (COLS * PITCH_PX, ROWS * PITCH_PX), interpolation=cv2.INTER_AREA)
-    padded = cv2.copyMakeBorder(grid, MARGIN_PX, MARGIN_PX, MARGIN_PX, MARGIN_PX, cv2.BORDER_REPLICATE)
+    padded = cv2.copyMakeBorder(grid, MARGIN_PX, MARGIN_PX, MARGIN_PX, MARGIN_PX, cv2.BORDER_CONSTANT, value=CARD_BLACK)
     return cell_crops(padded)
 
 
-def die_box_crop(image_rgb: np.ndarray, box: tuple[float, float, float, float], die_fraction: float = 16 / (22.5 * (1 + 2 * MARGIN))) -> np.ndarray:
+DIE_FRACTION = 16 / (20.5 * (1 + 2 * MARGIN))  # a 16 mm die in a 20.5 mm cell's crop
+
+
+def die_box_crop(image_rgb: np.ndarray, box: tuple[float, float, float, float], die_fraction: float = DIE_FRACTION) -> np.ndarray:
     """Crop a loose die given its box (x0, y0, x1, y1 px) so it fills the crop as a die in a cell does."""
     x0, y0, x1, y1 = box
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2

@@ -44,6 +44,7 @@ PATTERN_CONFIDENCE = 0.9
 MAX_CANDIDATES = 4
 CANDIDATE_FLOOR = 1e-4
 ROW_BUDGET = 256
+FLIP_CHECK = 0.02
 
 
 def state_probabilities(die: np.ndarray, colour: np.ndarray, value: np.ndarray) -> np.ndarray:
@@ -246,6 +247,7 @@ class SagradaReader:
         timings = timings or Timings()
         image = photo.image_rgb
         notes: list[str] = list(photo.notes)
+        location = None
         with timings.stage("locate"):
             if corners is None:
                 try:
@@ -264,6 +266,16 @@ class SagradaReader:
             states = self.classify(crops)
         with timings.stage("decode"):
             decoded = decode_window(states)
+            if location is not None and location.flipped_probability > FLIP_CHECK:
+                # the refiner hesitates between the board and its 180-degree turn: let the rules decide
+                flipped = decode_window(states[::-1])
+                keep = decoded.log_probability + math.log(location.orientation_confidence)
+                turn = flipped.log_probability + math.log(location.flipped_probability)
+                if turn > keep:
+                    decoded, states, crops = flipped, states[::-1], crops[::-1]
+                    grid_corners = np.roll(grid_corners, 2, axis=0)
+                    rectified, to_photo = rectify_grid(image, grid_corners)
+                    notes.append("orientation chosen by the rules (board turned 180 degrees)")
         cells, overrides = [], []
         for index in range(ROWS * COLS):
             r, c = divmod(index, COLS)

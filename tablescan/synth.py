@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import sys
 from pathlib import Path
 
 import click
@@ -48,7 +49,7 @@ def synth(game: str, count: int, out_dir: Path, seed: int) -> None:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise StateError(f"--out {out_dir}: cannot create the folder ({error.strerror or error})") from None
-    with click.progressbar(range(seed, seed + count), label=f"rendering {game}", file=click.get_text_stream("stderr")) as seeds:
+    with click.progressbar(range(seed, seed + count), label=f"rendering {game}", file=sys.stderr) as seeds:
         for index in seeds:
             write_sample(render_sample(game, index), out_dir, f"{game}_{index:06d}")
     click.echo(f"wrote {count} photos with truth files to {out_dir}")

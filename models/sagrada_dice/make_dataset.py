@@ -58,7 +58,12 @@ def render_one(seed: int) -> dict[str, np.ndarray]:
     pitch = np.linalg.norm(corners[1] - corners[0]) / 5
     crops, crop_labels = [], []
     for k in range(CROP_SETS):
-        noisy = corners + rng.normal(0, 0.04 * pitch, corners.shape) if k else corners + rng.normal(0, 0.015 * pitch, corners.shape)
+        if k:  # a finder-like error: a little scale, shift and per-corner noise
+            centre = corners.mean(axis=0)
+            noisy = (corners - centre) * np.exp(rng.normal(0, 0.05)) + centre + rng.normal(0, 0.04 * pitch, 2)
+            noisy = noisy + rng.normal(0, 0.05 * pitch, corners.shape)
+        else:
+            noisy = corners + rng.normal(0, 0.015 * pitch, corners.shape)
         rectified, _ = rectify_grid(image, noisy)
         crops.append(cell_crops(rectified))
         crop_labels.append(labels)

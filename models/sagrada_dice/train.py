@@ -44,6 +44,36 @@ def _colour_jitter(x: torch.Tensor, generator: torch.Generator, strength: float 
     return x.clamp(0, 1)
 
 
+def _random_affine(x: torch.Tensor, generator: torch.Generator, scale: float = 0.08, shift: float = 0.06) -> torch.Tensor:
+    """Small random zoom, shift and rotation per sample (the finder is never exact; dice sit anywhere)."""
+    n = x.shape[0]
+    zoom = torch.exp((torch.rand(n, generator=generator) * 2 - 1) * scale)
+    angle = (torch.rand(n, generator=generator) * 2 - 1) * 0.12
+    cos, sin = torch.cos(angle) / zoom, torch.sin(angle) / zoom
+    tx, ty = ((torch.rand(2, n, generator=generator) * 2 - 1) * shift * 2)
+    theta = torch.stack([torch.stack([cos, -sin, tx], 1), torch.stack([sin, cos, ty], 1)], 1)
+    grid = nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
+    return nn.functional.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+
+
+def _recolour(x: torch.Tensor, generator: torch.Generator, share: float = 0.25) -> tuple[torch.Tensor, torch.Tensor]:
+    """Swap colour channels and sometimes invert a share of the batch, so pips are counted whatever their colours.
+
+    Returns the batch and a 0/1 weight per sample: 0 where the colour label no longer holds.
+    """
+    n = x.shape[0]
+    chosen = torch.rand(n, generator=generator) < share
+    if not chosen.any():
+        return x, torch.ones(n)
+    x = x.clone()
+    perm = torch.randperm(3, generator=generator)
+    picked = x[chosen][:, perm]
+    invert = torch.rand(int(chosen.sum()), generator=generator) < 0.4
+    picked[invert] = 1 - picked[invert]
+    x[chosen] = picked
+    return x, (~chosen).float()
+
+
 def _to_float(images: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(images.transpose(0, 3, 1, 2))).float().div_(255.0)
 
@@ -66,6 +96,7 @@ def train_cells(crops: np.ndarray, labels: np.ndarray, *, epochs: int = 8, batch
     x_all = torch.from_numpy(crops)
     y_all = torch.from_numpy(labels)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
+    loss_each = nn.CrossEntropyLoss(label_smoothing=0.02, reduction="none")
     for epoch in range(epochs):
         net.train()
         order = torch.randperm(len(crops), generator=generator)
@@ -78,14 +109,17 @@ def train_cells(crops: np.ndarray, labels: np.ndarray, *, epochs: int = 8, batch
             x = torch.rot90(x, k, dims=(2, 3))
             if torch.rand(1, generator=generator) < 0.5:
                 x = torch.flip(x, dims=(3,))
+            x = _random_affine(x, generator)
             x = _colour_jitter(x, generator)
+            x, colour_known = _recolour(x, generator)
             die, colour, value = net(x)
-            loss = loss_fn(die, y[:, 0]) + loss_fn(colour, y[:, 1]) + loss_fn(value, y[:, 2])
+            colour_loss = (loss_each(colour, y[:, 1]) * colour_known).sum() / colour_known.sum().clamp(min=1)
+            loss = loss_fn(die, y[:, 0]) + colour_loss + loss_fn(value, y[:, 2])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
             scheduler.step()
-            total += float(loss) * len(idx)
+            total += float(loss.detach()) * len(idx)
             with torch.no_grad():
                 ok = (die.argmax(1) == y[:, 0]) & (colour.argmax(1) == y[:, 1]) & (value.argmax(1) == y[:, 2])
             correct += int(ok.sum())
@@ -154,7 +188,7 @@ def train_finder(images: np.ndarray, masks: np.ndarray, *, epochs: int = 14, bat
             loss.backward()
             optimizer.step()
             scheduler.step()
-            total += float(loss) * len(idx)
+            total += float(loss.detach()) * len(idx)
             seen += len(idx)
         log(f"finder epoch {epoch + 1}/{epochs}: loss {total / seen:.4f} ({time.perf_counter() - started:.0f} s)")
     return net.eval()
@@ -190,7 +224,7 @@ def train_refiner(patches: np.ndarray, corners: np.ndarray, turns: np.ndarray, *
             loss.backward()
             optimizer.step()
             scheduler.step()
-            total += float(loss) * len(idx)
+            total += float(loss.detach()) * len(idx)
             turn_ok += int((turn.argmax(1) == t_all[idx]).sum())
             seen += len(idx)
         log(f"refiner epoch {epoch + 1}/{epochs}: loss {total / seen:.4f}, turn right {turn_ok / seen:.4f} ({time.perf_counter() - started:.0f} s)")
@@ -206,6 +240,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--photos", type=int, default=TRAIN_PHOTOS, help="training renders")
     parser.add_argument("--only", choices=["cells", "finder", "refiner"], action="append", help="train only these")
+    parser.add_argument("--cell-epochs", type=int, default=10)
+    parser.add_argument("--finder-epochs", type=int, default=14)
+    parser.add_argument("--refiner-epochs", type=int, default=12)
     parser.add_argument("--skip-evaluate", action="store_true")
     args = parser.parse_args(argv)
     _threads(args.threads)
@@ -218,15 +255,15 @@ def main(argv: list[str] | None = None) -> None:
 
     only = set(args.only or ["cells", "finder", "refiner"])
     if "cells" in only:
-        cells = train_cells(train["crops"], train["crop_labels"])
+        cells = train_cells(train["crops"], train["crop_labels"], epochs=args.cell_epochs)
         temperature = fit_temperature(cell_logits(cells, val["crops"]), val["crop_labels"])
         print(f"cell temperature {temperature:.3f}", flush=True)
         export.export_cells(cells, temperature)
     if "finder" in only:
-        finder = train_finder(train["finder_input"], train["finder_mask"])
+        finder = train_finder(train["finder_input"], train["finder_mask"], epochs=args.finder_epochs)
         export.export_finder(finder)
     if "refiner" in only:
-        refiner = train_refiner(train["patches"], train["patch_corners"], train["patch_turns"])
+        refiner = train_refiner(train["patches"], train["patch_corners"], train["patch_turns"], epochs=args.refiner_epochs)
         export.export_refiner(refiner)
     print(f"trained in {time.perf_counter() - started:.0f} s", flush=True)
     if not args.skip_evaluate:

@@ -23,8 +23,8 @@ import numpy as np
 from models.synth import scene
 from scoring.sagrada import COLS, OBJECTIVES, PATTERNS, ROWS, Pattern, generate_window, window_rows
 
-PITCH_MM = 22.5  # grid pitch: square plus the black gap
-SQUARE_MM = 19.5
+PITCH_MM = 20.5  # grid pitch: square plus the black gap
+SQUARE_MM = 18.5
 DIE_MM = 16.0
 CARD_MARGIN_MM = 4.0
 NAME_STRIP_MM = 14.0
@@ -100,9 +100,10 @@ def _draw_pips(face: np.ndarray, value: int, colour: tuple[int, int, int], sprea
         cv2.circle(face, (int(round(x * 4)), int(round(y * 4))), int(round(radius * 4)), colour, -1, cv2.LINE_AA, shift=2)
 
 
-def die_face(colour: str, value: int, rng: np.random.Generator, px_per_mm: float, palette: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Return a die's top face (RGB) and its alpha mask, ``DIE_MM`` square at ``px_per_mm``."""
-    size = int(round(DIE_MM * px_per_mm))
+def die_face(colour: str, value: int, rng: np.random.Generator, px_per_mm: float, palette: dict[str, np.ndarray],
+             die_mm: float = DIE_MM) -> tuple[np.ndarray, np.ndarray]:
+    """Return a die's top face (RGB) and its alpha mask, ``die_mm`` square at ``px_per_mm``."""
+    size = int(round(die_mm * px_per_mm))
     base = palette[colour] * rng.uniform(0.9, 1.1)
     marble = _noise(rng, (size, size), 4) * 0.5 + _noise(rng, (size, size), 9) * 0.5
     shade = 0.78 + 0.35 * marble  # translucent, marbled body
@@ -113,10 +114,10 @@ def die_face(colour: str, value: int, rng: np.random.Generator, px_per_mm: float
     face = np.clip(base[None, None, :] * shade[..., None], 0, 255)
     # darker rim where the rounded edges turn away
     rim = cv2.GaussianBlur(_rounded_square_mask(size, size * 0.2), (0, 0), size * 0.06).astype(np.float32) / 255
-    face = face * (0.65 + 0.35 * rim[..., None])
-    face = face.astype(np.uint8)
+    face = face * (rng.uniform(0.6, 0.9) + rng.uniform(0.1, 0.4) * rim[..., None])
+    face = np.clip(face, 0, 255).astype(np.uint8)
     pip_white = tuple(int(v) for v in np.clip(rng.uniform(225, 255) - rng.uniform(0, 15, 3), 0, 255))
-    _draw_pips(face, value, pip_white, spread=size * rng.uniform(0.26, 0.3), radius=size * rng.uniform(0.085, 0.105),
+    _draw_pips(face, value, pip_white, spread=size * rng.uniform(0.25, 0.3), radius=size * rng.uniform(0.085, 0.13),
                jitter=size * 0.01, rng=rng)
     # specular highlight
     if rng.random() < 0.8:
@@ -216,13 +217,14 @@ def draw_window(window: tuple, pattern: Pattern, rng: np.random.Generator, *, px
     # dice
     raised: list[scene.Raised] = []
     offset_mm = rng.uniform(0.5, 2.0)
+    die_mm = DIE_MM * rng.uniform(0.93, 1.1)  # sets and cards differ a little
     tilt_deg = rng.uniform(3, 14)
     for r in range(ROWS):
         for c in range(COLS):
             die = window[r][c]
             if die is None:
                 continue
-            face, mask = die_face(die.color, die.value, rng, px_per_mm, palette)
+            face, mask = die_face(die.color, die.value, rng, px_per_mm, palette, die_mm)
             angle = float(rng.uniform(-tilt_deg, tilt_deg)) + 90 * int(rng.integers(0, 4))
             size = face.shape[0]
             big = int(size * 1.5)
@@ -244,7 +246,7 @@ def draw_window(window: tuple, pattern: Pattern, rng: np.random.Generator, *, px
             contours, _ = cv2.findContours((mcanvas > 127).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             outline = cv2.approxPolyDP(max(contours, key=cv2.contourArea), 0.6, True).reshape(-1, 2).astype(np.float64)
             side = palette[die.color] * rng.uniform(0.5, 0.85)
-            raised.append(scene.Raised(footprint=outline + [bx, by], height_mm=DIE_MM, side_rgb=tuple(float(v) for v in side)))
+            raised.append(scene.Raised(footprint=outline + [bx, by], height_mm=die_mm, side_rgb=tuple(float(v) for v in side)))
     corners = np.array([[gx0, gy0], [gx0 + COLS * pitch, gy0], [gx0 + COLS * pitch, gy0 + ROWS * pitch], [gx0, gy0 + ROWS * pitch]])
     return board, raised, corners
 

@@ -122,12 +122,10 @@ def table_texture(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray
     if kind == "wood":
         ys, xs = np.mgrid[0:sh, 0:sw].astype(np.float32)
         angle = rng.uniform(0, np.pi)
-        along = xs * np.cos(angle) + ys * np.sin(angle)
         across = -xs * np.sin(angle) + ys * np.cos(angle)
         warp = _smooth_noise(rng, (sh, sw), 6) * rng.uniform(10, 40)
         grain = np.sin((across + warp) * rng.uniform(0.2, 0.8)) * 0.5 + 0.5
         streak = _smooth_noise(rng, (sh, sw), 40) * 0.3
-        del along
         shade = 0.75 + 0.25 * grain + streak - 0.15
     elif kind == "cloth":
         shade = 0.85 + 0.15 * rng.random((sh, sw)).astype(np.float32) + 0.1 * _smooth_noise(rng, (sh, sw), 8)
@@ -191,7 +189,6 @@ def add_clutter(image: np.ndarray, rng: np.random.Generator, keep_out: np.ndarra
             start = [np.array([rng.uniform(0, width), 0]), np.array([width, rng.uniform(0, height)]),
                      np.array([rng.uniform(0, width), height]), np.array([0, rng.uniform(0, height)])][edge]
             end = start + (np.array([width / 2, height / 2]) - start) * rng.uniform(0.1, 0.35)
-            skin = tuple(int(c) for c in np.array([rng.uniform(120, 235), 0, 0]) * [1, 0, 0] + np.array([0, 1, 1]) * 0)
             skin = (int(rng.uniform(120, 235)), int(rng.uniform(80, 180)), int(rng.uniform(60, 150)))
             cv2.line(layer, tuple(int(v) for v in start), tuple(int(v) for v in end), skin, int(0.08 * scale))
             cv2.circle(layer, tuple(int(v) for v in end), int(0.06 * scale), skin, -1)
@@ -294,8 +291,6 @@ def place_on_table(board_rgb: np.ndarray, rng: np.random.Generator, *, out_size:
             mask = ((height_map >= h_mm - 1e-6) & (alpha > 0)).astype(np.uint8) * 255
             art = board_rgb if k == n_slices else side_art.astype(np.uint8)
             levels.append((h_mm, art, mask))
-        if n_slices == 0:
-            pass
     for h_mm, art, mask in levels:
         homography = plane_photo(h_mm)
         pts = cv2.perspectiveTransform(art_corners.reshape(-1, 1, 2), homography).reshape(-1, 2)

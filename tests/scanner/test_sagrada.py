@@ -73,7 +73,8 @@ def test_grid_image_crops_and_batch() -> None:
     crops = grid_image_crops(grid)
     batch = to_batch(crops)
     assert batch.shape == (20, 3, CROP_PX, CROP_PX) and batch.dtype == np.float32
-    assert np.allclose(batch, 90 / 255)
+    assert np.allclose(batch[5, :, 20:28, 20:28], 90 / 255)  # inside the grid
+    assert batch[0, :, 0, 0].max() < 0.1  # the margin outside the grid is the card's black
 
 
 def test_die_box_crop_centres_the_die() -> None:
