@@ -29,10 +29,11 @@ class ScanResult:
     document: dict[str, Any]
     state: Any
     issues: tuple[Issue, ...]
-    corners: np.ndarray  # TL, TR, BR, BL in full-photo pixels
-    cells: tuple[CellReading, ...]
+    corners: np.ndarray  # TL, TR, BR, BL in full-photo pixels, as the photo was taken
+    cells: tuple[CellReading, ...]  # outlines in ``photo.image_rgb`` pixels
     overrides: tuple[Override, ...]
-    photo: Photo = field(repr=False)
+    photo: Photo = field(repr=False)  # the image as read (reduced, and calibrated when a profile is used)
+    image_corners: np.ndarray = field(default=None, repr=False)  # corners in ``photo.image_rgb`` pixels
     seconds: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -95,9 +96,13 @@ class Scanner:
         with timings.stage("decode"):
             photo = source if isinstance(source, Photo) else load_photo(source, name=name, min_long_side_px=WORKING_LONG_SIDE_PX)
         reader = self.reader(game)
+        local_corners = None if corners is None else np.asarray(corners, dtype=np.float64).reshape(4, 2) / photo.scale
+        to_photo = _identity
+        camera = getattr(self.profile, "camera", None)
         if self.profile is not None:
-            from calibration import apply_profile
+            from calibration import apply_profile, distort_points, undistort_points
 
+            size = (photo.width_px, photo.height_px)
             with timings.stage("calibrate"):
                 photo = Photo(
                     image_rgb=apply_profile(photo.image_rgb, self.profile),
@@ -106,10 +111,16 @@ class Scanner:
                     scale=photo.scale,
                     notes=photo.notes + ("profile",),
                 )
-        local_corners = None if corners is None else np.asarray(corners, dtype=np.float32).reshape(4, 2) / photo.scale
-        reading = reader.read(photo, corners=local_corners, timings=timings)
+            if camera is not None:
+                if local_corners is not None:
+                    local_corners = undistort_points(local_corners, camera, size)
+
+                def to_photo(points: np.ndarray) -> np.ndarray:
+                    return distort_points(points, camera, size)
+
+        reading = reader.read(photo, corners=None if local_corners is None else local_corners.astype(np.float32), timings=timings)
         with timings.stage("assemble"):
-            document = build_document(game, photo, reading, player_name or Path(photo.name).stem, timings)
+            document = build_document(game, photo, reading, player_name or Path(photo.name).stem, timings, to_photo)
             spec = GAMES[game]
             try:
                 state = spec.parse(document)
@@ -121,21 +132,39 @@ class Scanner:
             document=document,
             state=state,
             issues=issues,
-            corners=np.asarray(reading.corners, dtype=np.float64) * photo.scale,
+            corners=to_photo(np.asarray(reading.corners, dtype=np.float64)) * photo.scale,
             cells=reading.cells,
             overrides=reading.overrides,
             photo=photo,
+            image_corners=np.asarray(reading.corners, dtype=np.float64),
             seconds=dict(timings.seconds),
         )
 
 
-def build_document(game: str, photo: Photo, reading: BoardReading, player_name: str, timings: Timings) -> dict[str, Any]:
-    """Return the FORMATS.md document for one scanned player, with its ``scan`` block."""
+def _identity(points: np.ndarray) -> np.ndarray:
+    return np.asarray(points, dtype=np.float64)
+
+
+def build_document(
+    game: str, photo: Photo, reading: BoardReading, player_name: str, timings: Timings, to_photo=_identity
+) -> dict[str, Any]:
+    """Return the FORMATS.md document for one scanned player, with its ``scan`` block.
+
+    ``to_photo`` maps points of ``photo.image_rgb`` back to the photo as taken (undoing an undistortion);
+    the document's pixels are full-resolution pixels of the photo as loaded (EXIF orientation applied).
+    """
     player = {"name": player_name, **copy.deepcopy(reading.player)}
+    cells = []
+    for cell in reading.cells:
+        entry = cell.to_json(photo.scale)
+        polygon = to_photo(np.asarray(cell.polygon, dtype=np.float64).reshape(-1, 2)) * photo.scale
+        entry["polygon"] = polygon.round(1).tolist()
+        cells.append(entry)
+    corners = to_photo(np.asarray(reading.corners, dtype=np.float64).reshape(4, 2)) * photo.scale
     player["scan"] = {
         "photo": photo.name,
-        "corners": [[round(float(x) * photo.scale, 1), round(float(y) * photo.scale, 1)] for x, y in reading.corners],
-        "cells": [cell.to_json(photo.scale) for cell in reading.cells],
+        "corners": corners.round(1).tolist(),
+        "cells": cells,
         "overrides": [override.to_json() for override in reading.overrides],
         "model": reading.model,
         "seconds": round(timings.total, 3),

@@ -118,7 +118,7 @@ def scan(photos, game, json_out, overlay_out, corners, players, do_score, fmt, g
             if len(results) > 1:
                 target = target.with_name(f"{target.stem}-{Path(result.photo.name).stem}{target.suffix or '.png'}")
             overridden = {tuple(o.cell) for o in result.overrides}
-            image = draw_overlay(result.photo.image_rgb, result.corners / result.photo.scale, result.cells, overridden)
+            image = draw_overlay(result.photo.image_rgb, result.image_corners, result.cells, overridden)
             save_overlay(str(target), image)
     text = json.dumps(document, indent=2, ensure_ascii=False)
     if json_out:
