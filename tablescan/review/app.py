@@ -431,7 +431,10 @@ def create_app(db_path: str | Path, token: str | None = None, profile: str | Non
             if corners is not None:
                 store.set_corners(game_id, player_id, corners)
             return f"the scanner failed ({error.__class__.__name__}: {error}); the photo is kept, enter the board by hand"
-        store.store_scan(game_id, player_id, outcome.corners, outcome.model, outcome.readings)
+        # a re-read of the same photo (new corners) keeps the players' corrections; a new photo starts afresh
+        store.store_scan(
+            game_id, player_id, outcome.corners, outcome.model, outcome.readings, keep_corrected=corners is not None
+        )
         return None
 
     async def api_photo(request: Request) -> Response:

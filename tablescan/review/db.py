@@ -507,25 +507,41 @@ class Store:
             )
             self.touch(conn, game_id)
 
-    def store_scan(self, game_id: int, player_id: int, corners: list, model: str | None, readings: list[dict]) -> None:
-        """Replace a player's readings with a scan's (value, confidence, polygon per cell)."""
+    def store_scan(
+        self, game_id: int, player_id: int, corners: list, model: str | None, readings: list[dict], *, keep_corrected: bool = False
+    ) -> None:
+        """Replace a player's readings with a scan's (value, confidence, polygon per cell).
+
+        With ``keep_corrected`` (a re-read of the same photo), cells the players corrected keep their
+        corrected value; they take the new outline and confidence.
+        """
         stamp = now_text()
         with self.transaction() as conn:
+            kept = {}
+            if keep_corrected:
+                kept = {
+                    row["cell"]: row["value"]
+                    for row in conn.execute(
+                        "SELECT cell, value FROM readings WHERE player_id = ? AND source = 'corrected'", (player_id,)
+                    )
+                }
             conn.execute(
                 "UPDATE players SET corners = ?, model = ? WHERE id = ? AND game_id = ?",
                 (_dumps(corners), model, player_id, game_id),
             )
             conn.execute("DELETE FROM readings WHERE player_id = ?", (player_id,))
             for reading in readings:
+                cell = reading["cell"]
                 conn.execute(
                     "INSERT OR REPLACE INTO readings (player_id, cell, value, confidence, polygon, source, updated_at) "
-                    "VALUES (?, ?, ?, ?, ?, 'scan', ?)",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (
                         player_id,
-                        reading["cell"],
-                        reading["value"],
+                        cell,
+                        kept.get(cell, reading["value"]),
                         reading.get("confidence"),
                         _dumps(reading.get("polygon")),
+                        "corrected" if cell in kept else "scan",
                         stamp,
                     ),
                 )

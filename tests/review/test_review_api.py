@@ -370,6 +370,13 @@ def test_scan_results_become_readings_and_corrections_keep_the_model(client: Tes
     row = client.get(f"{url}/corrections").json()["corrections"][-1]
     assert (row["old_value"], row["new_value"], row["model"], row["confidence"]) == ("R3", "R5", "dice v9", 0.42)
     assert row["polygon"] == [[10, 10], [20, 10], [20, 20], [10, 20]]
+    # a re-read of the same photo keeps the correction; a new photo starts from its own reading
+    view = client.post(f"{url}/rescan", json={"corners": [[2, 2], [58, 2], [58, 38], [2, 38]]}).json()
+    cell = next(c for c in view["players"][0]["cells"] if c["cell"] == "0,0")
+    assert (cell["value"], cell["source"], cell["confidence"]) == ("R5", "corrected", 0.42)
+    view = upload(client, view, png_bytes(colour=(1, 2, 3))).json()
+    cell = next(c for c in view["players"][0]["cells"] if c["cell"] == "0,0")
+    assert (cell["value"], cell["source"]) == ("R3", "scan")
     bad = client.post(f"{url}/rescan", json={"corners": [[1, 1]]})
     assert bad.status_code == 400 and "corners" in bad.json()["error"]
 
