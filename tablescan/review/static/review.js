@@ -374,7 +374,8 @@
 
   function renderPhoto(p, open) {
     const box = el("details", { class: "photo-box", dataset: { pid: p.id }, open: open || (p.photo && !p.cells.some((c) => c.source !== "scan")) ? true : null });
-    box.append(el("summary", {}, p.photo ? "Photo" + (p.model ? " · " + p.model : "") : "Photo (optional)"));
+    const models = (p.model || "").replace(/\s*\(sha256 [0-9a-f]+\)/g, "");
+    box.append(el("summary", { title: p.model || "" }, p.photo ? "Photo" + (models ? " · read by " + models : "") : "Photo (optional)"));
     const input = el("input", { type: "file", accept: "image/*", capture: "environment", class: "photo-input", "aria-label": "Upload a photo for " + p.name,
       onchange: (e) => {
         const file = e.target.files[0];
