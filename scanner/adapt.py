@@ -10,8 +10,8 @@ head on those examples::
 one, else the concatenation of all its logits outputs (an affine re-fit on logits). ``W`` and ``b``
 start at zero and are pulled back towards zero (L2, strength chosen by cross-validation), so with
 few examples the head stays close to the shipped one. Part of the examples (whole photos when there
-are several) is held out: a head is kept only when its held-out accuracy does not drop and it reads
-the held-out examples better (more right, or a lower log-loss). The kept heads are then re-fitted on
+are several) is held out: a head is kept only when its held-out accuracy does not drop and its
+held-out log-loss does (it reads unseen examples more surely, and no fewer of them right). The kept heads are then re-fitted on
 every example.
 
 The result, an ``Adaptation``, is saved as an ``.npz`` file (no pickles) beside the calibration
@@ -495,12 +495,12 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
         loss_after = log_loss(adapted_test, y_all[te], temperature)
         if after < before:
             kept, reason = False, "held-out accuracy dropped"
+        elif not loss_after < loss_before:
+            kept, reason = False, "held-out log-loss did not drop"
         elif after > before:
             kept, reason = True, "more held-out cells right"
-        elif loss_after < loss_before:
-            kept, reason = True, "same accuracy, lower held-out log-loss"
         else:
-            kept, reason = False, "no held-out improvement"
+            kept, reason = True, "same accuracy, lower held-out log-loss"
         reports.append(HeadReport(head, len(tr), len(te), before, after, loss_before, loss_after, l2, kept, reason))
         labelled = y_all[test] >= 0
         any_cells |= labelled
