@@ -1,7 +1,7 @@
 """``tablescan export-corrections DIR``: the review screen's corrections as a labelled dataset.
 
-Each corrected cell becomes one item: the final (corrected) value is its label, the first value the
-scanner or the player had written is ``read``. Where the cell has a photo and an outline, a crop of
+Each cell the players corrected after a scan becomes one item: the final (corrected) value is its
+label, the value first read is ``read``, with the model that read it. Where the cell has a photo and an outline, a crop of
 that outline, rectified to a square, is written beside the index.
 """
 
@@ -57,10 +57,11 @@ def _load_rgb(path: Path) -> np.ndarray:
         return np.asarray(ImageOps.exif_transpose(image).convert("RGB"))
 
 
-def export_corrections(store: Store, out_dir: Path) -> dict:
+def export_corrections(store: Store, out_dir: Path, include_manual: bool = False) -> dict:
     """Write ``out_dir/index.json`` and ``out_dir/crops/<game>/<label>/*.png``; return the index.
 
-    One item per corrected (player, cell, photo): corrections undone back to the first value are left out.
+    One item per corrected (player, cell, photo): corrections undone back to the first value are left out,
+    and so are cells typed by hand where no scanner had read anything (unless ``include_manual``).
 
     Raises:
         StateError: ``out_dir`` exists and is not a folder, or cannot be written.
@@ -78,6 +79,9 @@ def export_corrections(store: Store, out_dir: Path) -> dict:
             first, last = rows[0], rows[-1]
             if first["old_value"] == last["new_value"]:
                 continue
+            misread = first["model"] is not None
+            if not misread and not include_manual:
+                continue
             polygon = next((r["polygon"] for r in rows if r["polygon"]), None)
             item = {
                 "id": f"{last['game']}-{player_id}-{_safe(cell)}-{last['id']}",
@@ -85,6 +89,7 @@ def export_corrections(store: Store, out_dir: Path) -> dict:
                 "game_id": last["game_id"],
                 "player_id": player_id,
                 "cell": cell,
+                "kind": "misread" if misread else "entered",
                 "label": last["new_value"],
                 "read": first["old_value"],
                 "confidence": first["confidence"],
@@ -128,14 +133,16 @@ def export_corrections(store: Store, out_dir: Path) -> dict:
 @click.argument("out_dir", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="review database (default: the one tablescan review uses).")
-def export_corrections_command(out_dir: Path, db_path: Path | None) -> None:
+@click.option("--include-manual", is_flag=True,
+              help="also list cells typed in by hand where no scanner reading existed (no crops).")
+def export_corrections_command(out_dir: Path, db_path: Path | None, include_manual: bool) -> None:
     """Write the review screen's corrected cells to DIR as a labelled dataset (index.json + crops)."""
     from tablescan.review.command import default_db_path
 
     path = db_path or default_db_path()
     if not path.exists():
         raise StateError(f"{path}: no review database here; run tablescan review first or pass --db")
-    index = export_corrections(Store(path), out_dir)
+    index = export_corrections(Store(path), out_dir, include_manual=include_manual)
     crops = sum(1 for item in index["items"] if item["crop"])
     click.echo(f"tablescan: wrote {index['count']} corrected cells ({crops} with crops) to {out_dir / INDEX_NAME}")
 

@@ -48,21 +48,26 @@ def test_export_writes_index_and_rectified_crops(tmp_path: Path) -> None:
     store.correct_cell(game_id, player_id, "0,0", "P3")  # corrected twice: the last value is the label
     store.correct_cell(game_id, player_id, "0,1", "B2")
     store.correct_cell(game_id, player_id, "0,1", "R2")  # corrected back: not a misreading
-    store.correct_cell(game_id, player_id, "1,1", "G6")  # a manual cell, no outline: no crop
+    other = store.players(game_id)[1]["id"]
+    store.correct_cell(game_id, other, "1,1", "G6")  # typed by hand, nothing scanned: only with --include-manual
     out = tmp_path / "dataset"
     result = CliRunner().invoke(cli, ["export-corrections", str(out), "--db", str(store.path)])
     assert result.exit_code == 0, result.output
+    assert "wrote 1 corrected cells (1 with crops)" in result.output
+    assert [item["cell"] for item in json.loads((out / "index.json").read_text())["items"]] == ["0,0"]
+    result = CliRunner().invoke(cli, ["export-corrections", str(out), "--db", str(store.path), "--include-manual"])
     assert "wrote 2 corrected cells (1 with crops)" in result.output
     index = json.loads((out / "index.json").read_text())
     items = {item["cell"]: item for item in index["items"]}
     assert set(items) == {"0,0", "1,1"}
     first = items["0,0"]
     assert (first["label"], first["read"], first["model"], first["confidence"]) == ("P3", "Y3", "dice v2", 0.4)
+    assert (first["kind"], items["1,1"]["kind"]) == ("misread", "entered")
     assert first["crop"] == f"crops/sagrada/P3/{first['id']}.png"
     crop = np.asarray(Image.open(out / first["crop"]))
     assert crop.shape == (CROP_SIZE_PX, CROP_SIZE_PX, 3)
     assert crop[5:-5, 5:-5].min() > 200  # the white square, and nothing of the grey around it
-    assert items["1,1"]["crop"] is None and items["1,1"]["read"] is None  # the scan had no reading there
+    assert items["1,1"]["crop"] is None and items["1,1"]["read"] is None and items["1,1"]["model"] is None
 
 
 def test_export_with_no_corrections_writes_an_empty_index(tmp_path: Path) -> None:
