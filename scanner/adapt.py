@@ -94,22 +94,37 @@ def head_labels(game: str, value: str) -> dict[str, str]:
 class ExampleSet:
     """Labelled examples for one model: its outputs on the crops, labels per head, photo per example.
 
-    ``labels[head]`` holds class indices into the model's head classes, -1 where unknown.
+    ``labels[head]`` holds class indices into the model's head classes, -1 where unknown. ``items``
+    numbers the cells the examples show (a cell seen turned or mirrored gives several examples of
+    one item); ``variants`` is 0 for a crop as the reader saw it, 1-7 for its turned/mirrored copies.
     """
 
     model: str
     outputs: Mapping[str, np.ndarray]
     labels: Mapping[str, np.ndarray]
     groups: np.ndarray
+    items: np.ndarray | None = None
+    variants: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         count = len(self.groups)
-        for name, array in {**self.outputs, **self.labels}.items():
-            if len(array) != count:
+        extra = {"items": self.items, "variants": self.variants}
+        for name, array in {**self.outputs, **self.labels, **extra}.items():
+            if array is not None and len(array) != count:
                 raise ValueError(f"examples[{name}]: expected {count} rows, got {len(array)}")
 
     def __len__(self) -> int:
         return len(self.groups)
+
+    @property
+    def item_ids(self) -> np.ndarray:
+        """The item (cell) of each example: ``items``, or one item per example."""
+        return np.arange(len(self)) if self.items is None else np.asarray(self.items)
+
+    @property
+    def as_read(self) -> np.ndarray:
+        """Which examples are crops as the reader saw them (not turned or mirrored copies)."""
+        return np.ones(len(self), bool) if self.variants is None else np.asarray(self.variants) == 0
 
     def subset(self, index: np.ndarray) -> ExampleSet:
         """Return the examples at ``index`` (a new set)."""
@@ -118,11 +133,13 @@ class ExampleSet:
             {k: v[index] for k, v in self.outputs.items()},
             {k: v[index] for k, v in self.labels.items()},
             self.groups[index],
+            self.item_ids[index],
+            np.where(self.as_read, 0, 1)[index] if self.variants is None else self.variants[index],
         )
 
     @staticmethod
     def concatenate(sets: Sequence[ExampleSet]) -> ExampleSet:
-        """Join example sets of one model (their groups must already be distinct).
+        """Join example sets of one model (their groups must already be distinct; items are renumbered).
 
         Raises:
             ValueError: no sets, or sets of different models or outputs.
@@ -136,11 +153,17 @@ class ExampleSet:
         labels = {
             h: np.concatenate([s.labels.get(h, np.full(len(s), -1, np.int64)) for s in sets]) for h in heads
         }
+        items, offset = [], 0
+        for s in sets:
+            items.append(s.item_ids + offset)
+            offset += int(s.item_ids.max()) + 1 if len(s) else 0
         return ExampleSet(
             first.model,
             {k: np.concatenate([s.outputs[k] for s in sets]) for k in first.outputs},
             labels,
             np.concatenate([s.groups for s in sets]),
+            np.concatenate(items),
+            np.concatenate([np.where(s.as_read, 0, 1) if s.variants is None else s.variants for s in sets]),
         )
 
 
@@ -154,8 +177,25 @@ def label_indices(classes: Sequence[str], names: Iterable[str | None]) -> np.nda
     return np.array([position.get(name, -1) if name is not None else -1 for name in names], dtype=np.int64)
 
 
-def examples_from_crops(model: Any, crops: np.ndarray, values: Sequence[str], game: str, groups: Sequence[int]) -> ExampleSet:
+def dihedral(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 8 turns and mirror images of each crop (N, H, W, 3) -> (8N, H, W, 3), and each copy's variant 0-7.
+
+    Variant 0 is the crop itself. A cell's class does not depend on how it is turned (dice pips,
+    colours and tile kinds all read the same), so each is another true example of the same label.
+    """
+    copies, variants = [], []
+    for variant in range(8):
+        turned = np.rot90(crops, variant % 4, axes=(1, 2))
+        copies.append(turned[:, :, ::-1] if variant >= 4 else turned)
+        variants.append(np.full(len(crops), variant))
+    return np.ascontiguousarray(np.stack(copies, axis=1).reshape(-1, *crops.shape[1:])), np.stack(variants, axis=1).reshape(-1)
+
+
+def examples_from_crops(model: Any, crops: np.ndarray, values: Sequence[str], game: str, groups: Sequence[int], *,
+                        augment: bool = True) -> ExampleSet:
     """Run ``model`` on uint8 crops (N, H, W, 3) RGB and label each with its cell value's head classes.
+
+    With ``augment`` each crop is also read turned and mirrored (8 examples per cell, one item).
 
     Raises:
         AdaptationError: the crops do not have the model's input size.
@@ -164,6 +204,11 @@ def examples_from_crops(model: Any, crops: np.ndarray, values: Sequence[str], ga
     expected = tuple(model.manifest.input_shape[2:])
     if crops.ndim != 4 or crops.shape[3] != 3 or tuple(crops.shape[1:3]) != expected:
         raise AdaptationError(f"{model.manifest.name}: expected crops (N, {expected[0]}, {expected[1]}, 3), got {crops.shape}")
+    copies = 8 if augment else 1
+    if augment:
+        crops, variants = dihedral(crops)
+    else:
+        variants = np.zeros(len(crops), np.int64)
     outputs: dict[str, list[np.ndarray]] = {}
     for start in range(0, len(crops), 256):
         chunk = crops[start:start + 256]
@@ -173,9 +218,10 @@ def examples_from_crops(model: Any, crops: np.ndarray, values: Sequence[str], ga
     joined = {name: np.concatenate(parts) for name, parts in outputs.items()}
     heads = dict(model.manifest.heads)
     per_cell = [head_labels(game, value) for value in values]
-    labels = {head: label_indices(heads[head], [cell.get(head) for cell in per_cell])
+    labels = {head: np.repeat(label_indices(heads[head], [cell.get(head) for cell in per_cell]), copies)
               for head in sorted({h for cell in per_cell for h in cell}) if head in heads}
-    return ExampleSet(model.manifest.name, joined, labels, np.asarray(groups, dtype=np.int64))
+    items = np.repeat(np.arange(len(values)), copies)
+    return ExampleSet(model.manifest.name, joined, labels, np.repeat(np.asarray(groups, dtype=np.int64), copies), items, variants)
 
 
 # --------------------------------------------------------------------------------------------
@@ -404,7 +450,7 @@ class ModelReport:
         """A few lines for people."""
         def pct(x: float) -> str:
             return "  n/a " if x != x else f"{100 * x:5.1f}%"
-        lines = [f"{self.model}: {self.examples} examples from {self.photos} photos, features {'+'.join(self.basis)}"]
+        lines = [f"{self.model}: {self.examples} labelled cells from {self.photos} photos, features {'+'.join(self.basis)}"]
         for h in self.heads:
             verdict = "kept" if h.kept else "not kept"
             lines.append(f"  {h.head:<9} held-out {h.held_out:>4}: {pct(h.before)} -> {pct(h.after)}  {verdict} ({h.reason})")
@@ -413,8 +459,11 @@ class ModelReport:
         return "\n".join(lines)
 
 
-def split_holdout(groups: np.ndarray, fraction: float = HOLDOUT_FRACTION, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Split example indices into (train, held-out): whole photos when there are several, else examples.
+def split_holdout(groups: np.ndarray, fraction: float = HOLDOUT_FRACTION, seed: int = 0,
+                  items: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Split example indices into (train, held-out): whole photos when there are several, else whole items.
+
+    ``items`` (default: one per example) keeps the turned copies of one cell on one side.
 
     >>> groups = np.array([1, 1, 2, 2, 3, 3])
     >>> train, test = split_holdout(groups)
@@ -426,20 +475,21 @@ def split_holdout(groups: np.ndarray, fraction: float = HOLDOUT_FRACTION, seed: 
     unique = np.unique(groups)
     if len(unique) >= 2:
         held = rng.permutation(unique)[: max(1, int(round(fraction * len(unique))))]
-        test = np.isin(groups, held)
     else:
-        order = rng.permutation(len(groups))
-        test = np.zeros(len(groups), bool)
-        test[order[: max(1, int(np.ceil(fraction * len(groups))))]] = True
+        items = index if items is None else np.asarray(items)
+        groups = items
+        distinct = np.unique(items)
+        held = rng.permutation(distinct)[: max(1, int(np.ceil(fraction * len(distinct))))]
+    test = np.isin(groups, held)
     return index[~test], index[test]
 
 
 def _choose_l2(head: str, classes: Sequence[str], x: np.ndarray, z: np.ndarray, y: np.ndarray, groups: np.ndarray,
-               temperature: float, seed: int) -> float:
+               items: np.ndarray, temperature: float, seed: int) -> float:
     """Pick the L2 strength with the lowest 2-fold cross-validated log-loss on the training part."""
-    if len(y) < 2 * MIN_EXAMPLES:
+    if len(np.unique(items)) < 2 * MIN_EXAMPLES:
         return 0.1
-    first, second = split_holdout(groups, 0.5, seed + 1)
+    first, second = split_holdout(groups, 0.5, seed + 1, items)
     losses = []
     for l2 in L2_CHOICES:
         total = 0.0
@@ -469,7 +519,9 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
     basis = choose_basis(examples.outputs.keys(), heads)
     temperatures = dict(temperatures or {})
     x_all = feature_matrix(examples.outputs, basis, manifest.name)
-    train, test = split_holdout(examples.groups, seed=seed)
+    items = examples.item_ids
+    train, test = split_holdout(examples.groups, seed=seed, items=items)
+    test = test[examples.as_read[test]]  # judge on crops as the reader sees them
     reports: list[HeadReport] = []
     fitted: list[HeadFit] = []
     before_right = np.ones(len(test), bool)
@@ -483,11 +535,11 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
         z_all = np.asarray(examples.outputs[head], dtype=np.float64)
         temperature = float(temperatures.get(head, manifest.temperature or 1.0))
         tr, te = train[y_all[train] >= 0], test[y_all[test] >= 0]
-        if len(tr) < MIN_EXAMPLES or len(te) == 0:
-            reports.append(HeadReport(head, len(tr), len(te), float("nan"), float("nan"), float("nan"), float("nan"), 0.0,
+        if len(np.unique(items[tr])) < MIN_EXAMPLES or len(te) == 0:
+            reports.append(HeadReport(head, len(np.unique(items[tr])), len(te), float("nan"), float("nan"), float("nan"), float("nan"), 0.0,
                                       False, f"too few examples (need {MIN_EXAMPLES} to fit and 1 to check)"))
             continue
-        l2 = _choose_l2(head, classes, x_all[tr], z_all[tr], y_all[tr], examples.groups[tr], temperature, seed)
+        l2 = _choose_l2(head, classes, x_all[tr], z_all[tr], y_all[tr], examples.groups[tr], items[tr], temperature, seed)
         trial = fit_head(head, classes, x_all[tr], z_all[tr], y_all[tr], temperature=temperature, l2=l2)
         adapted_test = trial.adjust(x_all[te], z_all[te])
         before, after = accuracy(z_all[te], y_all[te]), accuracy(adapted_test, y_all[te])
@@ -501,7 +553,7 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
             kept, reason = True, "more held-out cells right"
         else:
             kept, reason = True, "same accuracy, lower held-out log-loss"
-        reports.append(HeadReport(head, len(tr), len(te), before, after, loss_before, loss_after, l2, kept, reason))
+        reports.append(HeadReport(head, len(np.unique(items[tr])), len(te), before, after, loss_before, loss_after, l2, kept, reason))
         labelled = y_all[test] >= 0
         any_cells |= labelled
         shipped_pred = np.argmax(z_all[test], axis=1)
@@ -512,7 +564,7 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
             rows = np.flatnonzero(y_all >= 0)
             fitted.append(fit_head(head, classes, x_all[rows], z_all[rows], y_all[rows], temperature=temperature, l2=l2))
     report = ModelReport(
-        manifest.name, basis, len(examples), len(np.unique(examples.groups)), tuple(reports),
+        manifest.name, basis, len(np.unique(items)), len(np.unique(examples.groups)), tuple(reports),
         float(np.mean(before_right[any_cells])) if any_cells.any() else float("nan"),
         float(np.mean(after_right[any_cells])) if any_cells.any() else float("nan"),
     )

@@ -262,15 +262,28 @@ def test_head_labels_unknown_game() -> None:
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.integers(0, 4), min_size=2, max_size=40), st.integers(0, 5))
-def test_holdout_split_is_a_partition_and_keeps_photos_whole(groups, seed) -> None:
-    groups = np.array(groups)
-    train, test = split_holdout(groups, seed=seed)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 9)), min_size=2, max_size=40), st.integers(0, 5))
+def test_holdout_split_is_a_partition_and_keeps_photos_and_cells_whole(rows, seed) -> None:
+    groups = np.array([g for g, _ in rows])
+    items = np.array([g * 10 + i for g, i in rows])  # a cell belongs to one photo
+    train, test = split_holdout(groups, seed=seed, items=items)
     assert sorted(np.concatenate([train, test]).tolist()) == list(range(len(groups)))
     assert len(test) >= 1
+    assert not set(items[train].tolist()) & set(items[test].tolist())
     if len(np.unique(groups)) >= 2:
         assert not set(groups[train].tolist()) & set(groups[test].tolist())
         assert len(train) >= 1
+
+
+def test_dihedral_copies_are_the_eight_turns_and_mirrors() -> None:
+    from scanner.adapt import dihedral
+
+    crop = np.arange(4 * 4 * 3, dtype=np.uint8).reshape(1, 4, 4, 3)
+    copies, variants = dihedral(np.concatenate([crop, crop + 100]))
+    assert copies.shape == (16, 4, 4, 3) and variants.tolist() == list(range(8)) * 2
+    np.testing.assert_array_equal(copies[0], crop[0])
+    np.testing.assert_array_equal(copies[8], crop[0] + 100)
+    assert len({c.tobytes() for c in copies[:8]}) == 8
 
 
 @settings(max_examples=15, deadline=None)
@@ -480,7 +493,9 @@ def test_examples_from_photos_label_cells_by_centre() -> None:
     ]
     scanner = FakeScanner()
     sets, notes = examples_from_photos(scanner, photos, load=lambda name: model)
-    examples = sets["sagrada_dice"]
+    everything = sets["sagrada_dice"]
+    assert len(everything) == 16 and everything.item_ids.tolist() == [0] * 8 + [1] * 8  # each cell turned and mirrored
+    examples = everything.subset(np.flatnonzero(everything.as_read))
     assert len(examples) == 2 and examples.groups.tolist() == [7, 7]
     assert examples.labels["colour"].tolist() == [1, 0] and examples.labels["value"].tolist() == [3, 0]
     assert examples.labels["die"].tolist() == [1, 0]
