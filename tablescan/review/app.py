@@ -84,6 +84,32 @@ async def _http_error(request: Request, error: Exception) -> Response:
     return _error_response(request, error.status_code, error.detail or "error")
 
 
+SECURITY_HEADERS = [
+    (b"content-security-policy", b"default-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),  # the LAN token travels in the first address: never pass it on
+]
+
+
+class SecurityHeaders:
+    """ASGI middleware: a strict same-origin content policy and no referrer on every response."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": list(message.get("headers", [])) + SECURITY_HEADERS}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
 class TokenGate:
     """ASGI middleware: in LAN mode, refuse any request without the access token (403)."""
 
@@ -525,7 +551,7 @@ def create_app(db_path: str | Path, token: str | None = None, profile: str | Non
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(TokenGate, token=token)],
+        middleware=[Middleware(SecurityHeaders), Middleware(TokenGate, token=token)],
         exception_handlers={TableError: _table_error, HTTPException: _http_error},
     )
     app.state.store = store

@@ -423,6 +423,14 @@ def test_lan_token_is_required_on_every_request(db_path) -> None:
         assert created.status_code == 201
 
 
+@pytest.mark.parametrize("url", ["/", "/index.json", "/static/review.js", "/games/999"])
+def test_responses_carry_a_strict_content_policy_and_no_referrer(client: TestClient, url: str) -> None:
+    headers = client.get(url).headers
+    assert "default-src 'self'" in headers["content-security-policy"]
+    assert headers["referrer-policy"] == "no-referrer"
+    assert headers["x-content-type-options"] == "nosniff"
+
+
 def test_local_mode_needs_no_token(client: TestClient) -> None:
     assert client.get("/").status_code == 200
     assert "set-cookie" not in client.get("/").headers

@@ -517,7 +517,8 @@
   function alhambraBoard(p) {
     const issueCells = new Set(p.issues.flatMap((i) => i.cells));
     const b = alhambraBounds(p);
-    const grid = el("div", { class: "board alhambra", role: "grid", "aria-label": p.name + "'s palace", style: `grid-template-columns: repeat(${b.x1 - b.x0 + 1}, var(--tile))` });
+    const grid = el("div", { class: "board alhambra", role: "grid", "aria-label": p.name + "'s palace" });
+    grid.style.gridTemplateColumns = `repeat(${b.x1 - b.x0 + 1}, var(--tile))`; // CSSOM: allowed by the page's CSP
     for (let y = b.y0; y <= b.y1; y++) {
       for (let x = b.x0; x <= b.x1; x++) {
         const cell = `${x},${y}`;
