@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from scoring.errors import TableError
@@ -9,6 +10,8 @@ from scoring.registry import GAMES
 from tablescan.review.board import build_document, options, pattern_grid
 from tablescan.review.db import Store
 from tablescan.review.scanning import scanner_games
+
+log = logging.getLogger("tablescan.review")
 
 
 def _cell_key(cell: Any) -> str:
@@ -154,6 +157,9 @@ def game_view(store: Store, game_id: int) -> dict:
         tie_breaks = [str(line) for line in getattr(scored, "tie_breaks", ()) or ()]
     except TableError as failure:
         error = str(failure)
+    except Exception as failure:  # a core bug must not lock the table out of its game: show it, log it
+        log.exception("scoring game %s failed", game_id)
+        error = f"the {spec.title} scoring core failed ({failure.__class__.__name__}: {failure}); this is a bug, please report it"
     per_player = _issues(issues, len(players))
     reports = {entry.get("name"): entry for entry in (report or {}).get("players") or []}
     return {

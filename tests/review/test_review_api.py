@@ -505,3 +505,19 @@ def test_arbitrary_json_edits_give_a_view_or_a_one_line_400(client: TestClient, 
             assert response.json()["id"] == view["id"]
 
     check()
+
+
+def test_a_crashing_core_still_shows_the_game(client: TestClient, monkeypatch) -> None:
+    from dataclasses import replace
+
+    from scoring import registry
+
+    def broken(state):
+        raise ZeroDivisionError("division by zero")
+
+    view = new_game(client)
+    monkeypatch.setitem(registry.GAMES, "sagrada", replace(registry.GAMES["sagrada"], score=broken))
+    response = client.get(f"/games/{view['id']}.json")
+    assert response.status_code == 200
+    assert response.json()["error"].startswith("the Sagrada scoring core failed (ZeroDivisionError: division by zero)")
+    assert client.get(f"/games/{view['id']}").status_code == 200
