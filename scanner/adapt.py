@@ -455,7 +455,7 @@ class ModelReport:
             verdict = "kept" if h.kept else "not kept"
             lines.append(f"  {h.head:<9} held-out {h.held_out:>4}: {pct(h.before)} -> {pct(h.after)}  {verdict} ({h.reason})")
         if self.cells_before == self.cells_before:
-            lines.append(f"  all heads right on held-out cells: {pct(self.cells_before)} -> {pct(self.cells_after)}")
+            lines.append(f"  every head right, held-out cells: {pct(self.cells_before)} -> {pct(self.cells_after)} (with the heads kept)")
         return "\n".join(lines)
 
 
@@ -563,11 +563,14 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
         if kept:
             rows = np.flatnonzero(y_all >= 0)
             fitted.append(fit_head(head, classes, x_all[rows], z_all[rows], y_all[rows], temperature=temperature, l2=l2))
-    report = ModelReport(
-        manifest.name, basis, len(np.unique(items)), len(np.unique(examples.groups)), tuple(reports),
-        float(np.mean(before_right[any_cells])) if any_cells.any() else float("nan"),
-        float(np.mean(after_right[any_cells])) if any_cells.any() else float("nan"),
-    )
+    cells_before = float(np.mean(before_right[any_cells])) if any_cells.any() else float("nan")
+    cells_after = float(np.mean(after_right[any_cells])) if any_cells.any() else float("nan")
+    if fitted and cells_after < cells_before:  # heads better one by one, cells worse together: keep none
+        reports = [replace(r, kept=False, reason=f"{r.reason}, but fewer cells had every head right") if r.kept else r
+                   for r in reports]
+        fitted = []
+    report = ModelReport(manifest.name, basis, len(np.unique(items)), len(np.unique(examples.groups)), tuple(reports),
+                         cells_before, cells_after)
     if not fitted:
         return None, report
     return ModelAdaptation(manifest.name, manifest.sha256, basis, tuple(fitted)), report
