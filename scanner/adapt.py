@@ -864,6 +864,7 @@ class LabelledPhoto:
     corners: tuple[tuple[float, float], ...] | None
     cells: tuple[tuple[tuple[float, float], str], ...]
     group: int
+    name: str | None = None
 
 
 def _centre_and_size(polygon: Sequence[Sequence[float]], scale: float) -> tuple[np.ndarray, float]:
@@ -892,12 +893,20 @@ def examples_from_photos(scanner: Any, photos: Sequence[LabelledPhoto], load: An
     for photo in photos:
         if photo.game not in CLASSIFIERS:
             head_labels(photo.game, "")  # raises the "no adaptable classifier" error
-        label = Path(str(photo.source)).name
+        label = photo.name or Path(str(photo.source)).name
         try:
-            result = scanner.scan(photo.source, photo.game, corners=None if photo.corners is None else np.asarray(photo.corners))
+            result = scanner.scan(photo.source, photo.game, corners=None if photo.corners is None else np.asarray(photo.corners),
+                                  name=label)
         except TableError as error:
-            notes.append(f"{label}: skipped ({error})")
-            continue
+            result = None
+            if photo.corners is not None:  # corners found by an earlier scan may narrow the search badly: look again
+                try:
+                    result = scanner.scan(photo.source, photo.game, name=label)
+                except TableError:
+                    pass
+            if result is None:
+                notes.append(f"{label}: skipped ({error})")
+                continue
         targets = [(np.asarray(centre, dtype=np.float64), value) for centre, value in photo.cells]
         used = 0
         for reading in result.cells:

@@ -100,7 +100,7 @@ def labelled_photos(store: Store) -> list[LabelledPhoto]:
             photos.append(LabelledPhoto(
                 store.photo_path(player["photo"]), game["game"],
                 None if not corners else tuple((float(x), float(y)) for x, y in corners),
-                tuple(cells), int(player["photo"].id),
+                tuple(cells), int(player["photo"].id), player["photo"].original_name or player["photo"].filename,
             ))
     return photos
 

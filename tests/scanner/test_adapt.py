@@ -463,15 +463,15 @@ class FakeScanner:
     def __init__(self) -> None:
         self.calls = []
 
-    def scan(self, source, game, *, corners=None):
+    def scan(self, source, game, *, corners=None, name=None):
         from types import SimpleNamespace
 
         from scanner.errors import BoardNotFoundError
         from scanner.reading import CellReading
 
         self.calls.append((str(source), game, None if corners is None else np.asarray(corners).tolist()))
-        if str(source).endswith("bad.jpg"):
-            raise BoardNotFoundError("bad.jpg: board not found")
+        if str(source).endswith("bad.jpg") or (str(source).endswith("c.jpg") and corners is not None):
+            raise BoardNotFoundError(f"{name}: board not found")
         cells = []
         for r in range(2):
             for c in range(2):
@@ -489,7 +489,7 @@ def test_examples_from_photos_label_cells_by_centre() -> None:
     photos = [
         LabelledPhoto("a.jpg", "sagrada", ((0, 0), (40, 0), (40, 40), (0, 40)), (((10, 11), "R3"), ((29, 30), "."), ((200, 200), "B2")), 7),
         LabelledPhoto("bad.jpg", "sagrada", None, (((10, 10), "G1"),), 8),
-        LabelledPhoto("c.jpg", "sagrada", None, (((500, 500), "G1"),), 9),
+        LabelledPhoto("c.jpg", "sagrada", ((0, 0), (1, 0), (1, 1), (0, 1)), (((500, 500), "G1"),), 9, "kitchen.jpg"),
     ]
     scanner = FakeScanner()
     sets, notes = examples_from_photos(scanner, photos, load=lambda name: model)
@@ -501,7 +501,9 @@ def test_examples_from_photos_label_cells_by_centre() -> None:
     assert examples.labels["die"].tolist() == [1, 0]
     np.testing.assert_allclose(examples.outputs["embedding"][:, 0], [0.0, 120 / 255], atol=1e-6)
     assert scanner.calls[0] == ("a.jpg", "sagrada", [[0, 0], [40, 0], [40, 40], [0, 40]])
-    assert len(notes) == 2 and "bad.jpg: skipped (bad.jpg: board not found)" in notes[0] and "c.jpg" in notes[1]
+    assert len(notes) == 2 and "bad.jpg: skipped (bad.jpg: board not found)" in notes[0]
+    assert notes[1].startswith("kitchen.jpg: skipped (no read cell matches")  # read again without the corners
+    assert scanner.calls[-2:] == [("c.jpg", "sagrada", [[0, 0], [1, 0], [1, 1], [0, 1]]), ("c.jpg", "sagrada", None)]
 
 
 def test_review_database_boards_become_labelled_photos(tmp_path) -> None:
@@ -525,6 +527,7 @@ def test_review_database_boards_become_labelled_photos(tmp_path) -> None:
     assert len(photos) == 1
     (labelled,) = photos
     assert labelled.game == "sagrada" and labelled.group == photo.id and labelled.source == store.photo_path(photo)
+    assert labelled.name == "ana.jpg"
     assert labelled.corners == ((0, 0), (50, 0), (50, 40), (0, 40))
     assert dict((value, centre) for centre, value in labelled.cells) == {"Y3": (5.0, 5.0), ".": (15.0, 5.0)}
 
