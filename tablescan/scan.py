@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import sys
 import json
 from pathlib import Path
 
@@ -104,7 +105,7 @@ def scan(photos, game, json_out, overlay_out, corners, players, do_score, fmt, g
     scanner = Scanner(profile=loaded_profile)
 
     results = []
-    with click.progressbar(photos, label="Scanning", file=click.get_text_stream("stderr"), hidden=len(photos) < 2) as bar:
+    with click.progressbar(photos, label="Scanning", file=sys.stderr, hidden=len(photos) < 2) as bar:
         for index, photo in enumerate(bar):
             results.append(scanner.scan(photo, game, corners=corner_points, player_name=names[index] if names else None))
 
