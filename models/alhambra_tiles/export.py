@@ -84,8 +84,14 @@ def export_locate(net: torch.nn.Module, recipe: dict) -> Path:
 
 def export_tiles(net: torch.nn.Module, temperatures: dict[str, float], recipe: dict) -> Path:
     """Write ``models/alhambra_tiles/model.onnx`` and its manifest (per-head temperatures)."""
-    model = _to_onnx(net.eval(), torch.zeros(1, 3, CROP_PX, CROP_PX), ["kind", "walls", "price", "rotation"], dynamic_batch=True)
+    heads = ["kind", "walls", "price", "rotation"]
+    net.eval().embedding_output = True  # plus the 128-d pooled features, for tablescan adapt
+    try:
+        model = _to_onnx(net, torch.zeros(1, 3, CROP_PX, CROP_PX), [*heads, "embedding"], dynamic_batch=True)
+    finally:
+        net.embedding_output = False
     manifest = {
+        "outputs": {"logits": heads, "embedding": "embedding"},
         "classes": list(KINDS),
         "heads": {"kind": list(KINDS), "walls": ["top", "right", "bottom", "left"], "price": list(PRICES), "rotation": list(ROTATIONS)},
         "input": {"shape": [1, 3, CROP_PX, CROP_PX], "dtype": "float32", "layout": "NCHW RGB",

@@ -56,8 +56,9 @@ class TileNet(nn.Module):
         self.price = nn.Linear(64 * 16, len(PRICES))
         self.rotation = nn.Linear(64 * 2, len(ROTATIONS))
         self.dropout = nn.Dropout(0.1)
+        self.embedding_output = False  # export sets it: the pooled features become an "embedding" output (tablescan adapt)
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         f = self.features(x)  # (N, 64, 4, 4)
         pooled = torch.cat([f.mean(dim=(2, 3)), f.amax(dim=(2, 3))], 1)
         pooled = self.dropout(pooled)
@@ -69,4 +70,5 @@ class TileNet(nn.Module):
         left = w[:, 3, :, 0].mean(1)
         walls = torch.stack([top, right, bottom, left], 1)
         price = self.price(self.dropout(f.flatten(1)))
-        return self.kind(pooled), walls, price, self.rotation(pooled)
+        heads = (self.kind(pooled), walls, price, self.rotation(pooled))
+        return (*heads, pooled) if getattr(self, "embedding_output", False) else heads
