@@ -155,6 +155,7 @@ class Lattice:
     grid_to_image: np.ndarray
     pitch_px: float
     stray: int  # detected centres that did not fit the lattice
+    far: int = 0  # of those, how many lie well away from the palace (another palace?)
 
 
 def find_peaks(heat: np.ndarray, threshold: float = PEAK_THRESHOLD) -> tuple[np.ndarray, np.ndarray]:
@@ -216,10 +217,13 @@ def fit_lattice(points: np.ndarray, scores: np.ndarray, pitch_hint: float | None
     for round_index in range(3):  # re-assign every centre with the fitted map, then refit
         coords = _assign(grid, points, scores)
         grid = _fit_grid(coords, points, allow_perspective=round_index == 2)
-    coords = _assign(grid, points, scores)
+    coords = _main_group(_assign(grid, points, scores))
     cells = {cell: points[j] for j, cell in coords.items()}
     pitch = float(np.median(_local_pitch(grid, np.array(list(cells), dtype=np.float64))))
-    return Lattice(cells, grid, pitch, n - len(coords))
+    inside = np.array(list(cells.values()))
+    strays = [points[j] for j in range(n) if j not in coords]
+    far = sum(1 for p in strays if np.linalg.norm(inside - p, axis=1).min() > 1.6 * pitch)
+    return Lattice(cells, grid, pitch, n - len(coords), far)
 
 
 def _link(points: np.ndarray, start: int, u: np.ndarray, v: np.ndarray) -> dict[int, tuple[int, int]]:
@@ -248,6 +252,25 @@ def _link(points: np.ndarray, start: int, u: np.ndarray, v: np.ndarray) -> dict[
                 queue.append(j)
                 break
     return coords
+
+
+def _main_group(coords: dict[int, tuple[int, int]]) -> dict[int, tuple[int, int]]:
+    """Keep the largest group of cells linked at most one missing tile apart (drops far-off centres)."""
+    remaining = dict(coords)
+    best: dict[int, tuple[int, int]] = {}
+    while remaining:
+        first = next(iter(remaining))
+        group = {first: remaining.pop(first)}
+        frontier = [first]
+        while frontier:
+            cx, cy = group[frontier.pop()]
+            near = [j for j, (x, y) in remaining.items() if max(abs(x - cx), abs(y - cy)) <= 2]
+            for j in near:
+                group[j] = remaining.pop(j)
+                frontier.append(j)
+        if len(group) > len(best):
+            best = group
+    return best
 
 
 def _assign(grid: np.ndarray, points: np.ndarray, scores: np.ndarray) -> dict[int, tuple[int, int]]:
@@ -563,9 +586,9 @@ class AlhambraReader:
 
     def _check_lattice(self, photo: Photo, lattice: Lattice, peaks: int) -> None:
         """Refuse two palaces in view, or a palace cut off by the photo's edge."""
-        if lattice.stray >= 3 and lattice.stray >= 0.25 * peaks:
+        if lattice.far >= 3 and lattice.far >= 0.25 * peaks:
             raise BoardNotFoundError(
-                f"{photo.name}: {lattice.stray} of {peaks} tiles do not fit one palace's grid (two palaces in view?); "
+                f"{photo.name}: {lattice.far} of {peaks} tiles lie apart from the palace's grid (two palaces in view?); "
                 f"photograph one palace at a time, or give --corners x,y,x,y,x,y,x,y around it"
             )
         for cell in lattice.cells:

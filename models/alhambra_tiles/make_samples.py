@@ -3,7 +3,8 @@
     python -m models.alhambra_tiles.make_samples
 
 Seeds 3,000,000+ (never used for training, calibration or evaluation). Straight, tilted and
-cluttered shots, landscape and portrait, each JPEG ~1600 px on the long side and under 400 KB.
+cluttered shots (the palace framed to fill ~80% of the short side, the cluttered ones at random),
+landscape and portrait, each JPEG ~1600 px on the long side and under 400 KB.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def main() -> None:
     """Render every sample shot and write photo + truth."""
     OUT.mkdir(exist_ok=True)
     for index, (stem, tiles, camera, clutter, size) in enumerate(SHOTS):
-        sample = render(SEED + index, size=tiles, camera=camera, clutter=clutter, out_size=size)
+        fill = None if stem.endswith("cluttered") else 0.8
+        sample = render(SEED + index, size=tiles, camera=camera, clutter=clutter, out_size=size, fill=fill)
         quality = 90
         while True:
             ok, data = cv2.imencode(".jpg", cv2.cvtColor(sample.image_rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, quality])

@@ -215,3 +215,13 @@ def test_decode_of_a_clean_legal_palace_is_the_palace(seed):
     assert {cell: (CATALOGUE[i].type, CATALOGUE[i].walls) for cell, i in chosen.items()} == {
         cell: (tile.type, tile.walls) for cell, tile in palace.items() if tile.type != "fountain"
     }
+
+
+def test_fit_lattice_counts_a_second_palace_as_far_strays():
+    truth = _homography(10, 100)
+    first = cv2.perspectiveTransform(np.array(PALACE, np.float64).reshape(-1, 1, 2), truth).reshape(-1, 2)
+    second = first[:6] + [1400.0, 650.0]  # another palace, off the first one's grid
+    second = second @ np.array([[0.96, 0.28], [-0.28, 0.96]])
+    lattice = fit_lattice(np.concatenate([first, second]), np.ones(len(first) + 6))
+    assert len(lattice.cells) >= len(PALACE)
+    assert lattice.far >= 4
