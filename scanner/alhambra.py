@@ -12,7 +12,7 @@ Stages (one code path, timed by the pipeline's ``Timings``):
    read by the tile classifier (``models/alhambra_tiles``): kind (none, fountain, six types), the
    four walls as they lie in the crop, the price and the crop's rotation from upright. The
    rotations of all tiles vote for north (tiles never rotate in the game).
-4. ``decode``: the most probable reading that obeys the rules: one fountain, every building a
+4. ``rules``: the most probable reading that obeys the rules: one fountain, every building a
    catalogue tile used once, neighbours agreeing on their shared walls. Cells where the rules
    changed the model's first choice become ``Override`` records.
 """
@@ -46,6 +46,9 @@ ROTATIONS = ("0", "90", "180", "270")  # crop = np.rot90(upright, k): quarter tu
 SIDES = "NESW"
 CROP_SIDES = ("top", "right", "bottom", "left")
 PEAK_THRESHOLD = 0.35
+SMALL_TILE_OUT_PX = 4.6  # smaller tiles in the locator's output get a second, closer look
+BIG_TILE_OUT_PX = 9.0  # bigger ones a second, farther look
+GOOD_TILE_OUT_PX = 6.0
 HINT = "retake from above with the whole palace in frame, or give --corners x,y,x,y,x,y,x,y"
 
 
@@ -53,10 +56,11 @@ HINT = "retake from above with the whole palace in frame, or give --corners x,y,
 # preprocessing shared with training
 
 
-def locate_input(image_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def locate_input(image_rgb: np.ndarray, zoom: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """Return the detector batch (1, 3, 240, 320) float32 and the 3x3 map from input px to image px.
 
-    Portrait photos are transposed first so the input is always landscape.
+    Portrait photos are transposed first so the input is always landscape. ``zoom`` > 1 shrinks
+    the photo that much more (tiles too big for the locator), centred on a plain median-colour ground.
     """
     height, width = image_rgb.shape[:2]
     transposed = height > width
@@ -64,13 +68,17 @@ def locate_input(image_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         image_rgb = image_rgb.transpose(1, 0, 2)
         height, width = width, height
     out_w, out_h = LOCATE_SIZE
-    scale = min(out_w / width, out_h / height)
+    scale = min(out_w / width, out_h / height) / zoom
     new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
     small = cv2.resize(image_rgb, (new_w, new_h), interpolation=cv2.INTER_AREA)
     canvas = np.zeros((out_h, out_w, 3), dtype=np.uint8)
-    canvas[:new_h, :new_w] = small
+    x0 = y0 = 0
+    if zoom > 1.0:
+        canvas[:] = np.median(small.reshape(-1, 3), axis=0).astype(np.uint8)
+        x0, y0 = (out_w - new_w) // 2, (out_h - new_h) // 2
+    canvas[y0:y0 + new_h, x0:x0 + new_w] = small
     batch = (canvas.astype(np.float32) / 255.0).transpose(2, 0, 1)[None]
-    to_image = np.array([[width / new_w, 0, 0], [0, height / new_h, 0], [0, 0, 1]], dtype=np.float64)
+    to_image = np.array([[width / new_w, 0, -x0 * width / new_w], [0, height / new_h, -y0 * height / new_h], [0, 0, 1]], dtype=np.float64)
     if transposed:
         to_image = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 1]], dtype=np.float64) @ to_image
     return np.ascontiguousarray(batch), to_image
@@ -85,14 +93,21 @@ def crop_cells(image_rgb: np.ndarray, grid_to_image: np.ndarray, cells: list[tup
     if not cells:
         return np.zeros((0, size, size, 3), dtype=np.uint8)
     centres = np.asarray(cells, dtype=np.float64)
-    pitch = _local_pitch(grid_to_image, centres)
-    shrink = float(np.median(pitch)) / (size * 1.25)
-    image = image_rgb
     homography = np.asarray(grid_to_image, dtype=np.float64)
+    # work on the palace's part of the photo only, shrunk so one tile spans about 1.25 crops
+    reach = np.concatenate([centres + [dx, dy] for dx in (-1, 1) for dy in (-1, 1)])
+    spots = cv2.perspectiveTransform(reach.reshape(-1, 1, 2), homography).reshape(-1, 2)
+    x0, y0 = np.clip(np.floor(spots.min(axis=0)).astype(int), 0, [image_rgb.shape[1] - 1, image_rgb.shape[0] - 1])
+    x1, y1 = np.clip(np.ceil(spots.max(axis=0)).astype(int), [x0 + 1, y0 + 1], [image_rgb.shape[1], image_rgb.shape[0]])
+    image = image_rgb[y0:y1, x0:x1]
+    homography = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], dtype=np.float64) @ homography
+    pitch = _local_pitch(homography, centres)
+    shrink = float(np.median(pitch)) / (size * 1.25)
     if shrink > 1.2:
         factor = 1.0 / shrink
-        image = cv2.resize(image_rgb, (max(1, round(image_rgb.shape[1] * factor)), max(1, round(image_rgb.shape[0] * factor))), interpolation=cv2.INTER_AREA)
-        homography = np.diag([image.shape[1] / image_rgb.shape[1], image.shape[0] / image_rgb.shape[0], 1.0]) @ homography
+        small = cv2.resize(image, (max(1, round(image.shape[1] * factor)), max(1, round(image.shape[0] * factor))), interpolation=cv2.INTER_AREA)
+        homography = np.diag([small.shape[1] / image.shape[1], small.shape[0] / image.shape[0], 1.0]) @ homography
+        image = small
     half = 0.5 + CROP_MARGIN
     target = np.array([[0, 0], [size, 0], [size, size], [0, size]], dtype=np.float32)
     crops = np.empty((len(centres), size, size, 3), dtype=np.uint8)
@@ -145,6 +160,19 @@ def upright_walls_to_crop(walls: str, k: int) -> list[int]:
 
 # --------------------------------------------------------------------------------------------
 # locating the tiles
+
+
+@dataclass(frozen=True)
+class Located:
+    """One locator pass: heatmap and mask (output px), peaks (output px and photo px), the map between."""
+
+    heat: np.ndarray
+    mask: np.ndarray
+    peaks: np.ndarray
+    heights: np.ndarray
+    points: np.ndarray
+    to_photo: np.ndarray
+    zoom: float
 
 
 @dataclass(frozen=True)
@@ -358,7 +386,7 @@ _CAT_WALLS = np.array([[side in tile.walls for side in SIDES] for tile in CATALO
 _CAT_PRICE = np.array([PRICES.index(str(tile.price)) for tile in CATALOGUE])
 
 
-def tile_log_scores(evidence: TileEvidence, price_weight: float = 0.5) -> np.ndarray:
+def tile_log_scores(evidence: TileEvidence, price_weight: float = 0.15) -> np.ndarray:
     """Log-probability of each catalogue tile (in ``CATALOGUE`` order) given one cell's evidence."""
     eps = 1e-6
     walls = np.clip(evidence.walls, eps, 1 - eps)
@@ -481,24 +509,31 @@ class AlhambraReader:
                 x1, y1 = min(image.shape[1], x1 + pad), min(image.shape[0], y1 + pad)
                 search = image[y0:y1, x0:x1]
                 offset = np.array([x0, y0], dtype=np.float64)
-            batch, to_image = locate_input(search)
-            outputs = self.locate_model.run(batch)
-            heat = _sigmoid(outputs["heat"][0, 0])
-            mask = _sigmoid(outputs["mask"][0, 0])
-            peaks, heights = find_peaks(heat)
-            stride_map = np.diag([LOCATE_STRIDE, LOCATE_STRIDE, 1.0])
-            shift = np.array([[1, 0, offset[0]], [0, 1, offset[1]], [0, 0, 1]])
-            to_photo = shift @ to_image @ stride_map @ np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]])
-            points = cv2.perspectiveTransform(peaks.reshape(-1, 1, 2), to_photo).reshape(-1, 2) if len(peaks) else peaks
-            self._check_photo(photo, image, mask, len(points))
-            if corners is None and _mask_touches_edge(mask, search.shape[:2]):
+            found = self._locate(search, offset, 1.0)
+            self._check_photo(photo, image, found.mask, len(found.points))
+            if corners is None and _palace_touches_edge(found.mask, found.peaks, search.shape[:2], found.zoom):
                 raise BoardNotFoundError(
                     f"{photo.name}: the palace runs off the photo's edge (tiles touch the border); "
                     "step back so the whole palace is in frame, or give --corners x,y,x,y,x,y,x,y"
                 )
         with timings.stage("lattice"):
-            lattice = fit_lattice(points, heights, self._pitch_hint(mask, to_photo))
-            self._check_lattice(photo, lattice, len(points))
+            lattice = fit_lattice(found.points, found.heights, self._pitch_hint(found.mask, found.to_photo))
+            quality, coverage, pitch_out = _lattice_quality(found, lattice)
+            clean = 0.6 <= coverage <= 1.2 and lattice.stray == 0 and SMALL_TILE_OUT_PX <= pitch_out <= BIG_TILE_OUT_PX
+            if len(found.points) > 1 and not clean:
+                # split peaks (tiles too big) or missed ones (too small): look again shrunk and enlarged
+                retries = [(search, offset, 2.0), self._zoom_in(search, offset, found, lattice)]
+                for retry in retries:
+                    if retry is None:
+                        continue
+                    with timings.stage("locate"):
+                        again = self._locate(*retry)
+                    if len(again.points) > 1:
+                        second = fit_lattice(again.points, again.heights, self._pitch_hint(again.mask, again.to_photo))
+                        better = _lattice_quality(again, second)[0]
+                        if better > quality:
+                            found, lattice, quality = again, second, better
+            self._check_lattice(photo, lattice, len(found.points))
             occupied = set(lattice.cells)
             ring = {(x + dx, y + dy) for x, y in occupied for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))} - occupied
             ring = {cell for cell in ring if self._inside(image, lattice.grid_to_image, cell, margin=-0.2)}
@@ -510,7 +545,7 @@ class AlhambraReader:
             walls = _sigmoid(out["walls"] / self.temperatures.get("walls", 1.0))
             price = softmax(out["price"], self.temperatures.get("price", 1.0))
             rotation = softmax(out["rotation"], self.temperatures.get("rotation", 1.0))
-        with timings.stage("decode"):
+        with timings.stage("rules"):
             is_tile = {}
             for index, cell in enumerate(cells):
                 p_none = kind[index, 0]
@@ -572,13 +607,45 @@ class AlhambraReader:
 
     # ----------------------------------------------------------------------------------------
 
+    def _locate(self, search: np.ndarray, offset: np.ndarray, zoom: float) -> "Located":
+        """Run the locator on ``search`` (at ``offset`` in the photo) shrunk by ``zoom``."""
+        batch, to_image = locate_input(search, zoom)
+        outputs = self.locate_model.run(batch)
+        heat = _sigmoid(outputs["heat"][0, 0])
+        mask = _sigmoid(outputs["mask"][0, 0])
+        peaks, heights = find_peaks(heat)
+        shift = np.array([[1, 0, offset[0]], [0, 1, offset[1]], [0, 0, 1]])
+        to_photo = shift @ to_image @ np.diag([LOCATE_STRIDE, LOCATE_STRIDE, 1.0]) @ np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]])
+        points = cv2.perspectiveTransform(peaks.reshape(-1, 1, 2), to_photo).reshape(-1, 2) if len(peaks) else peaks
+        return Located(heat, mask, peaks, heights, points, to_photo, zoom)
+
+    def _zoom_in(self, search: np.ndarray, offset: np.ndarray, found: "Located", lattice: "Lattice"):
+        """Arguments for a second locator pass on the palace's area, enlarged so tiles span ~6 output px."""
+        rows, cols = np.nonzero(found.mask > 0.5)
+        if not len(rows):
+            return None
+        corners_out = np.array([[cols.min(), rows.min()], [cols.max() + 1, rows.max() + 1]], dtype=np.float64) - 0.5
+        box = cv2.perspectiveTransform(corners_out.reshape(-1, 1, 2), found.to_photo).reshape(-1, 2) - offset
+        lo, hi = box.min(axis=0), box.max(axis=0)
+        grow = np.maximum(0.15 * (hi - lo), lattice.pitch_px)
+        x0, y0 = np.maximum(np.floor(lo - grow), 0).astype(int)
+        x1, y1 = np.minimum(np.ceil(hi + grow), [search.shape[1], search.shape[0]]).astype(int)
+        if x1 - x0 < 16 or y1 - y0 < 16:
+            return None
+        crop = search[y0:y1, x0:x1]
+        long_side, short_side = max(crop.shape[:2]), min(crop.shape[:2])
+        scale = min(LOCATE_SIZE[0] / long_side, LOCATE_SIZE[1] / short_side)
+        zoom = max(1.0, lattice.pitch_px * scale / LOCATE_STRIDE / GOOD_TILE_OUT_PX)
+        return crop, offset + [x0, y0], zoom
+
     def _check_photo(self, photo: Photo, image: np.ndarray, mask: np.ndarray, peaks: int) -> None:
         """Refuse photos too dark, too blurred or without tiles, saying what was seen."""
-        grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
-        small = cv2.resize(grey, (320, max(1, round(320 * grey.shape[0] / grey.shape[1]))), interpolation=cv2.INTER_AREA)
-        if float(small.mean()) < 22:
-            raise BoardNotFoundError(f"{photo.name}: photo too dark (mean brightness {small.mean():.0f}/255); retake with more light")
+        brightness = float(image[::8, ::8].mean())
+        if brightness < 22:
+            raise BoardNotFoundError(f"{photo.name}: photo too dark (mean brightness {brightness:.0f}/255); retake with more light")
         if peaks == 0:
+            grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+            small = cv2.resize(grey, (320, max(1, round(320 * grey.shape[0] / grey.shape[1]))), interpolation=cv2.INTER_AREA)
             sharpness = float(cv2.Laplacian(small, cv2.CV_64F).var())
             if sharpness < 15:
                 raise BoardNotFoundError(f"{photo.name}: photo too blurred to find tiles (sharpness {sharpness:.0f}); hold still, focus and retake")
@@ -641,15 +708,38 @@ def rotate_cell_float(point: tuple[float, float], k: int) -> tuple[float, float]
     return x, y
 
 
-def _mask_touches_edge(mask: np.ndarray, shape: tuple[int, int], threshold: float = 0.5) -> bool:
-    """True when the tile-area mask reaches the border of the photo's part of the letterbox."""
+def _lattice_quality(found: Located, lattice: Lattice) -> tuple[float, float, float]:
+    """Score a locator pass + lattice: cells found, discounted when the lattice does not cover the tile mask.
+
+    Returns (quality, coverage, pitch in output px); coverage = cells x pitch^2 / mask area is
+    about 0.75-0.95 for a right lattice and far lower when split peaks halved the pitch.
+    """
+    unit = math.sqrt(abs(np.linalg.det(found.to_photo[:2, :2])))
+    pitch_out = lattice.pitch_px / unit
+    area = max(float((found.mask > 0.5).sum()), 1.0)
+    coverage = len(lattice.cells) * pitch_out**2 / area
+    n = max(len(found.points), 1)
+    quality = len(lattice.cells) * min(1.0, coverage / 0.75, 1.5 / max(coverage, 1e-9)) * (1 - lattice.stray / n)
+    return quality, coverage, pitch_out
+
+
+def _palace_touches_edge(mask: np.ndarray, peaks: np.ndarray, shape: tuple[int, int], zoom: float = 1.0) -> bool:
+    """True when the palace's part of the tile mask (the blobs holding tile centres) reaches the photo's border."""
     height, width = shape
     if height > width:
         height, width = width, height
-    scale = min(LOCATE_SIZE[0] / width, LOCATE_SIZE[1] / height)
-    valid_w = max(1, int(round(width * scale)) // LOCATE_STRIDE)
-    valid_h = max(1, int(round(height * scale)) // LOCATE_STRIDE)
-    area = mask[:valid_h, :valid_w] > threshold
+    scale = min(LOCATE_SIZE[0] / width, LOCATE_SIZE[1] / height) / zoom
+    new_w, new_h = int(round(width * scale)), int(round(height * scale))
+    x0 = y0 = 0
+    if zoom > 1.0:
+        x0, y0 = (LOCATE_SIZE[0] - new_w) // 2, (LOCATE_SIZE[1] - new_h) // 2
+    c0, r0 = x0 // LOCATE_STRIDE, y0 // LOCATE_STRIDE
+    c1, r1 = max(c0 + 1, (x0 + new_w) // LOCATE_STRIDE), max(r0 + 1, (y0 + new_h) // LOCATE_STRIDE)
+    count, labels = cv2.connectedComponents((mask > 0.5).astype(np.uint8), connectivity=8)
+    palace = {int(labels[int(round(y)), int(round(x))]) for x, y in peaks} - {0}
+    if not palace:
+        return False
+    area = np.isin(labels[r0:r1, c0:c1], list(palace))
     border = np.concatenate([area[0], area[-1], area[:, 0], area[:, -1]])
     return int(border.sum()) >= 2
 

@@ -21,6 +21,7 @@ from scanner.alhambra import CROP_PX, KINDS, LOCATE_SIZE, LOCATE_STRIDE, PRICES,
 
 CACHE = Path(__file__).resolve().parents[2] / "build" / "alhambra"
 SEED_BASE = {"train": 0, "val": 1_000_000, "test": 2_000_000}
+TILE_VIEWS = 2
 HEAT_SHAPE = (LOCATE_SIZE[1] // LOCATE_STRIDE, LOCATE_SIZE[0] // LOCATE_STRIDE)
 
 
@@ -69,34 +70,36 @@ def sample_arrays(seed: int) -> dict[str, np.ndarray]:
             inside.append((x, y))
     rng.shuffle(inside)
     none_cells = inside[: max(2, len(at_cells) // 2)]
-    angle = np.radians(rng.normal(0, 1.5))
-    scale = 1 + rng.normal(0, 0.03)
-    jitter = np.array([[scale * np.cos(angle), -scale * np.sin(angle), 0], [scale * np.sin(angle), scale * np.cos(angle), 0], [0, 0, 1]])
-    cells = at_cells + none_cells
-    shifted = [(x + rng.normal(0, 0.035), y + rng.normal(0, 0.035)) for x, y in cells]
-    crops = crop_cells(image, grid @ jitter, [((c[0] * np.cos(angle) + c[1] * np.sin(angle)) / scale, (-c[0] * np.sin(angle) + c[1] * np.cos(angle)) / scale) for c in shifted])
     kinds, walls, prices, rotations = [], [], [], []
     out_crops = []
-    for index, cell in enumerate(cells):
-        k = int(rng.integers(4))
-        out_crops.append(np.rot90(crops[index], k))
-        if index < len(at_cells):
-            value = info["cells"][index]["value"]
-            if value == "fountain":
-                kinds.append(KINDS.index("fountain"))
-                walls.append(upright_walls_to_crop("", k))
-                prices.append(-1)
+    for view in range(TILE_VIEWS):  # each tile seen through differently wrong lattices and turns
+        angle = np.radians(rng.normal(0, 1.5))
+        scale = 1 + rng.normal(0, 0.03)
+        jitter = np.array([[scale * np.cos(angle), -scale * np.sin(angle), 0], [scale * np.sin(angle), scale * np.cos(angle), 0], [0, 0, 1]])
+        cells = at_cells + (none_cells if view == 0 else [])
+        shifted = [(x + rng.normal(0, 0.035), y + rng.normal(0, 0.035)) for x, y in cells]
+        inverse = [((c[0] * np.cos(angle) + c[1] * np.sin(angle)) / scale, (-c[0] * np.sin(angle) + c[1] * np.cos(angle)) / scale) for c in shifted]
+        crops = crop_cells(image, grid @ jitter, inverse)
+        for index in range(len(cells)):
+            k = int(rng.integers(4))
+            out_crops.append(np.rot90(crops[index], k))
+            if index < len(at_cells):
+                value = info["cells"][index]["value"]
+                if value == "fountain":
+                    kinds.append(KINDS.index("fountain"))
+                    walls.append(upright_walls_to_crop("", k))
+                    prices.append(-1)
+                else:
+                    kind, tile_walls = value.split(":")
+                    kinds.append(KINDS.index(kind))
+                    walls.append(upright_walls_to_crop(tile_walls, k))
+                    prices.append(PRICES.index(str(info["cells"][index]["price"])))
+                rotations.append(k)
             else:
-                kind, tile_walls = value.split(":")
-                kinds.append(KINDS.index(kind))
-                walls.append(upright_walls_to_crop(tile_walls, k))
-                prices.append(PRICES.index(str(info["cells"][index]["price"])))
-            rotations.append(k)
-        else:
-            kinds.append(0)
-            walls.append([-1, -1, -1, -1])
-            prices.append(-1)
-            rotations.append(-1)
+                kinds.append(0)
+                walls.append([-1, -1, -1, -1])
+                prices.append(-1)
+                rotations.append(-1)
     return {
         "loc_img": loc_img[None],
         "heat": heat.astype(np.float16)[None],
@@ -106,7 +109,7 @@ def sample_arrays(seed: int) -> dict[str, np.ndarray]:
         "walls": np.array(walls, np.int64).reshape(-1, 4),
         "price": np.array(prices, np.int64),
         "rotation": np.array(rotations, np.int64),
-        "board": np.full(len(cells), seed, np.int64),
+        "board": np.full(len(kinds), seed, np.int64),
     }
 
 
