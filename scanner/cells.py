@@ -88,11 +88,15 @@ def grid_image_crops(grid_rgb: np.ndarray) -> np.ndarray:
 DIE_FRACTION = 16 / (20.5 * (1 + 2 * MARGIN))  # a 16 mm die in a 20.5 mm cell's crop
 
 
-def die_box_crop(image_rgb: np.ndarray, box: tuple[float, float, float, float], die_fraction: float = DIE_FRACTION) -> np.ndarray:
-    """Crop a loose die given its box (x0, y0, x1, y1 px) so it fills the crop as a die in a cell does."""
+def die_box_crop(image_rgb: np.ndarray, box: tuple[float, float, float, float], die_fraction: float = DIE_FRACTION,
+                 box_per_die: float = 1.0) -> np.ndarray:
+    """Crop a loose die given its box (x0, y0, x1, y1 px) so it fills the crop as a die in a cell does.
+
+    ``box_per_die`` is how much wider than the die the box is (a loose box around a die is wider).
+    """
     x0, y0, x1, y1 = box
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    half = max(x1 - x0, y1 - y0) / die_fraction / 2
+    half = max(x1 - x0, y1 - y0) / box_per_die / die_fraction / 2
     src = np.array([[cx - half, cy - half], [cx + half, cy - half], [cx + half, cy + half]], np.float32)
     dst = np.array([[0, 0], [CROP_PX, 0], [CROP_PX, CROP_PX]], np.float32)
     if half * 2 > 1.6 * CROP_PX:

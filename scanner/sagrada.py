@@ -45,6 +45,7 @@ MAX_CANDIDATES = 4
 CANDIDATE_FLOOR = 1e-4
 ROW_BUDGET = 256
 FLIP_CHECK = 0.02
+MAX_CONFLICTS = 2  # a tool card or two, or a misread: more and the card is not trusted
 
 
 def state_probabilities(die: np.ndarray, colour: np.ndarray, value: np.ndarray) -> np.ndarray:
@@ -123,6 +124,20 @@ def _factors(mark: str | None) -> np.ndarray:
     return np.array([_cell_factor(state, mark) for state in STATES])
 
 
+def pattern_conflicts(states: np.ndarray, pattern: str) -> int:
+    """Count the cells whose first reading contradicts ``pattern``: a die breaking its print, or another print.
+
+    The 24 cards' posterior only says which card fits best; this says whether it fits at all.
+    """
+    grid = PATTERNS[pattern].grid
+    conflicts = 0
+    for index in range(ROWS * COLS):
+        r, c = divmod(index, COLS)
+        state = STATES[int(np.argmax(states[index]))]
+        conflicts += _cell_factor(state, grid[r][c]) < 1.0
+    return conflicts
+
+
 def decode_window(states: np.ndarray, pattern: str | None = None) -> Decoded:
     """Return the most probable rule-abiding window for (20, 42) cell state probabilities.
 
@@ -132,7 +147,7 @@ def decode_window(states: np.ndarray, pattern: str | None = None) -> Decoded:
     probability = 1.0
     if pattern is None:
         ranked = identify_patterns(_evidence(states))
-        if ranked[0][1] >= PATTERN_CONFIDENCE:
+        if ranked[0][1] >= PATTERN_CONFIDENCE and pattern_conflicts(states, ranked[0][0]) <= MAX_CONFLICTS:
             pattern, probability = ranked[0]
         else:
             probability = ranked[0][1]

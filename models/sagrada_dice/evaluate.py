@@ -22,10 +22,10 @@ from PIL import Image
 
 from models.sagrada_dice import make_dataset
 from models.synth.sagrada import render
-from scanner.cells import die_box_crop, grid_image_crops, to_batch
+from scanner.cells import grid_image_crops, to_batch
 from scanner.errors import BoardNotFoundError
 from scanner.photo import Photo
-from scanner.sagrada import DICE, STATES, SagradaReader, cell_text, decode_window, value_probabilities
+from scanner.sagrada import SagradaReader, cell_text, decode_window, value_probabilities
 
 HERE = Path(__file__).resolve().parent
 REALDATA = HERE.parents[2] / "shared" / "realdata"
@@ -141,27 +141,48 @@ def evaluate_real_windows(reader: SagradaReader) -> dict | None:
     return result
 
 
-def evaluate_real_dice(reader: SagradaReader) -> dict | None:
-    """Pip values of the real loose dice, read by the value head (argmax over 1-6)."""
-    folder = REALDATA / "dice-nellbyler-d6"
-    if not (folder / "annotations.json").is_file():
+def evaluate_real_dice(reader: SagradaReader, fold: int = 1) -> dict | None:
+    """Pip values of the real loose dice of one fold, read by the value head (argmax over 1-6).
+
+    Fold 1 (odd photos) is never trained on; fold 0 may have been used to fine-tune the value head.
+    """
+    real = make_dataset.real_dice(fold)
+    if real is None:
         return None
-    annotations = json.loads((folder / "annotations.json").read_text())["images"]
-    truth, crops = [], []
-    for item in annotations:
-        image = np.asarray(Image.open(folder / "images" / item["file"]).convert("RGB"))
-        h, w = image.shape[:2]
-        for die in item["dice"]:
-            box = (die["xmin"] * w, die["ymin"] * h, die["xmax"] * w, die["ymax"] * h)
-            crops.append(die_box_crop(image, box))
-            truth.append(int(die["value"]))
-    out = reader.dice.run(to_batch(np.stack(crops)))
+    crops, truth_arr = real
+    out = reader.dice.run(to_batch(crops))
     got = out["value"][:, 1:].argmax(axis=1) + 1
-    truth_arr = np.array(truth)
     per_value = {str(v): float((got[truth_arr == v] == v).mean()) for v in range(1, 7)}
-    return {"dice": len(truth), "right": int((got == truth_arr).sum()), "accuracy": float((got == truth_arr).mean()),
+    return {"fold": fold, "photos": "odd-numbered (held out)" if fold else "even-numbered (fine-tuning fold)",
+            "dice": int(len(truth_arr)), "right": int((got == truth_arr).sum()), "accuracy": float((got == truth_arr).mean()),
             "per_value": per_value,
-            "confusion": {"labels": list("123456"), "matrix": _confusion([(str(t), str(g)) for t, g in zip(truth, got)], list("123456"))}}
+            "confusion": {"labels": list("123456"), "matrix": _confusion([(str(t), str(g)) for t, g in zip(truth_arr, got)], list("123456"))}}
+
+
+def model_latency(reader: SagradaReader, runs: int = 60) -> dict:
+    """Median wall time of all model work for one board: finder, 3 refiner steps, 20 cell crops (onnxruntime, CPU)."""
+    from scanner.board import FINDER_PX, PATCH_PX, REFINE_STEPS
+    from scanner.cells import CROP_PX
+
+    rng = np.random.default_rng(0)
+    finder_in = rng.random((1, 3, FINDER_PX, FINDER_PX), dtype=np.float32)
+    patch_in = rng.random((1, 3, PATCH_PX, PATCH_PX), dtype=np.float32)
+    cells_in = rng.random((20, 3, CROP_PX, CROP_PX), dtype=np.float32)
+    parts = {"finder": [], "refiner": [], "dice": []}
+    for _ in range(runs):
+        start = time.perf_counter()
+        reader.finder.run(finder_in)
+        mid = time.perf_counter()
+        for _ in range(REFINE_STEPS):
+            reader.refiner.run(patch_in)
+        end = time.perf_counter()
+        reader.dice.run(cells_in)
+        parts["finder"].append(mid - start)
+        parts["refiner"].append(end - mid)
+        parts["dice"].append(time.perf_counter() - end)
+    medians = {k: 1000 * float(np.median(v)) for k, v in parts.items()}
+    medians["total"] = 1000 * float(np.median(np.sum([parts[k] for k in parts], axis=0)))
+    return medians
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -173,7 +194,9 @@ def main(argv: list[str] | None = None) -> dict:
     results = {
         "renders": evaluate_renders(args.renders, reader),
         "real_windows": evaluate_real_windows(reader),
-        "real_dice": evaluate_real_dice(reader),
+        "real_dice": evaluate_real_dice(reader, fold=1),
+        "real_dice_fold0": evaluate_real_dice(reader, fold=0),
+        "latency_ms": model_latency(reader),
     }
     (HERE / "evaluation.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     from models.sagrada_dice import cards

@@ -85,6 +85,37 @@ def render_one(seed: int) -> dict[str, np.ndarray]:
     }
 
 
+REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata"
+REAL_BOX_PER_DIE = 1.5  # the dice photos' boxes are about 1.5 dice wide (looked at, not tuned on accuracy)
+
+
+def real_dice(fold: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Crops and pip values (1-6) of the real loose dice photos of one fold (0: even photos, 1: odd), or None.
+
+    The dice photos (``../shared/realdata/dice-nellbyler-d6``) are split by photo: fold 0 may be used
+    to fine-tune the value head, fold 1 only to measure it.
+    """
+    import json
+
+    from PIL import Image
+
+    from scanner.cells import die_box_crop
+
+    folder = REALDATA / "dice-nellbyler-d6"
+    if not (folder / "annotations.json").is_file():
+        return None
+    images = sorted(json.loads((folder / "annotations.json").read_text())["images"], key=lambda item: item["file"])
+    crops, values = [], []
+    for item in images[fold::2]:
+        image = np.asarray(Image.open(folder / "images" / item["file"]).convert("RGB"))
+        h, w = image.shape[:2]
+        for die in item["dice"]:
+            box = (die["xmin"] * w, die["ymin"] * h, die["xmax"] * w, die["ymax"] * h)
+            crops.append(die_box_crop(image, box, box_per_die=REAL_BOX_PER_DIE))
+            values.append(int(die["value"]))
+    return np.stack(crops), np.array(values, np.int64)
+
+
 def _init_worker() -> None:
     cv2.setNumThreads(1)
 

@@ -27,10 +27,10 @@ class CellNet(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.features = nn.Sequential(
-            nn.Conv2d(3, 16, 5, stride=2, padding=2, bias=False), nn.BatchNorm2d(16), nn.ReLU(inplace=True),  # 24
-            conv(16, 32), nn.MaxPool2d(2),             # 12
-            conv(32, 48), nn.MaxPool2d(2),             # 6
-            conv(48, 64),
+            conv(3, 16), nn.MaxPool2d(2),              # 24: full-resolution first layer, pips are 3 px
+            conv(16, 32), conv(32, 32), nn.MaxPool2d(2),  # 12
+            conv(32, 64), nn.MaxPool2d(2),             # 6
+            conv(64, 64),
             nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1),
         )
         self.die = nn.Linear(64, 2)

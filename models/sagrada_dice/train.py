@@ -12,7 +12,7 @@ import argparse
 import math
 import os
 import time
-from pathlib import Path
+from multiprocessing import get_context
 
 import numpy as np
 import torch
@@ -128,6 +128,44 @@ def train_cells(crops: np.ndarray, labels: np.ndarray, *, epochs: int = 8, batch
     return net.eval()
 
 
+def fine_tune_values(net: CellNet, crops: np.ndarray, labels: np.ndarray, real_crops: np.ndarray, real_values: np.ndarray, *,
+                     epochs: int = 3, batch: int = 128, seed: int = SEED, log=print) -> CellNet:
+    """Continue training on synthetic crops mixed with real loose dice (value and die heads only for those)."""
+    torch.manual_seed(seed + 3)
+    generator = torch.Generator().manual_seed(seed + 3)
+    pick = torch.randperm(len(crops), generator=generator)[: 8 * len(real_crops)].numpy()
+    real_labels = np.stack([np.ones_like(real_values), np.zeros_like(real_values), real_values], axis=1)
+    x_all = torch.from_numpy(np.concatenate([crops[pick], np.repeat(real_crops, 2, axis=0)]))
+    y_all = torch.from_numpy(np.concatenate([labels[pick], np.repeat(real_labels, 2, axis=0)]))
+    known = torch.cat([torch.ones(len(pick)), torch.zeros(2 * len(real_crops))])  # real dice: colour unknown
+    optimizer = torch.optim.AdamW(net.parameters(), lr=5e-4, weight_decay=1e-4)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
+    loss_each = nn.CrossEntropyLoss(label_smoothing=0.02, reduction="none")
+    steps = math.ceil(len(x_all) / batch)
+    for epoch in range(epochs):
+        net.train()
+        order = torch.randperm(len(x_all), generator=generator)
+        total, seen = 0.0, 0
+        for step in range(steps):
+            idx = order[step * batch:(step + 1) * batch]
+            x = x_all[idx].permute(0, 3, 1, 2).float().div_(255.0)
+            y = y_all[idx]
+            k = int(torch.randint(4, (1,), generator=generator))
+            x = _colour_jitter(_random_affine(torch.rot90(x, k, dims=(2, 3)), generator), generator)
+            x, recoloured = _recolour(x, generator)
+            weight = known[idx] * recoloured
+            die, colour, value = net(x)
+            colour_loss = (loss_each(colour, y[:, 1]) * weight).sum() / weight.sum().clamp(min=1)
+            loss = loss_fn(die, y[:, 0]) + colour_loss + loss_fn(value, y[:, 2])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += float(loss.detach()) * len(idx)
+            seen += len(idx)
+        log(f"cells fine-tune (real dice values) epoch {epoch + 1}/{epochs}: loss {total / seen:.4f}")
+    return net.eval()
+
+
 def cell_logits(net: CellNet, crops: np.ndarray, batch: int = 512) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return the three heads' logits for uint8 crops."""
     outs = [[], [], []]
@@ -234,6 +272,14 @@ def train_refiner(patches: np.ndarray, corners: np.ndarray, turns: np.ndarray, *
 # --------------------------------------------------------------------------------------------- main
 
 
+def _train_refiner_process(train: dict, epochs: int) -> None:
+    """Train and export the refiner (run in a child process when two cores are available)."""
+    _threads(1)
+    from models.sagrada_dice import export
+
+    export.export_refiner(train_refiner(train["patches"], train["patch_corners"], train["patch_turns"], epochs=epochs))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Command line: render, train, calibrate, export and evaluate every Sagrada model."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -241,8 +287,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--photos", type=int, default=TRAIN_PHOTOS, help="training renders")
     parser.add_argument("--only", choices=["cells", "finder", "refiner"], action="append", help="train only these")
     parser.add_argument("--cell-epochs", type=int, default=10)
-    parser.add_argument("--finder-epochs", type=int, default=14)
-    parser.add_argument("--refiner-epochs", type=int, default=12)
+    parser.add_argument("--finder-epochs", type=int, default=20)
+    parser.add_argument("--refiner-epochs", type=int, default=16)
+    parser.add_argument("--synthetic-only", action="store_true", help="skip the value fine-tune on real dice (fold 0)")
     parser.add_argument("--skip-evaluate", action="store_true")
     args = parser.parse_args(argv)
     _threads(args.threads)
@@ -254,17 +301,31 @@ def main(argv: list[str] | None = None) -> None:
     from models.sagrada_dice import export
 
     only = set(args.only or ["cells", "finder", "refiner"])
+    side = None
+    if "refiner" in only and args.threads >= 2 and len(only) > 1:
+        # the refiner trains in a second process (one thread each) while this one trains the rest
+        side = get_context("fork").Process(target=_train_refiner_process, args=(train, args.refiner_epochs))
+        side.start()
+        _threads(1)
     if "cells" in only:
         cells = train_cells(train["crops"], train["crop_labels"], epochs=args.cell_epochs)
+        real = make_dataset.real_dice(fold=0)
+        if real is not None and not args.synthetic_only:
+            cells = fine_tune_values(cells, train["crops"], train["crop_labels"], *real)
+        else:
+            print("no real dice photos found (or --synthetic-only): the cell model is trained on renders only", flush=True)
         temperature = fit_temperature(cell_logits(cells, val["crops"]), val["crop_labels"])
         print(f"cell temperature {temperature:.3f}", flush=True)
         export.export_cells(cells, temperature)
     if "finder" in only:
         finder = train_finder(train["finder_input"], train["finder_mask"], epochs=args.finder_epochs)
         export.export_finder(finder)
-    if "refiner" in only:
-        refiner = train_refiner(train["patches"], train["patch_corners"], train["patch_turns"], epochs=args.refiner_epochs)
-        export.export_refiner(refiner)
+    if side is not None:
+        side.join()
+        if side.exitcode != 0:
+            raise SystemExit(f"refiner training failed (exit {side.exitcode})")
+    elif "refiner" in only:
+        _train_refiner_process(train, args.refiner_epochs)
     print(f"trained in {time.perf_counter() - started:.0f} s", flush=True)
     if not args.skip_evaluate:
         from models.sagrada_dice import evaluate

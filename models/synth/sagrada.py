@@ -117,7 +117,7 @@ def die_face(colour: str, value: int, rng: np.random.Generator, px_per_mm: float
     face = face * (rng.uniform(0.6, 0.9) + rng.uniform(0.1, 0.4) * rim[..., None])
     face = np.clip(face, 0, 255).astype(np.uint8)
     pip_white = tuple(int(v) for v in np.clip(rng.uniform(225, 255) - rng.uniform(0, 15, 3), 0, 255))
-    _draw_pips(face, value, pip_white, spread=size * rng.uniform(0.25, 0.3), radius=size * rng.uniform(0.085, 0.13),
+    _draw_pips(face, value, pip_white, spread=size * rng.uniform(0.24, 0.3), radius=size * rng.uniform(0.08, 0.15),
                jitter=size * 0.01, rng=rng)
     # specular highlight
     if rng.random() < 0.8:
