@@ -227,6 +227,20 @@ RETRY_HINT = "retake from above with the whole board in frame and more light, or
 REFINE_STEPS = 3
 
 
+def _accept_step(guess: np.ndarray, moved: np.ndarray, max_move: float = 0.35) -> np.ndarray:
+    """Take a refinement step, except for corners that jumped too far; refuse a step that breaks the quad."""
+    size = np.linalg.norm(guess - np.roll(guess, -1, axis=0), axis=1).mean()
+    step = np.linalg.norm(moved - guess, axis=1)
+    proposal = np.where((step <= max_move * size)[:, None], moved, guess)
+    if not cv2.isContourConvex(proposal.astype(np.float32).reshape(-1, 1, 2)):
+        return guess
+    signed = cv2.contourArea(proposal.astype(np.float32), oriented=True)
+    before = cv2.contourArea(guess.astype(np.float32), oriented=True)
+    if np.sign(signed) != np.sign(before) or abs(signed) < 0.25 * abs(before):
+        return guess
+    return proposal
+
+
 def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") -> Location:
     """Find the window's grid corners (TL, TR, BR, BL in ``image_rgb`` px) with the finder and refiner models.
 
@@ -260,7 +274,8 @@ def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") ->
         patch, to_patch_h = refiner_patch(image_rgb, guess)
         out = refiner.run(_batch(patch))
         points, peaks = heat_peaks(out["heat"][0])
-        guess = cv2.perspectiveTransform(points.reshape(-1, 1, 2), np.linalg.inv(to_patch_h)).reshape(4, 2)
+        moved = cv2.perspectiveTransform(points.reshape(-1, 1, 2), np.linalg.inv(to_patch_h)).reshape(4, 2)
+        guess = _accept_step(guess, moved)
         turn_logits = out["turn"][0].astype(np.float64)
     turn_prob = _softmax(turn_logits)
     turn = int(np.argmax(turn_prob))

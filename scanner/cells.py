@@ -18,6 +18,7 @@ MARGIN = 0.25
 MARGIN_PX = int(round(MARGIN * PITCH_PX))
 CROP_PX = PITCH_PX + 2 * MARGIN_PX
 CARD_BLACK = (18, 18, 18)
+CROP_HEIGHT_MM = 8.0  # crops are cut on a plane half a die above the board: dice tops and prints both stay near the centre
 RECT_W, RECT_H = COLS * PITCH_PX + 2 * MARGIN_PX, ROWS * PITCH_PX + 2 * MARGIN_PX
 
 
@@ -111,3 +112,56 @@ def die_box_crop(image_rgb: np.ndarray, box: tuple[float, float, float, float], 
 def to_batch(crops: np.ndarray) -> np.ndarray:
     """Normalise uint8 crops (N, H, W, 3) RGB into the models' float32 NCHW input (x / 255)."""
     return np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
+
+
+GRID_W_MM, GRID_H_MM = COLS * 20.5, ROWS * 20.5
+TYPICAL_FOCAL = 0.85  # focal length / long side of a phone's main camera (about 26-28 mm equivalent)
+
+
+def lift_corners(corners: np.ndarray, image_size: tuple[int, int], height_mm: float) -> np.ndarray:
+    """Return where the grid's corners would be seen ``height_mm`` above the board (e.g. on the dice).
+
+    The camera's pose is recovered from the board's homography (square pixels, centred principal
+    point; the focal length from the homography when the view is tilted enough to tell, else a
+    typical phone's), then the grid is moved up by ``height_mm``.
+    """
+    corners = np.asarray(corners, np.float64).reshape(4, 2)
+    if height_mm == 0:
+        return corners.copy()
+    width, height = image_size
+    centre = np.array([width / 2, height / 2])
+    grid = np.array([[0, 0], [GRID_W_MM, 0], [GRID_W_MM, GRID_H_MM], [0, GRID_H_MM]], np.float64)
+    h = cv2.getPerspectiveTransform(grid.astype(np.float32), (corners - centre).astype(np.float32)).astype(np.float64)
+    focal = _focal_from_homography(h) or TYPICAL_FOCAL * max(width, height)
+    k_inv = np.diag([1 / focal, 1 / focal, 1.0])
+    m = k_inv @ h
+    scale = 2.0 / (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1]))
+    m = m * scale
+    if m[2, 2] < 0:  # the board lies in front of the camera
+        m = -m
+    r1, r2 = m[:, 0] / np.linalg.norm(m[:, 0]), m[:, 1] / np.linalg.norm(m[:, 1])
+    r3 = np.cross(r1, r2)
+    lifted = np.column_stack([m[:, 0], m[:, 1], m[:, 2] - height_mm * r3])
+    h_top = np.diag([focal, focal, 1.0]) @ lifted
+    pts = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), h_top).reshape(-1, 2)
+    return pts + centre
+
+
+def _focal_from_homography(h: np.ndarray) -> float | None:
+    """Focal length (px) from a plane's homography (principal point at the origin), or None when ill-conditioned."""
+    h11, h12, h21, h22, h31, h32 = h[0, 0], h[0, 1], h[1, 0], h[1, 1], h[2, 0], h[2, 1]
+    estimates, weights = [], []
+    if abs(h31 * h32) > 1e-12:
+        f2 = -(h11 * h12 + h21 * h22) / (h31 * h32)
+        if f2 > 0:
+            estimates.append(f2)
+            weights.append(abs(h31 * h32))
+    if abs(h31 ** 2 - h32 ** 2) > 1e-12:
+        f2 = (h12 ** 2 + h22 ** 2 - h11 ** 2 - h21 ** 2) / (h31 ** 2 - h32 ** 2)
+        if f2 > 0:
+            estimates.append(f2)
+            weights.append(abs(h31 ** 2 - h32 ** 2))
+    if not estimates:
+        return None
+    focal = float(np.sqrt(np.average(estimates, weights=weights)))
+    return focal if 0.3 < focal / 1000 < 10 else None

@@ -21,10 +21,11 @@ import itertools
 import math
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from scanner import board as board_finder
-from scanner.cells import COLS, MARGIN_PX, PITCH_PX, ROWS, cell_crops, rectify_grid, to_batch
+from scanner.cells import COLS, CROP_HEIGHT_MM, MARGIN_PX, PITCH_PX, ROWS, cell_crops, lift_corners, rectify_grid, to_batch
 from scanner.errors import BoardNotFoundError
 from scanner.geometry import order_corners, project
 from scanner.model import OnnxModel, load_model
@@ -246,6 +247,13 @@ class SagradaReader:
             self._refiner = load_model("sagrada_refiner")
         return self._refiner
 
+    @staticmethod
+    def crops(image_rgb: np.ndarray, grid_corners: np.ndarray) -> np.ndarray:
+        """Cut the 20 cell crops, on the plane ``CROP_HEIGHT_MM`` above the board (see ``scanner.cells``)."""
+        height, width = image_rgb.shape[:2]
+        rectified, _ = rectify_grid(image_rgb, lift_corners(grid_corners, (width, height), CROP_HEIGHT_MM))
+        return cell_crops(rectified)
+
     def classify(self, crops: np.ndarray) -> np.ndarray:
         """Return calibrated (N, 42) state probabilities for uint8 cell crops."""
         out = self.dice.run(to_batch(crops))
@@ -275,8 +283,7 @@ class SagradaReader:
             else:
                 grid_corners = order_corners(np.asarray(corners, np.float64).reshape(4, 2)).astype(np.float64)
         with timings.stage("rectify"):
-            rectified, to_photo = rectify_grid(image, grid_corners)
-            crops = cell_crops(rectified)
+            crops = self.crops(image, grid_corners)
         with timings.stage("classify"):
             states = self.classify(crops)
         with timings.stage("decode"):
@@ -289,9 +296,9 @@ class SagradaReader:
                 if turn > keep:
                     decoded, states, crops = flipped, states[::-1], crops[::-1]
                     grid_corners = np.roll(grid_corners, 2, axis=0)
-                    rectified, to_photo = rectify_grid(image, grid_corners)
                     notes.append("orientation chosen by the rules (board turned 180 degrees)")
         cells, overrides = [], []
+        to_photo = cell_outline_homography(grid_corners)
         for index in range(ROWS * COLS):
             r, c = divmod(index, COLS)
             values = value_probabilities(states[index])
@@ -320,6 +327,14 @@ class SagradaReader:
                             notes=tuple(notes))
 
 
+def cell_outline_homography(grid_corners: np.ndarray) -> np.ndarray:
+    """Homography from the rectified grid's pixels (with its margin) to the photo, on the board's plane."""
+    m = MARGIN_PX
+    w, h = COLS * PITCH_PX, ROWS * PITCH_PX
+    target = np.array([[m, m], [m + w, m], [m + w, m + h], [m, m + h]], np.float32)
+    return cv2.getPerspectiveTransform(target, np.asarray(grid_corners, np.float32).reshape(4, 2)).astype(np.float64)
+
+
 def _reason(decoded: Decoded, index: int) -> str:
     r, c = divmod(index, COLS)
     if decoded.pattern:
@@ -338,8 +353,6 @@ def _softmax_rows(logits: np.ndarray) -> np.ndarray:
 
 def _with_photo_quality(message: str, image: np.ndarray) -> str:
     """Add what the photo's exposure and sharpness say to a board-not-found message."""
-    import cv2
-
     grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
     small = cv2.resize(grey, (max(1, grey.shape[1] // 2), max(1, grey.shape[0] // 2)), interpolation=cv2.INTER_AREA)
     brightness = float(small.mean())

@@ -24,7 +24,7 @@ import numpy as np
 
 from models.synth.sagrada import render
 from scanner import board
-from scanner.cells import cell_crops, rectify_grid
+from scanner.cells import CROP_HEIGHT_MM, cell_crops, lift_corners, rectify_grid
 
 COLOURS = ("none", "R", "Y", "G", "B", "P")
 VALUES = ("none", "1", "2", "3", "4", "5", "6")
@@ -64,7 +64,7 @@ def render_one(seed: int) -> dict[str, np.ndarray]:
             noisy = noisy + rng.normal(0, 0.05 * pitch, corners.shape)
         else:
             noisy = corners + rng.normal(0, 0.015 * pitch, corners.shape)
-        rectified, _ = rectify_grid(image, noisy)
+        rectified, _ = rectify_grid(image, lift_corners(noisy, (image.shape[1], image.shape[0]), CROP_HEIGHT_MM))
         crops.append(cell_crops(rectified))
         crop_labels.append(labels)
     finder_input, finder_mask = board.finder_example(image, corners)

@@ -13,6 +13,7 @@ import math
 import os
 import time
 from multiprocessing import get_context
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -284,6 +285,7 @@ def main(argv: list[str] | None = None) -> None:
     """Command line: render, train, calibrate, export and evaluate every Sagrada model."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--cache", type=Path, default=make_dataset.CACHE, help="where rendered data are cached")
     parser.add_argument("--photos", type=int, default=TRAIN_PHOTOS, help="training renders")
     parser.add_argument("--only", choices=["cells", "finder", "refiner"], action="append", help="train only these")
     parser.add_argument("--cell-epochs", type=int, default=10)
@@ -294,8 +296,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     _threads(args.threads)
     started = time.perf_counter()
-    train = make_dataset.load_or_make(make_dataset.TRAIN_SEED, args.photos, workers=args.threads)
-    val = make_dataset.load_or_make(make_dataset.VAL_SEED, VAL_PHOTOS, workers=args.threads)
+    train = make_dataset.load_or_make(make_dataset.TRAIN_SEED, args.photos, workers=args.threads, cache=args.cache)
+    val = make_dataset.load_or_make(make_dataset.VAL_SEED, VAL_PHOTOS, workers=args.threads, cache=args.cache)
     print(f"data ready: {len(train['crops'])} crops, {len(train['finder_input'])} photos, {len(train['patches'])} patches "
           f"({time.perf_counter() - started:.0f} s)", flush=True)
     from models.sagrada_dice import export

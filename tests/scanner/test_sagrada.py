@@ -208,3 +208,47 @@ def test_decoding_an_empty_window_names_its_pattern() -> None:
     decoded = decode_window(_confident(truth, sure=0.9))
     assert decoded.pattern == "Firmitas" and decoded.pattern_probability > 0.99
     assert all(state.startswith("_") for state in decoded.states)
+
+
+def test_a_card_that_does_not_fit_is_not_trusted() -> None:
+    pattern = PATTERNS["Virtus"]
+    window = generate_window(random.Random(9), pattern, empty=0)
+    truth = _truth_states(window, pattern)
+    from scanner.sagrada import pattern_conflicts
+
+    assert pattern_conflicts(_confident(truth), "Virtus") == 0
+    others = [name for name in PATTERNS if name != "Virtus"]
+    assert max(pattern_conflicts(_confident(truth), name) for name in others) > 2
+
+
+@pytest.mark.parametrize(("moved", "expected"), [
+    ([[102, 101], [398, 99], [401, 302], [99, 298]], [[102, 101], [398, 99], [401, 302], [99, 298]]),  # a small step: taken
+    ([[102, 101], [398, 99], [700, 302], [99, 298]], [[102, 101], [398, 99], [400, 300], [99, 298]]),  # one corner jumped: kept
+    ([[102, 101], [398, 99], [99, 298], [401, 302]], [[102, 101], [398, 99], [400, 300], [100, 300]]),  # swapped: both kept
+])
+def test_refinement_steps_are_checked(moved, expected) -> None:
+    guess = np.array([[100, 100], [400, 100], [400, 300], [100, 300]], np.float64)
+    assert np.allclose(board._accept_step(guess, np.array(moved, np.float64)), expected)
+
+
+def test_a_refinement_step_that_folds_the_quad_is_refused() -> None:
+    guess = np.array([[0, 0], [400, 0], [400, 40], [0, 40]], np.float64)
+    folded = np.array([[0, 0], [400, 0], [400, 40], [50, -10]], np.float64)
+    assert np.allclose(board._accept_step(guess, folded), guess)
+
+
+@pytest.mark.parametrize(("tilt", "azimuth", "tolerance"), [(30.0, 20.0, 0.03), (40.0, 200.0, 0.03), (18.0, 90.0, 0.08)])
+def test_lift_corners_recovers_the_dice_top_plane(tilt, azimuth, tolerance) -> None:
+    from models.synth.scene import camera_planes
+    from scanner.cells import GRID_H_MM, GRID_W_MM, lift_corners
+
+    ppm = 4.0
+    art = (int(GRID_W_MM * ppm), int(GRID_H_MM * ppm))
+    plane = camera_planes(art, ppm, tilt_deg=tilt, azimuth_deg=azimuth, roll_deg=10.0, focal_px=1400.0, distance_mm=330.0)
+    shift = np.array([[1, 0, 800], [0, 1, 600], [0, 0, 1]])  # principal point at the centre of a 1600x1200 photo
+    art_corners = np.array([[0, 0], [art[0], 0], [art[0], art[1]], [0, art[1]]], np.float64).reshape(-1, 1, 2)
+    base = cv2.perspectiveTransform(art_corners, shift @ plane(0.0)).reshape(-1, 2)
+    top = cv2.perspectiveTransform(art_corners, shift @ plane(16.0)).reshape(-1, 2)
+    pitch = np.linalg.norm(base[1] - base[0]) / 5
+    assert np.abs(lift_corners(base, (1600, 1200), 16.0) - top).max() < tolerance * pitch
+    assert np.allclose(lift_corners(base, (1600, 1200), 0.0), base)
