@@ -511,11 +511,7 @@ class AlhambraReader:
                 offset = np.array([x0, y0], dtype=np.float64)
             found = self._locate(search, offset, 1.0)
             self._check_photo(photo, image, found.mask, len(found.points))
-            if corners is None and _palace_touches_edge(found.mask, found.peaks, search.shape[:2], found.zoom):
-                raise BoardNotFoundError(
-                    f"{photo.name}: the palace runs off the photo's edge (tiles touch the border); "
-                    "step back so the whole palace is in frame, or give --corners x,y,x,y,x,y,x,y"
-                )
+            touches_edge = corners is None and _palace_touches_edge(found.mask, found.peaks, search.shape[:2], found.zoom)
         with timings.stage("lattice"):
             lattice = fit_lattice(found.points, found.heights, self._pitch_hint(found.mask, found.to_photo))
             quality, coverage, pitch_out = _lattice_quality(found, lattice)
@@ -533,6 +529,11 @@ class AlhambraReader:
                         better = _lattice_quality(again, second)[0]
                         if better > quality:
                             found, lattice, quality = again, second, better
+            if touches_edge and not all(self._inside(image, lattice.grid_to_image, cell, margin=0.5) for cell in lattice.cells):
+                raise BoardNotFoundError(
+                    f"{photo.name}: the palace runs off the photo's edge (tiles reach the border); "
+                    "step back so the whole palace is in frame, or give --corners x,y,x,y,x,y,x,y"
+                )
             self._check_lattice(photo, lattice, len(found.points))
             occupied = set(lattice.cells)
             ring = {(x + dx, y + dy) for x, y in occupied for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))} - occupied
@@ -584,12 +585,9 @@ class AlhambraReader:
                     tile = CATALOGUE[chosen[world]]
                     value = f"{tile.type}:{tile.walls}"
                     palace.append({"at": list(at), "type": tile.type, "walls": tile.walls})
-                    probs = _catalogue_probs(scores)
-                    confidence = float(probs[chosen[world]])
-                    alternatives = tuple(
-                        (f"{CATALOGUE[t].type}:{CATALOGUE[t].walls}", round(float(probs[t]), 4))
-                        for t in np.argsort(-probs)[:4] if t != chosen[world]
-                    )[:3]
+                    by_value = _value_probs(scores)
+                    confidence = by_value.get(value, 0.0)
+                    alternatives = tuple((v, round(p, 4)) for v, p in sorted(by_value.items(), key=lambda e: -e[1]) if v != value)[:3]
                 if value != model_value:
                     reason = "one fountain per palace" if "fountain" in (value, model_value) else "catalogue tile, used once, walls agree with neighbours"
                     overrides.append(Override(at, model_value, model_conf, value, confidence, reason))
@@ -744,9 +742,15 @@ def _palace_touches_edge(mask: np.ndarray, peaks: np.ndarray, shape: tuple[int, 
     return int(border.sum()) >= 2
 
 
-def _catalogue_probs(scores: np.ndarray) -> np.ndarray:
-    shifted = np.exp(scores - scores.max())
-    return shifted / shifted.sum()
+def _value_probs(scores: np.ndarray) -> dict[str, float]:
+    """Probability of each reading text ``type:walls`` from per-catalogue-tile log scores (twins summed)."""
+    probs = np.exp(scores - scores.max())
+    probs /= probs.sum()
+    values: dict[str, float] = {}
+    for tile, p in zip(CATALOGUE, probs):
+        key = f"{tile.type}:{tile.walls}"
+        values[key] = values.get(key, 0.0) + float(p)
+    return values
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:

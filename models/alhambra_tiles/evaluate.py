@@ -102,6 +102,8 @@ def evaluate_scans(count: int, folder: Path | None = None) -> dict[str, Any]:
     right = total = boards = failures = overrides = 0
     seconds: list[float] = []
     wrong: list[str] = []
+    confidences: list[float] = []
+    correct: list[bool] = []
     for index in range(count):
         seed = SCAN_SEED + index
         sample = render(seed)
@@ -117,6 +119,10 @@ def evaluate_scans(count: int, folder: Path | None = None) -> dict[str, Any]:
             continue
         seconds.append(time.perf_counter() - start)
         got = result.player["palace"]
+        truth_cells = palace_cells(truth)
+        for cell in result.cells:
+            confidences.append(cell.confidence)
+            correct.append(truth_cells.get(tuple(cell.cell)) == cell.value)
         r, t = compare_palaces(got, truth)
         right, total = right + r, total + t
         boards += r == t
@@ -131,6 +137,8 @@ def evaluate_scans(count: int, folder: Path | None = None) -> dict[str, Any]:
         "not_found": failures,
         "overrides": overrides,
         "median_seconds": statistics.median(seconds) if seconds else None,
+        "cell_ece": expected_calibration_error(np.array(confidences), np.array(correct)) if confidences else None,
+        "cells_read": len(confidences),
         "wrong": wrong[:20],
     }
 
@@ -169,10 +177,10 @@ def _scan_tables(scans: dict[str, Any]) -> list[str]:
         lines += [
             f"Whole scanner on {scans['photos']} held-out rendered photos (1600x1200 JPEG, seeds {SCAN_SEED}+):",
             "",
-            "| tiles right | palaces entirely right | palace not found | rule overrides | median scan s |",
-            "|---|---|---|---|---|",
+            "| tiles right | palaces entirely right | palace not found | rule overrides | ECE of cell confidences | median scan s |",
+            "|---|---|---|---|---|---|",
             f"| {scans['tiles_right']}/{scans['tiles']} ({tiles:.4f}) | {scans['boards_right']}/{scans['photos']} ({boards:.3f}) | "
-            f"{scans['not_found']} | {scans['overrides']} | {scans['median_seconds'] or 0:.3f} |",
+            f"{scans['not_found']} | {scans['overrides']} | {scans['cell_ece'] or 0:.4f} ({scans['cells_read']} cells) | {scans['median_seconds'] or 0:.3f} |",
             "",
         ]
         if scans["wrong"]:

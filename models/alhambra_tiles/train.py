@@ -151,10 +151,10 @@ def fit_temperatures(net: TileNet, data: dict[str, np.ndarray]) -> dict[str, flo
 def main() -> None:
     """Render, train, calibrate, export and evaluate every Alhambra model."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--train-count", type=int, default=1600)
+    parser.add_argument("--train-count", type=int, default=1800)
     parser.add_argument("--val-count", type=int, default=300)
     parser.add_argument("--locate-epochs", type=int, default=8)
-    parser.add_argument("--tile-epochs", type=int, default=10)
+    parser.add_argument("--tile-epochs", type=int, default=6)
     parser.add_argument("--threads", type=int, default=int(os.environ.get("TRAIN_THREADS", "2")))
     parser.add_argument("--skip-evaluate", action="store_true")
     args = parser.parse_args()

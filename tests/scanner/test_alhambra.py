@@ -225,3 +225,34 @@ def test_fit_lattice_counts_a_second_palace_as_far_strays():
     lattice = fit_lattice(np.concatenate([first, second]), np.ones(len(first) + 6))
     assert len(lattice.cells) >= len(PALACE)
     assert lattice.far >= 4
+
+
+@pytest.mark.parametrize(
+    "blob, peak, expected",
+    [
+        ((10, 10, 30, 30), (20, 20), False),  # palace well inside
+        ((0, 10, 30, 30), (20, 20), True),  # palace blob reaches the left border
+        ((60, 40, 80, 60), (20, 20), False),  # only a clutter blob (no tile centre in it) touches
+        ((10, 10, 30, 30), (70, 50), False),  # peak outside every blob
+    ],
+)
+def test_palace_touches_edge_only_through_the_palace_blob(blob, peak, expected):
+    from scanner.alhambra import _palace_touches_edge
+
+    mask = np.zeros((60, 80), np.float64)
+    x0, y0, x1, y1 = blob
+    mask[y0:y1, x0:x1] = 1.0
+    assert _palace_touches_edge(mask, np.array([peak], np.float64), (1200, 1600)) is expected
+
+
+def test_value_probs_sum_twin_tiles():
+    """Two catalogue tiles share 'garden:' (different prices): the reading's probability is their sum."""
+    from scanner.alhambra import _value_probs
+
+    scores = np.full(len(CATALOGUE), -50.0)
+    twins = [i for i, tile in enumerate(CATALOGUE) if tile.type == "garden" and tile.walls == ""]
+    assert len(twins) == 2
+    scores[twins] = [0.0, 0.0]
+    probs = _value_probs(scores)
+    assert probs["garden:"] == pytest.approx(1.0, abs=1e-6)
+    assert sum(probs.values()) == pytest.approx(1.0)
