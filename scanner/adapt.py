@@ -894,32 +894,31 @@ def examples_from_photos(scanner: Any, photos: Sequence[LabelledPhoto], load: An
         if photo.game not in CLASSIFIERS:
             head_labels(photo.game, "")  # raises the "no adaptable classifier" error
         label = photo.name or Path(str(photo.source)).name
-        try:
-            result = scanner.scan(photo.source, photo.game, corners=None if photo.corners is None else np.asarray(photo.corners),
-                                  name=label)
-        except TableError as error:
-            result = None
-            if photo.corners is not None:  # corners found by an earlier scan may narrow the search badly: look again
-                try:
-                    result = scanner.scan(photo.source, photo.game, name=label)
-                except TableError:
-                    pass
-            if result is None:
-                notes.append(f"{label}: skipped ({error})")
-                continue
         targets = [(np.asarray(centre, dtype=np.float64), value) for centre, value in photo.cells]
-        used = 0
-        for reading in result.cells:
-            if reading.crop is None or not targets:
+        # read as the first scan did (the reader finds the board); the stored corners only as a fallback,
+        # since a reader may order given corners by position and so lose a turned board's orientation
+        attempts = [None] if photo.corners is None else [None, np.asarray(photo.corners, dtype=np.float64)]
+        best: list[tuple[np.ndarray, str]] = []
+        errors = []
+        for corners in attempts:
+            try:
+                result = scanner.scan(photo.source, photo.game, corners=corners, name=label)
+            except TableError as error:
+                errors.append(str(error))
                 continue
-            centre, size = _centre_and_size(reading.polygon, result.photo.scale)
-            distances = [float(np.linalg.norm(centre - t)) for t, _ in targets]
-            best = int(np.argmin(distances))
-            if distances[best] <= 0.5 * size:
-                crops.setdefault(photo.game, []).append(np.asarray(reading.crop))
-                values.setdefault(photo.game, []).append(targets[best][1])
-                groups.setdefault(photo.game, []).append(photo.group)
-                used += 1
+            matched = _match_cells(result, targets)
+            if len(matched) > len(best):
+                best = matched
+            if len(best) >= min(len(targets), len(result.cells)):
+                break
+        if not best and len(errors) == len(attempts):
+            notes.append(f"{label}: skipped ({errors[0]})")
+            continue
+        for crop, value in best:
+            crops.setdefault(photo.game, []).append(crop)
+            values.setdefault(photo.game, []).append(value)
+            groups.setdefault(photo.game, []).append(photo.group)
+        used = len(best)
         if used == 0:
             notes.append(f"{label}: skipped (no read cell matches a labelled cell; rescan it in the review screen)")
     sets = {}
@@ -927,6 +926,20 @@ def examples_from_photos(scanner: Any, photos: Sequence[LabelledPhoto], load: An
         model = load(CLASSIFIERS[game])
         sets[model.manifest.name] = examples_from_crops(model, np.stack(game_crops), values[game], game, groups[game])
     return sets, notes
+
+
+def _match_cells(result: Any, targets: Sequence[tuple[np.ndarray, str]]) -> list[tuple[np.ndarray, str]]:
+    """(crop, label) for every read cell whose centre lies within half a cell of a labelled cell's."""
+    matched = []
+    for reading in result.cells:
+        if reading.crop is None or not targets:
+            continue
+        centre, size = _centre_and_size(reading.polygon, result.photo.scale)
+        distances = [float(np.linalg.norm(centre - t)) for t, _ in targets]
+        best = int(np.argmin(distances))
+        if distances[best] <= 0.5 * size:
+            matched.append((np.asarray(reading.crop), targets[best][1]))
+    return matched
 
 
 def crop_margin(model_name: str) -> float:
