@@ -161,6 +161,7 @@ def synthetic(test_count: int, adapt_count: int) -> dict:
     outcome = adapt_profile("othercopy", store=store)
     adapt_seconds = time.perf_counter() - started
     print(outcome.to_text(), flush=True)
+    print(f"tablescan adapt on {adapt_count} corrected photos ({corrected} cells corrected): {adapt_seconds:.1f} s", flush=True)
     adapted = Scanner(profile=load_profile("othercopy")) if outcome.saved else shipped
 
     figures = {}
