@@ -9,10 +9,10 @@ head on those examples::
 ``features`` are the model's ``embedding`` output (its penultimate layer) when the ONNX file has
 one, else the concatenation of all its logits outputs (an affine re-fit on logits). ``W`` and ``b``
 start at zero and are pulled back towards zero (L2, strength chosen by cross-validation), so with
-few examples the head stays close to the shipped one. Part of the examples (whole photos when there
-are several) is held out: a head is kept only when its held-out accuracy does not drop and its
-held-out log-loss does (it reads unseen examples more surely, and no fewer of them right). The kept heads are then re-fitted on
-every example.
+few examples the head stays close to the shipped one. Each example is held out once (whole photos
+when there are several) and read by a head fitted without it: a head is kept only when that
+held-out accuracy does not drop and the held-out log-loss does (unseen cells read more surely, no
+fewer of them right). The kept heads are then re-fitted on every example.
 
 The result, an ``Adaptation``, is saved as an ``.npz`` file (no pickles) beside the calibration
 profile that selects it; it records each model's sha256 and classes, and loading refuses a corrupt
@@ -43,7 +43,7 @@ ADAPTATION_VERSION = 1
 EMBEDDING = "embedding"
 HOLDOUT_FRACTION = 0.34
 MIN_EXAMPLES = 6
-L2_CHOICES = (1e-3, 1e-2, 1e-1, 1.0)
+L2_CHOICES = (1e-2, 1e-1, 1.0)
 STEPS = 300
 LEARNING_RATE = 0.05
 # game -> its cell classifier, whose heads the adaptation re-fits
@@ -496,18 +496,50 @@ def _choose_l2(head: str, classes: Sequence[str], x: np.ndarray, z: np.ndarray, 
         for fit_idx, test_idx in ((first, second), (second, first)):
             if len(fit_idx) == 0 or len(test_idx) == 0:
                 continue
-            fit = fit_head(head, classes, x[fit_idx], z[fit_idx], y[fit_idx], temperature=temperature, l2=l2)
+            fit = fit_head(head, classes, x[fit_idx], z[fit_idx], y[fit_idx], temperature=temperature, l2=l2, steps=STEPS // 2)
             total += log_loss(fit.adjust(x[test_idx], z[test_idx]), y[test_idx], temperature) * len(test_idx)
         losses.append(total)
     return L2_CHOICES[int(np.argmin(losses))]
+
+
+def holdout_folds(groups: np.ndarray, items: np.ndarray | None = None, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(train, held-out) index pairs that hold every example out once when data are few.
+
+    Two to four photos: each photo held out in turn. One photo: its cells in three folds. Five or
+    more: one split holding out a third of the photos.
+
+    >>> [len(test) for _, test in holdout_folds(np.array([0, 0, 1, 1, 2]))]
+    [2, 2, 1]
+    """
+    index = np.arange(len(groups))
+    unique = np.unique(groups)
+    if len(unique) >= 5:
+        return [split_holdout(groups, seed=seed, items=items)]
+    if len(unique) >= 2:
+        return [(index[groups != g], index[groups == g]) for g in unique]
+    keys = index if items is None else np.asarray(items)
+    distinct = np.random.default_rng(seed).permutation(np.unique(keys))
+    folds = [part for part in np.array_split(distinct, min(3, len(distinct))) if len(part)]
+    return [(index[~np.isin(keys, part)], index[np.isin(keys, part)]) for part in folds]
+
+
+def _verdict(before: float, after: float, loss_before: float, loss_after: float) -> tuple[bool, str]:
+    if after < before:
+        return False, "held-out accuracy dropped"
+    if not loss_after < loss_before:
+        return False, "held-out log-loss did not drop"
+    if after > before:
+        return True, "more held-out cells right"
+    return True, "same accuracy, lower held-out log-loss"
 
 
 def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, float] | None = None,
                 seed: int = 0) -> tuple[ModelAdaptation | None, ModelReport]:
     """Fit, check on held-out examples and (where it helps) re-fit on all, every labelled head of ``model``.
 
-    ``model`` is an ``OnnxModel`` (or anything with its ``manifest`` and ``output_names``).
-    Returns the adaptation (None when no head was kept) and the report.
+    Each example is held out once (``holdout_folds``) and read by a head fitted without it; the
+    figures pool those readings of crops as the reader saw them. ``model`` is an ``OnnxModel`` (or
+    anything with its ``manifest``). Returns the adaptation (None when no head was kept) and the report.
 
     Raises:
         AdaptationError: the examples are of another model, or lack the outputs the basis needs.
@@ -520,13 +552,13 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
     temperatures = dict(temperatures or {})
     x_all = feature_matrix(examples.outputs, basis, manifest.name)
     items = examples.item_ids
-    train, test = split_holdout(examples.groups, seed=seed, items=items)
-    test = test[examples.as_read[test]]  # judge on crops as the reader sees them
+    folds = [(train, test[examples.as_read[test]]) for train, test in holdout_folds(examples.groups, items, seed)]
+    checked = np.concatenate([test for _, test in folds]) if folds else np.zeros(0, np.int64)
     reports: list[HeadReport] = []
     fitted: list[HeadFit] = []
-    before_right = np.ones(len(test), bool)
-    after_right = np.ones(len(test), bool)
-    any_cells = np.zeros(len(test), bool)
+    before_right = np.ones(len(checked), bool)
+    after_right = np.ones(len(checked), bool)
+    any_cells = np.zeros(len(checked), bool)
     for head in sorted(examples.labels):
         if head not in heads or head not in examples.outputs:
             continue
@@ -534,35 +566,41 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
         y_all = examples.labels[head]
         z_all = np.asarray(examples.outputs[head], dtype=np.float64)
         temperature = float(temperatures.get(head, manifest.temperature or 1.0))
-        tr, te = train[y_all[train] >= 0], test[y_all[test] >= 0]
-        if len(np.unique(items[tr])) < MIN_EXAMPLES or len(te) == 0:
-            reports.append(HeadReport(head, len(np.unique(items[tr])), len(te), float("nan"), float("nan"), float("nan"), float("nan"), 0.0,
-                                      False, f"too few examples (need {MIN_EXAMPLES} to fit and 1 to check)"))
+        labelled_items = np.unique(items[y_all >= 0])
+        adapted = np.asarray(z_all[checked], dtype=np.float64).copy()
+        tested = np.zeros(len(checked), bool)
+        l2s = []
+        offset = 0
+        for train, test in folds:
+            tr, te = train[y_all[train] >= 0], y_all[test] >= 0
+            if len(np.unique(items[tr])) >= MIN_EXAMPLES and te.any():
+                l2 = _choose_l2(head, classes, x_all[tr], z_all[tr], y_all[tr], examples.groups[tr], items[tr], temperature, seed)
+                trial = fit_head(head, classes, x_all[tr], z_all[tr], y_all[tr], temperature=temperature, l2=l2)
+                adapted[offset:offset + len(test)] = trial.adjust(x_all[test], z_all[test])
+                tested[offset:offset + len(test)] = te
+                l2s.append(l2)
+            offset += len(test)
+        rows = checked[tested]
+        if len(labelled_items) < MIN_EXAMPLES or not tested.any():
+            reports.append(HeadReport(head, len(labelled_items), int(tested.sum()), *(float("nan"),) * 4, 0.0, False,
+                                      f"too few examples (need {MIN_EXAMPLES} cells to fit and 1 to check)"))
             continue
-        l2 = _choose_l2(head, classes, x_all[tr], z_all[tr], y_all[tr], examples.groups[tr], items[tr], temperature, seed)
-        trial = fit_head(head, classes, x_all[tr], z_all[tr], y_all[tr], temperature=temperature, l2=l2)
-        adapted_test = trial.adjust(x_all[te], z_all[te])
-        before, after = accuracy(z_all[te], y_all[te]), accuracy(adapted_test, y_all[te])
-        loss_before = log_loss(z_all[te], y_all[te], temperature)
-        loss_after = log_loss(adapted_test, y_all[te], temperature)
-        if after < before:
-            kept, reason = False, "held-out accuracy dropped"
-        elif not loss_after < loss_before:
-            kept, reason = False, "held-out log-loss did not drop"
-        elif after > before:
-            kept, reason = True, "more held-out cells right"
-        else:
-            kept, reason = True, "same accuracy, lower held-out log-loss"
-        reports.append(HeadReport(head, len(np.unique(items[tr])), len(te), before, after, loss_before, loss_after, l2, kept, reason))
-        labelled = y_all[test] >= 0
-        any_cells |= labelled
-        shipped_pred = np.argmax(z_all[test], axis=1)
-        adapted_pred = np.argmax(trial.adjust(x_all[test], z_all[test]), axis=1) if kept else shipped_pred
-        before_right &= ~labelled | (shipped_pred == y_all[test])
-        after_right &= ~labelled | (adapted_pred == y_all[test])
+        y_test, z_test, a_test = y_all[rows], z_all[rows], adapted[tested]
+        before, after = accuracy(z_test, y_test), accuracy(a_test, y_test)
+        loss_before, loss_after = log_loss(z_test, y_test, temperature), log_loss(a_test, y_test, temperature)
+        kept, reason = _verdict(before, after, loss_before, loss_after)
+        l2 = _choose_l2(head, classes, x_all[y_all >= 0], z_all[y_all >= 0], y_all[y_all >= 0],
+                        examples.groups[y_all >= 0], items[y_all >= 0], temperature, seed)
+        reports.append(HeadReport(head, len(labelled_items), len(rows), before, after, loss_before, loss_after, l2, kept, reason))
+        any_cells |= tested
+        before_right[tested] &= np.argmax(z_test, axis=1) == y_test
         if kept:
-            rows = np.flatnonzero(y_all >= 0)
-            fitted.append(fit_head(head, classes, x_all[rows], z_all[rows], y_all[rows], temperature=temperature, l2=l2))
+            after_right[tested] &= np.argmax(a_test, axis=1) == y_test
+            everything = np.flatnonzero(y_all >= 0)
+            fitted.append(fit_head(head, classes, x_all[everything], z_all[everything], y_all[everything],
+                                   temperature=temperature, l2=l2))
+        else:
+            after_right[tested] &= np.argmax(z_test, axis=1) == y_test
     cells_before = float(np.mean(before_right[any_cells])) if any_cells.any() else float("nan")
     cells_after = float(np.mean(after_right[any_cells])) if any_cells.any() else float("nan")
     if fitted and cells_after < cells_before:  # heads better one by one, cells worse together: keep none

@@ -637,3 +637,21 @@ def test_doctests_of_the_adaptation_module() -> None:
 
     failures, tried = doctest.testmod(scanner.adapt)
     assert tried >= 10 and failures == 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 9)), min_size=2, max_size=60), st.integers(0, 5))
+def test_holdout_folds_never_train_on_what_they_check(rows, seed) -> None:
+    from scanner.adapt import holdout_folds
+
+    groups = np.array([g for g, _ in rows])
+    items = np.array([g * 10 + i for g, i in rows])
+    folds = holdout_folds(groups, items, seed)
+    held = np.concatenate([test for _, test in folds])
+    assert len(held) == len(set(held.tolist()))  # nobody is checked twice
+    if len(np.unique(groups)) <= 4:
+        assert sorted(held.tolist()) == list(range(len(groups)))  # few photos: everybody is checked once
+    for train, test in folds:
+        assert not set(items[train].tolist()) & set(items[test].tolist())
+        if len(np.unique(groups)) >= 2:
+            assert not set(groups[train].tolist()) & set(groups[test].tolist())
