@@ -27,7 +27,9 @@ import copy
 import hashlib
 import io
 import json
+import math
 import os
+import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -415,7 +417,7 @@ class HeadReport:
     def to_json(self) -> dict:
         """The figures as a JSON object (nan as null)."""
         def num(x: float) -> float | None:
-            return None if x != x else round(float(x), 4)
+            return None if math.isnan(x) else round(float(x), 4)
         return {"head": self.head, "train": self.train, "held_out": self.held_out, "before": num(self.before),
                 "after": num(self.after), "loss_before": num(self.loss_before), "loss_after": num(self.loss_after),
                 "l2": self.l2, "kept": self.kept, "reason": self.reason}
@@ -441,7 +443,7 @@ class ModelReport:
     def to_json(self) -> dict:
         """The report as a JSON object."""
         def num(x: float) -> float | None:
-            return None if x != x else round(float(x), 4)
+            return None if math.isnan(x) else round(float(x), 4)
         return {"model": self.model, "basis": list(self.basis), "examples": self.examples, "photos": self.photos,
                 "cells_before": num(self.cells_before), "cells_after": num(self.cells_after), "kept": self.kept,
                 "heads": [h.to_json() for h in self.heads]}
@@ -449,12 +451,12 @@ class ModelReport:
     def to_text(self) -> str:
         """A few lines for people."""
         def pct(x: float) -> str:
-            return "  n/a " if x != x else f"{100 * x:5.1f}%"
+            return "  n/a " if math.isnan(x) else f"{100 * x:5.1f}%"
         lines = [f"{self.model}: {self.examples} labelled cells from {self.photos} photos, features {'+'.join(self.basis)}"]
         for h in self.heads:
             verdict = "kept" if h.kept else "not kept"
             lines.append(f"  {h.head:<9} held-out {h.held_out:>4}: {pct(h.before)} -> {pct(h.after)}  {verdict} ({h.reason})")
-        if self.cells_before == self.cells_before:
+        if not math.isnan(self.cells_before):
             lines.append(f"  every head right, held-out cells: {pct(self.cells_before)} -> {pct(self.cells_after)} (with the heads kept)")
         return "\n".join(lines)
 
@@ -474,7 +476,7 @@ def split_holdout(groups: np.ndarray, fraction: float = HOLDOUT_FRACTION, seed: 
     index = np.arange(len(groups))
     unique = np.unique(groups)
     if len(unique) >= 2:
-        held = rng.permutation(unique)[: max(1, int(round(fraction * len(unique))))]
+        held = rng.permutation(unique)[: max(1, round(fraction * len(unique)))]
     else:
         items = index if items is None else np.asarray(items)
         groups = items
@@ -684,7 +686,7 @@ def from_npz_bytes(data: bytes, source: str = "adaptation") -> Adaptation:
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as archive:
             arrays = {name: archive[name] for name in archive.files}
-    except Exception as error:  # zipfile/numpy raise several types for damaged files
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as error:  # the kinds a damaged .npz raises
         raise _corrupt(source, f"not a readable .npz: {error.__class__.__name__}") from None
     if "meta" not in arrays:
         raise _corrupt(source, "no meta record")
@@ -1005,7 +1007,7 @@ def pad_cell_crop(cell_rgb: np.ndarray, crop_px: int, margin: float) -> np.ndarr
     """
     import cv2
 
-    inner = max(1, int(round(crop_px / (1 + 2 * margin))))
+    inner = max(1, round(crop_px / (1 + 2 * margin)))
     pad = crop_px - inner
     small = cv2.resize(np.asarray(cell_rgb, dtype=np.uint8), (inner, inner), interpolation=cv2.INTER_AREA)
     return cv2.copyMakeBorder(small, pad // 2, pad - pad // 2, pad // 2, pad - pad // 2, cv2.BORDER_REPLICATE)

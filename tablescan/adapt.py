@@ -18,7 +18,13 @@ import click
 import numpy as np
 from PIL import Image
 
-from calibration.profile import PROFILE_DIR_ENV, Profile, load_profile, profile_path, save_profile
+from calibration.profile import (
+    PROFILE_DIR_ENV,
+    Profile,
+    load_profile,
+    profile_path,
+    save_profile,
+)
 from scanner.adapt import (
     CLASSIFIERS,
     Adaptation,
@@ -288,11 +294,12 @@ async def _profile_from(request: Any) -> str:
         name = (await request.form()).get("profile") or DEFAULT_PROFILE
     if not isinstance(name, str):
         raise StateError(f"profile: expected a profile name, got {name!r}")
+    from calibration.errors import CalibrationError
     from calibration.profile import check_name
 
     try:
         return check_name(name.strip())
-    except Exception as error:  # CalibrationError: shown as bad input
+    except CalibrationError as error:  # a bad name typed in the form is bad input
         raise StateError(str(error)) from None
 
 

@@ -31,20 +31,20 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from models.synth import sagrada as art  # noqa: E402
-from scanner.adapt import (  # noqa: E402
+from models.synth import sagrada as art
+from scanner.adapt import (
     Adaptation,
     ExampleSet,
     adapt_model,
     adapt_reader,
-    examples_from_crops,
-    fit_head,
     choose_basis,
+    examples_from_crops,
     feature_matrix,
+    fit_head,
 )
-from scanner.cells import grid_image_crops  # noqa: E402
-from scanner.errors import BoardNotFoundError  # noqa: E402
-from scanner.model import load_model  # noqa: E402
+from scanner.cells import grid_image_crops
+from scanner.errors import BoardNotFoundError
+from scanner.model import load_model
 
 REALDATA = ROOT.parent / "shared" / "realdata" / "sagrada-hejmsdz"
 TEST_SEEDS = range(7_300_000, 7_300_400)

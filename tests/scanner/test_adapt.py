@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from contextlib import nullcontext
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,7 +20,6 @@ from scanner.adapt import (
     adapt_reader,
     apply_head,
     fit_head,
-    from_npz_bytes,
     head_labels,
     load_adaptation,
     save_adaptation,
@@ -541,7 +540,12 @@ def test_scanner_with_reset_profile_reads_exactly_as_shipped(tmp_path, monkeypat
     import cv2
 
     from calibration.profile import Profile, load_profile, save_profile
-    from scanner.adapt import HeadFit, ModelAdaptation, adaptation_file, profile_reference
+    from scanner.adapt import (
+        HeadFit,
+        ModelAdaptation,
+        adaptation_file,
+        profile_reference,
+    )
     from scanner.model import load_model
     from scanner.pipeline import Scanner
     from tablescan.adapt import reset_profile
