@@ -289,9 +289,11 @@ async def _profile_from(request: Any) -> str:
             raise StateError("body: expected a JSON object like {\"profile\": \"default\"}") from None
         if not isinstance(data, dict):
             raise StateError("body: expected a JSON object like {\"profile\": \"default\"}")
-        name = data.get("profile") or DEFAULT_PROFILE
+        name = data.get("profile")
     else:
-        name = (await request.form()).get("profile") or DEFAULT_PROFILE
+        name = (await request.form()).get("profile")
+    if name is None or (isinstance(name, str) and not name.strip()):
+        name = getattr(request.app.state, "profile", None) or DEFAULT_PROFILE
     if not isinstance(name, str):
         raise StateError(f"profile: expected a profile name, got {name!r}")
     from calibration.errors import CalibrationError
@@ -304,12 +306,15 @@ async def _profile_from(request: Any) -> str:
 
 
 async def adapt_endpoint(request: Any) -> Any:
-    """Adapt the profile (``profile`` in the JSON body or form, default ``default``) to the review database."""
+    """Adapt a profile to the review database: ``profile`` from the JSON body or form, else the one the
+    review's scans use, else ``default``; when kept, the review's later scans use that profile."""
     from starlette.concurrency import run_in_threadpool
     from starlette.responses import JSONResponse
 
     name = await _profile_from(request)
     outcome = await run_in_threadpool(adapt_profile, name, store=request.app.state.store)
+    if outcome.saved is not None:
+        request.app.state.profile = name  # later scans on this screen read with the adapted heads
     if request.url.path.startswith("/api/"):
         return JSONResponse(outcome.to_json())
     from tablescan.review.app import templates

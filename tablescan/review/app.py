@@ -446,7 +446,7 @@ def create_app(db_path: str | Path, token: str | None = None, profile: str | Non
                 corners=corners,
                 player_name=player["name"],
                 name=player["photo"].original_name,
-                profile=profile,
+                profile=app.state.profile,  # the "Adapt to my set" button may switch it to the adapted profile
             )
         except TableError as error:
             if corners is not None:

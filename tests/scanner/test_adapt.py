@@ -620,11 +620,14 @@ def test_review_adapt_button_runs_the_same_adaptation(review, monkeypatch) -> No
         return command.AdaptOutcome(name, (report,), (), Path("/p/kitchen.adapt.npz"), ("sagrada_dice",))
 
     monkeypatch.setattr(command, "adapt_profile", fake)
+    assert review.app.state.profile is None
+    page = review.post("/adapt", data={"profile": ""})  # the box left empty: the review's profile, else default
+    assert page.status_code == 200 and "--profile default" in page.text and "80.0% -&gt;  95.0%" in page.text
+    assert review.app.state.profile == "default"  # kept: the screen's later scans read with it
     data = review.post("/api/adapt", json={"profile": "kitchen"}).json()
     assert data["saved"] == "/p/kitchen.adapt.npz" and data["kept"] == ["sagrada_dice"]
-    page = review.post("/adapt", data={"profile": "kitchen"})
-    assert page.status_code == 200 and "--profile kitchen" in page.text and "80.0% -&gt;  95.0%" in page.text
-    assert calls == [("kitchen", "review.sqlite3")] * 2
+    assert review.post("/api/adapt").json()["profile"] == "kitchen"
+    assert calls == [("default", "review.sqlite3"), ("kitchen", "review.sqlite3"), ("kitchen", "review.sqlite3")]
 
 
 def ModelReportStub():
