@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from contextlib import nullcontext
 from pathlib import Path
@@ -132,7 +133,8 @@ def test_save_load_round_trip_gives_identical_logits(tmp_path) -> None:
     np.testing.assert_array_equal(apply_head(loaded, "toy", out)["kind"], apply_head(adaptation, "toy", out)["kind"])
 
 
-def _saved(tmp_path, sha256: str = "1" * 64) -> tuple[Adaptation, bytes]:
+@functools.cache
+def _saved(_unused=None, sha256: str = "1" * 64) -> tuple[Adaptation, bytes]:
     model = ToyModel(sha256)
     x, y = _domain(np.random.default_rng(7), 60, shift=True)
     fitted, _ = adapt_model(model, _examples(model, x, y, photos=3))
@@ -168,7 +170,7 @@ def _meta_edit(data: bytes, change) -> bytes:
     ids=["truncated", "garbage", "format", "version", "missing-array", "shape", "nan", "no-models"],
 )
 def test_corrupt_files_are_refused_with_a_clear_message(tmp_path, damage, message) -> None:
-    _, data = _saved(tmp_path)
+    _, data = _saved()
     path = tmp_path / "bad.adapt.npz"
     path.write_bytes(damage(data))
     with pytest.raises(AdaptationError) as caught:
@@ -179,10 +181,10 @@ def test_corrupt_files_are_refused_with_a_clear_message(tmp_path, damage, messag
 
 
 def test_changed_file_is_refused_by_its_recorded_sha(tmp_path) -> None:
-    adaptation, _ = _saved(tmp_path)
+    adaptation, _ = _saved()
     path = tmp_path / "p.adapt.npz"
     sha = save_adaptation(adaptation, path)
-    other, _ = _saved(tmp_path, "2" * 64)
+    other, _ = _saved(None, "2" * 64)
     save_adaptation(other, path)
     with pytest.raises(AdaptationError, match="is not the recorded"):
         load_adaptation(path, sha)
@@ -200,7 +202,7 @@ def test_changed_file_is_refused_by_its_recorded_sha(tmp_path) -> None:
     ids=["same", "other-sha", "no-embedding"],
 )
 def test_mismatched_model_is_refused(tmp_path, model, expectation) -> None:
-    adaptation, _ = _saved(tmp_path)
+    adaptation, _ = _saved()
     with expectation:
         AdaptedModel(model, adaptation.model("toy"), "p.adapt.npz")
 
@@ -225,7 +227,7 @@ class ToyReader:
 
 
 def test_reset_restores_shipped_behaviour_exactly(tmp_path) -> None:
-    adaptation, _ = _saved(tmp_path)
+    adaptation, _ = _saved()
     reader = ToyReader()
     x, _ = _domain(np.random.default_rng(8), 50, shift=True)
     shipped = reader.read(x)
@@ -332,7 +334,7 @@ def _cell_crop(rng: np.random.Generator, rgb: tuple[int, int, int], size: int = 
     return np.clip(crop + rng.normal(0, 12, crop.shape), 0, 255).astype(np.uint8)
 
 
-def _export_folder(folder, look: dict, photos: int = 3, per_photo: int = 20, seed: int = 0) -> None:
+def _export_folder(folder, look: dict, photos: int = 3, per_photo: int = 14, seed: int = 0) -> None:
     from PIL import Image
 
     rng = np.random.default_rng(seed)
