@@ -57,11 +57,13 @@ class AdaptOutcome:
     notes: tuple[str, ...] = ()
     saved: Path | None = None
     kept_models: tuple[str, ...] = field(default=())
+    earlier: tuple[str, ...] = ()  # models an earlier run adapted, still in the profile
 
     def to_json(self) -> dict:
         """The outcome as a JSON object (for the review screen)."""
         return {"profile": self.profile, "saved": None if self.saved is None else str(self.saved),
-                "kept": list(self.kept_models), "notes": list(self.notes), "models": [r.to_json() for r in self.reports]}
+                "kept": list(self.kept_models), "earlier": list(self.earlier), "notes": list(self.notes),
+                "models": [r.to_json() for r in self.reports]}
 
     def to_text(self) -> str:
         """Lines for people."""
@@ -71,7 +73,10 @@ class AdaptOutcome:
             lines.append(f"kept the adaptation of {', '.join(self.kept_models)}: saved {self.saved}; "
                          f"scan with `tablescan scan PHOTO --profile {self.profile}` to use it")
         else:
-            lines.append("kept nothing: it did not read the held-out examples better; scans keep using the shipped models")
+            still = (f"the profile's earlier adaptation of {', '.join(self.earlier)} stays in use "
+                     f"(`tablescan adapt --profile {self.profile} --reset` drops it)") if self.earlier else \
+                "scans keep using the shipped models"
+            lines.append(f"kept nothing new: it did not read the held-out examples better; {still}")
         return "\n".join(lines)
 
 
@@ -198,7 +203,8 @@ def adapt_profile(
         if fitted is not None:
             kept.append(fitted)
     if not kept:
-        return AdaptOutcome(profile_name, tuple(reports), tuple(notes))
+        earlier = profile.adaptation.get("models", []) if isinstance(profile.adaptation, dict) else []
+        return AdaptOutcome(profile_name, tuple(reports), tuple(notes), earlier=tuple(str(m) for m in earlier))
     new = Adaptation(tuple(kept), now_text(), tuple(r.to_json() for r in reports if r.kept))
     path = adaptation_file(profile_name, directory)
     if profile.adaptation is not None and path.exists():

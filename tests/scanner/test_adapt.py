@@ -391,6 +391,12 @@ def test_adapt_command_keeps_what_helps_and_reset_removes_it(tmp_path, toy_dice)
     assert before < 0.7 and after > 0.95
     assert AdaptedModel(toy_dice, adaptation.model("sagrada_dice")).manifest.label.startswith("sagrada_dice 1+adapted")
 
+    _export_folder(tmp_path / "few", OTHER_LOOK, photos=1, per_photo=3)  # too few to fit: the earlier adaptation stays
+    result = runner.invoke(cli, ["adapt", "--from", str(tmp_path / "few"), "--profile", "mine"])
+    assert result.exit_code == 0 and "kept nothing new" in result.output
+    assert "earlier adaptation of sagrada_dice stays in use" in result.output
+    assert load_profile("mine").adaptation == profile.adaptation
+
     result = runner.invoke(cli, ["adapt", "--reset", "--profile", "mine"])
     assert result.exit_code == 0 and "adaptation removed" in result.output
     assert not (profiles / "mine.adapt.npz").exists()
@@ -403,6 +409,10 @@ def test_adapt_command_keeps_nothing_when_the_set_already_reads_right(tmp_path, 
     from tablescan.cli import cli
 
     _export_folder(tmp_path / "export", SHIPPED_LOOK)
+    result = CliRunner().invoke(cli, ["adapt", "--from", str(tmp_path / "export")])
+    assert result.exit_code == 0, result.output
+    kept_before = (tmp_path / "profiles" / "default.adapt.npz").exists()
+    assert ("kept nothing new" in result.output) != kept_before
     result = CliRunner().invoke(cli, ["adapt", "--from", str(tmp_path / "export"), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
