@@ -241,6 +241,18 @@ def _accept_step(guess: np.ndarray, moved: np.ndarray, max_move: float = 0.35) -
     return proposal
 
 
+def orient_corners(image_rgb: np.ndarray, corners: np.ndarray, refiner) -> tuple[np.ndarray, float]:
+    """Order user-given corners clockwise and turn them so the first is the board's top-left (refiner's head).
+
+    Returns the ordered corners and the orientation's probability.
+    """
+    ordered = order_clockwise(corners)
+    patch, _ = refiner_patch(image_rgb, ordered)
+    turn_prob = _softmax(refiner.run(_batch(patch))["turn"][0].astype(np.float64))
+    turn = int(np.argmax(turn_prob))
+    return np.roll(ordered, turn, axis=0), float(turn_prob[turn])
+
+
 def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") -> Location:
     """Find the window's grid corners (TL, TR, BR, BL in ``image_rgb`` px) with the finder and refiner models.
 

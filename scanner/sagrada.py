@@ -27,7 +27,7 @@ import numpy as np
 from scanner import board as board_finder
 from scanner.cells import COLS, CROP_HEIGHT_MM, MARGIN_PX, PITCH_PX, ROWS, cell_crops, lift_corners, rectify_grid, to_batch
 from scanner.errors import BoardNotFoundError
-from scanner.geometry import order_corners, project
+from scanner.geometry import project
 from scanner.model import OnnxModel, load_model
 from scanner.photo import Photo
 from scanner.reading import BoardReading, CellReading, Override, Timings
@@ -280,8 +280,10 @@ class SagradaReader:
                 grid_corners = location.corners
                 if location.orientation_confidence < 0.9:
                     notes.append(f"orientation uncertain ({location.orientation_confidence:.2f})")
-            else:
-                grid_corners = order_corners(np.asarray(corners, np.float64).reshape(4, 2)).astype(np.float64)
+            else:  # given corners, in any order: the refiner's orientation head says which is the top-left
+                grid_corners, sure = board_finder.orient_corners(image, np.asarray(corners, np.float64).reshape(4, 2), self.refiner)
+                if sure < 0.9:
+                    notes.append(f"orientation of the given corners uncertain ({sure:.2f})")
         with timings.stage("rectify"):
             crops = self.crops(image, grid_corners)
         with timings.stage("classify"):
@@ -320,9 +322,9 @@ class SagradaReader:
             player["pattern"] = decoded.pattern
         else:
             notes.append(f"pattern card not identified (best {decoded.pattern_probability:.2f})")
-        model = self.dice.manifest.label
+        model = f"{self.dice.manifest.label}; {self.refiner.manifest.label}"
         if corners is None:
-            model += f"; {self.finder.manifest.label}; {self.refiner.manifest.label}"
+            model += f"; {self.finder.manifest.label}"
         return BoardReading(player=player, corners=grid_corners, cells=tuple(cells), overrides=tuple(overrides), model=model,
                             notes=tuple(notes))
 

@@ -2,8 +2,9 @@
 
 One render gives, through the scanner's own preprocessing (``scanner.cells``, ``scanner.board``):
 - ``CROP_SETS`` x 20 cell crops cut with the true grid corners plus a small random error (the
-  finder is never exact), labelled (die?, colour, value): colour and value are the die's, or the
-  print's for an empty cell (``none`` where nothing of that kind is printed);
+  finder is never exact), lifted to the crop plane half a die above the board exactly as the
+  scanner does (``scanner.cells.lift_corners``), labelled (die?, colour, value): colour and value
+  are the die's, or the print's for an empty cell (``none`` where nothing of that kind is printed);
 - the whole photo letterboxed to the finder's input with the grid's mask;
 - ``PATCHES`` refiner patches around randomly disturbed corners, with the true corners in patch
   pixels and which patch corner the true top-left is.
