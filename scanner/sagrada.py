@@ -46,6 +46,7 @@ MAX_CANDIDATES = 4
 CANDIDATE_FLOOR = 1e-4
 ROW_BUDGET = 256
 FLIP_CHECK = 0.02
+TTA_TURNS = 2  # each crop read as it is and turned 90 degrees
 MAX_CONFLICTS = 2  # a tool card or two, or a misread: more and the card is not trusted
 
 
@@ -254,11 +255,19 @@ class SagradaReader:
         rectified, _ = rectify_grid(image_rgb, lift_corners(grid_corners, (width, height), CROP_HEIGHT_MM))
         return cell_crops(rectified)
 
-    def classify(self, crops: np.ndarray) -> np.ndarray:
-        """Return calibrated (N, 42) state probabilities for uint8 cell crops."""
-        out = self.dice.run(to_batch(crops))
+    def classify(self, crops: np.ndarray, turns: int = TTA_TURNS) -> np.ndarray:
+        """Return calibrated (N, 42) state probabilities for uint8 cell crops.
+
+        Each crop is also read turned by 90 degrees (``turns`` views in one batch; dice and prints
+        read the same turned) and the heads' log-probabilities are averaged.
+        """
+        views = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(turns)])
+        out = self.dice.run(to_batch(np.ascontiguousarray(views)))
         t = self.dice.manifest.temperature
-        probs = [_softmax_rows(out[head] / t) for head in ("die", "colour", "value")]
+        probs = []
+        for head in ("die", "colour", "value"):
+            logp = np.log(np.maximum(_softmax_rows(out[head] / t), 1e-12)).reshape(turns, len(crops), -1).mean(axis=0)
+            probs.append(_softmax_rows(logp))
         return state_probabilities(*probs)
 
     def read(self, photo: Photo, *, corners: np.ndarray | None = None, timings: Timings | None = None) -> BoardReading:
