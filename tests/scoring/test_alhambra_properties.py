@@ -217,7 +217,7 @@ def test_mutated_documents_give_a_report_or_a_state_error(seed: int, data: st.Da
                 break
             try:
                 target = target[key]
-            except (KeyError, IndexError):
+            except (KeyError, IndexError, TypeError):
                 break
         else:
             if isinstance(target, dict) or (isinstance(target, list) and isinstance(path[-1], int) and path[-1] < len(target)):
