@@ -253,6 +253,32 @@ def orient_corners(image_rgb: np.ndarray, corners: np.ndarray, refiner) -> tuple
     return np.roll(ordered, turn, axis=0), float(turn_prob[turn])
 
 
+REFINE_VIEWS = 4
+
+
+def refine_views(image_rgb: np.ndarray, guess: np.ndarray, refiner, views: int = REFINE_VIEWS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One refinement step read from ``views`` quarter-turns of the patch (one batch), combined robustly.
+
+    Returns the refined corners (per-corner median over the views, in ``guess``'s order), each
+    corner's smallest heat peak, and the probabilities that each of ``guess``'s corners is the top-left.
+    """
+    patches, inverses = [], []
+    for k in range(views):
+        patch, to_patch_h = refiner_patch(image_rgb, np.roll(guess, -k, axis=0))
+        patches.append(patch)
+        inverses.append(np.linalg.inv(to_patch_h))
+    batch = np.ascontiguousarray(np.stack(patches).transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
+    out = refiner.run(batch)
+    estimates, peaks, turn = [], [], np.zeros(4)
+    for k in range(views):
+        points, peak = heat_peaks(out["heat"][k])
+        photo = cv2.perspectiveTransform(points.reshape(-1, 1, 2), inverses[k]).reshape(4, 2)
+        estimates.append(np.roll(photo, k, axis=0))
+        peaks.append(np.roll(peak, k))
+        turn += np.roll(_softmax(out["turn"][k].astype(np.float64)), -k)
+    return np.median(np.stack(estimates), axis=0), np.min(np.stack(peaks), axis=0), turn / views
+
+
 def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") -> Location:
     """Find the window's grid corners (TL, TR, BR, BL in ``image_rgb`` px) with the finder and refiner models.
 
@@ -280,16 +306,11 @@ def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") ->
     if x0 <= 0 or y0 <= 0 or x1 >= content_w - 1 or y1 >= content_h - 1:
         raise BoardNotFoundError(f"{name}: the window is cut off by the photo's edge; step back so the whole board is in frame, "
                                  f"or give --corners x,y,x,y,x,y,x,y")
-    turn_logits = np.zeros(4)
     peaks = np.zeros(4)
+    turn_prob = np.full(4, 0.25)
     for _ in range(REFINE_STEPS):
-        patch, to_patch_h = refiner_patch(image_rgb, guess)
-        out = refiner.run(_batch(patch))
-        points, peaks = heat_peaks(out["heat"][0])
-        moved = cv2.perspectiveTransform(points.reshape(-1, 1, 2), np.linalg.inv(to_patch_h)).reshape(4, 2)
+        moved, peaks, turn_prob = refine_views(image_rgb, guess, refiner)
         guess = _accept_step(guess, moved)
-        turn_logits = out["turn"][0].astype(np.float64)
-    turn_prob = _softmax(turn_logits)
     turn = int(np.argmax(turn_prob))
     corners = np.roll(guess, turn, axis=0)
     inside = (corners[:, 0] > -0.01 * width) & (corners[:, 0] < 1.01 * width) & (corners[:, 1] > -0.01 * height) & (corners[:, 1] < 1.01 * height)
