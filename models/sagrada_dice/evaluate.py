@@ -160,13 +160,13 @@ def evaluate_real_dice(reader: SagradaReader, fold: int = 1) -> dict | None:
 
 
 def model_latency(reader: SagradaReader, runs: int = 60) -> dict:
-    """Median wall time of all model work for one board: finder, 3 refiner steps, 20 cells (2 views each), onnxruntime CPU."""
-    from scanner.board import FINDER_PX, PATCH_PX, REFINE_STEPS
+    """Median wall time of all model work for one board: finder, 3 refiner steps (4 views each), 20 cells (2 views each)."""
+    from scanner.board import FINDER_PX, PATCH_PX, REFINE_STEPS, REFINE_VIEWS
     from scanner.cells import CROP_PX
 
     rng = np.random.default_rng(0)
     finder_in = rng.random((1, 3, FINDER_PX, FINDER_PX), dtype=np.float32)
-    patch_in = rng.random((1, 3, PATCH_PX, PATCH_PX), dtype=np.float32)
+    patch_in = rng.random((REFINE_VIEWS, 3, PATCH_PX, PATCH_PX), dtype=np.float32)
     cells_in = rng.integers(0, 256, (20, CROP_PX, CROP_PX, 3), dtype=np.uint8)
     parts = {"finder": [], "refiner": [], "dice": []}
     for _ in range(runs):
