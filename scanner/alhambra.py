@@ -250,7 +250,9 @@ def fit_lattice(points: np.ndarray, scores: np.ndarray, pitch_hint: float | None
     pitch = float(np.median(_local_pitch(grid, np.array(list(cells), dtype=np.float64))))
     inside = np.array(list(cells.values()))
     strays = [points[j] for j in range(n) if j not in coords]
-    far = sum(1 for p in strays if np.linalg.norm(inside - p, axis=1).min() > 1.6 * pitch)
+    far_points = [p for p in strays if np.linalg.norm(inside - p, axis=1).min() > 1.6 * pitch]
+    # another palace shows as a cluster of centres away from this one, not as scattered specks
+    far = sum(1 for i, p in enumerate(far_points) if any(i != j and np.linalg.norm(p - q) < 1.6 * pitch for j, q in enumerate(far_points)))
     return Lattice(cells, grid, pitch, n - len(coords), far)
 
 
@@ -514,21 +516,22 @@ class AlhambraReader:
             touches_edge = corners is None and _palace_touches_edge(found.mask, found.peaks, search.shape[:2], found.zoom)
         with timings.stage("lattice"):
             lattice = fit_lattice(found.points, found.heights, self._pitch_hint(found.mask, found.to_photo))
+            self._check_two_palaces(photo, lattice, len(found.points))
             quality, coverage, pitch_out = _lattice_quality(found, lattice)
             clean = 0.6 <= coverage <= 1.2 and lattice.stray == 0 and SMALL_TILE_OUT_PX <= pitch_out <= BIG_TILE_OUT_PX
             if len(found.points) > 1 and not clean:
-                # split peaks (tiles too big) or missed ones (too small): look again shrunk and enlarged
-                retries = [(search, offset, 2.0), self._zoom_in(search, offset, found, lattice)]
-                for retry in retries:
+                # split peaks (tiles too big) or missed ones (too small): look again shrunk and
+                # enlarged, and let the tile classifier say which lattice shows whole tiles
+                options = [(found, lattice)]
+                for retry in ((search, offset, 2.0), self._zoom_in(search, offset, found, lattice)):
                     if retry is None:
                         continue
                     with timings.stage("locate"):
                         again = self._locate(*retry)
                     if len(again.points) > 1:
-                        second = fit_lattice(again.points, again.heights, self._pitch_hint(again.mask, again.to_photo))
-                        better = _lattice_quality(again, second)[0]
-                        if better > quality:
-                            found, lattice, quality = again, second, better
+                        options.append((again, fit_lattice(again.points, again.heights, self._pitch_hint(again.mask, again.to_photo))))
+                with timings.stage("classify"):
+                    found, lattice = max(options, key=lambda option: self._tiles_seen(image, option[1]))
             if touches_edge and not all(self._inside(image, lattice.grid_to_image, cell, margin=0.5) for cell in lattice.cells):
                 raise BoardNotFoundError(
                     f"{photo.name}: the palace runs off the photo's edge (tiles reach the border); "
@@ -617,6 +620,16 @@ class AlhambraReader:
         points = cv2.perspectiveTransform(peaks.reshape(-1, 1, 2), to_photo).reshape(-1, 2) if len(peaks) else peaks
         return Located(heat, mask, peaks, heights, points, to_photo, zoom)
 
+    def _tiles_seen(self, image: np.ndarray, lattice: Lattice) -> float:
+        """How many lattice cells the classifier reads as a whole, upright-consistent tile, less the doubtful ones."""
+        cells = sorted(lattice.cells)
+        out = self.tiles_model.run(crops_batch(crop_cells(image, lattice.grid_to_image, cells)))
+        kind = softmax(out["kind"], self.temperatures.get("kind", 1.0))
+        rotation = softmax(out["rotation"], self.temperatures.get("rotation", 1.0))
+        k = int(np.argmax(np.log(np.clip(rotation, 1e-6, 1)).sum(axis=0)))
+        sure = kind[:, 1:].max(axis=1) * rotation[:, k]
+        return float((sure > 0.8).sum() - (sure < 0.5).sum())
+
     def _zoom_in(self, search: np.ndarray, offset: np.ndarray, found: "Located", lattice: "Lattice"):
         """Arguments for a second locator pass on the palace's area, enlarged so tiles span ~6 output px."""
         rows, cols = np.nonzero(found.mask > 0.5)
@@ -649,13 +662,16 @@ class AlhambraReader:
                 raise BoardNotFoundError(f"{photo.name}: photo too blurred to find tiles (sharpness {sharpness:.0f}); hold still, focus and retake")
             raise BoardNotFoundError(f"{photo.name}: no Alhambra palace found (no tile centres seen); {HINT}")
 
-    def _check_lattice(self, photo: Photo, lattice: Lattice, peaks: int) -> None:
-        """Refuse two palaces in view, or a palace cut off by the photo's edge."""
+    def _check_two_palaces(self, photo: Photo, lattice: Lattice, peaks: int) -> None:
+        """Refuse a photo whose tile centres form a second group off the palace's grid."""
         if lattice.far >= 3 and lattice.far >= 0.25 * peaks:
             raise BoardNotFoundError(
                 f"{photo.name}: {lattice.far} of {peaks} tiles lie apart from the palace's grid (two palaces in view?); "
                 f"photograph one palace at a time, or give --corners x,y,x,y,x,y,x,y around it"
             )
+
+    def _check_lattice(self, photo: Photo, lattice: Lattice, peaks: int) -> None:
+        """Refuse a palace cut off by the photo's edge."""
         for cell in lattice.cells:
             if not self._inside(photo.image_rgb, lattice.grid_to_image, cell, margin=0.0):
                 raise BoardNotFoundError(

@@ -54,7 +54,8 @@ def test_cli_scan_scores_a_sample(tmp_path):
 @pytest.mark.parametrize(
     "make, message",
     [
-        (lambda: np.full((900, 1200, 3), 130, np.uint8), "no Alhambra palace found"),
+        (lambda: np.random.default_rng(0).integers(60, 200, (900, 1200, 3), dtype=np.uint8), "no Alhambra palace found"),
+        (lambda: np.full((900, 1200, 3), 130, np.uint8), "too blurred"),
         (lambda: np.full((900, 1200, 3), 8, np.uint8), "too dark"),
     ],
 )
