@@ -516,7 +516,7 @@ class AlhambraReader:
             touches_edge = corners is None and _palace_touches_edge(found.mask, found.peaks, search.shape[:2], found.zoom)
         with timings.stage("lattice"):
             lattice = fit_lattice(found.points, found.heights, self._pitch_hint(found.mask, found.to_photo))
-            self._check_two_palaces(photo, lattice, len(found.points))
+            self._check_two_palaces(photo, lattice, found)
             quality, coverage, pitch_out = _lattice_quality(found, lattice)
             clean = 0.6 <= coverage <= 1.2 and lattice.stray == 0 and SMALL_TILE_OUT_PX <= pitch_out <= BIG_TILE_OUT_PX
             if len(found.points) > 1 and not clean:
@@ -544,11 +544,7 @@ class AlhambraReader:
             cells = sorted(occupied) + sorted(ring)
         with timings.stage("classify"):
             crops = crop_cells(image, lattice.grid_to_image, cells)
-            out = self.tiles_model.run(crops_batch(crops))
-            kind = softmax(out["kind"], self.temperatures.get("kind", 1.0))
-            walls = _sigmoid(out["walls"] / self.temperatures.get("walls", 1.0))
-            price = softmax(out["price"], self.temperatures.get("price", 1.0))
-            rotation = softmax(out["rotation"], self.temperatures.get("rotation", 1.0))
+            kind, walls, price, rotation = self._classify(crops)
         with timings.stage("rules"):
             is_tile = {}
             for index, cell in enumerate(cells):
@@ -620,6 +616,27 @@ class AlhambraReader:
         points = cv2.perspectiveTransform(peaks.reshape(-1, 1, 2), to_photo).reshape(-1, 2) if len(peaks) else peaks
         return Located(heat, mask, peaks, heights, points, to_photo, zoom)
 
+    def _classify(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Calibrated kind, walls (crop order), price and rotation probabilities, averaged over the four quarter turns.
+
+        The classifier was trained on crops in every quarter turn, so each crop is read four times,
+        turned; walls and rotation are turned back before the logits are averaged.
+        """
+        n = len(crops)
+        views = np.concatenate([np.rot90(crops, j, axes=(1, 2)) for j in range(4)])
+        out = self.tiles_model.run(crops_batch(np.ascontiguousarray(views)))
+        part = {name: [out[name][j * n:(j + 1) * n] for j in range(4)] for name in ("kind", "walls", "price", "rotation")}
+        kind = np.mean(part["kind"], axis=0)
+        price = np.mean(part["price"], axis=0)
+        walls = np.mean([w[:, [(side - j) % 4 for side in range(4)]] for j, w in enumerate(part["walls"])], axis=0)
+        rotation = np.mean([r[:, [(k + j) % 4 for k in range(4)]] for j, r in enumerate(part["rotation"])], axis=0)
+        return (
+            softmax(kind, self.temperatures.get("kind", 1.0)),
+            _sigmoid(walls / self.temperatures.get("walls", 1.0)),
+            softmax(price, self.temperatures.get("price", 1.0)),
+            softmax(rotation, self.temperatures.get("rotation", 1.0)),
+        )
+
     def _tiles_seen(self, image: np.ndarray, lattice: Lattice) -> float:
         """How many lattice cells the classifier reads as a whole, upright-consistent tile, less the doubtful ones."""
         cells = sorted(lattice.cells)
@@ -662,8 +679,21 @@ class AlhambraReader:
                 raise BoardNotFoundError(f"{photo.name}: photo too blurred to find tiles (sharpness {sharpness:.0f}); hold still, focus and retake")
             raise BoardNotFoundError(f"{photo.name}: no Alhambra palace found (no tile centres seen); {HINT}")
 
-    def _check_two_palaces(self, photo: Photo, lattice: Lattice, peaks: int) -> None:
-        """Refuse a photo whose tile centres form a second group off the palace's grid."""
+    def _check_two_palaces(self, photo: Photo, lattice: Lattice, found: Located) -> None:
+        """Refuse a photo whose tile centres form a second group: off the palace's grid or in a second tile area."""
+        peaks = len(found.points)
+        _, labels = cv2.connectedComponents((found.mask > 0.5).astype(np.uint8), connectivity=8)
+        per_blob: dict[int, int] = {}
+        for x, y in found.peaks:
+            label = int(labels[min(int(round(y)), labels.shape[0] - 1), min(int(round(x)), labels.shape[1] - 1)])
+            if label:
+                per_blob[label] = per_blob.get(label, 0) + 1
+        groups = sorted(per_blob.values(), reverse=True)
+        if len(groups) >= 2 and groups[1] >= 3:
+            raise BoardNotFoundError(
+                f"{photo.name}: two separate groups of tiles ({groups[0]} and {groups[1]} tiles) in view; "
+                f"photograph one palace at a time, or give --corners x,y,x,y,x,y,x,y around it"
+            )
         if lattice.far >= 3 and lattice.far >= 0.25 * peaks:
             raise BoardNotFoundError(
                 f"{photo.name}: {lattice.far} of {peaks} tiles lie apart from the palace's grid (two palaces in view?); "

@@ -80,3 +80,11 @@ def test_cli_bad_file_exits_2(tmp_path):
     result = CliRunner().invoke(cli, ["scan", str(bad), "--game", "alhambra"])
     assert result.exit_code == 2
     assert "not_a_photo.jpg" in result.output
+
+
+def test_two_palaces_in_view_are_refused(scanner):
+    left = cv2.cvtColor(cv2.imread(str(SAMPLES / "alhambra_06_cluttered.jpg")), cv2.COLOR_BGR2RGB)
+    right = cv2.cvtColor(cv2.imread(str(SAMPLES / "alhambra_03_tilted.jpg")), cv2.COLOR_BGR2RGB)
+    both = np.ascontiguousarray(np.concatenate([left, right], axis=1))
+    with pytest.raises(BoardNotFoundError, match="one palace at a time"):
+        scanner.scan(Photo.from_array(both, "two.jpg"), "alhambra")
