@@ -34,19 +34,17 @@ def _patch_square() -> np.ndarray:
     return np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]], np.float64)
 
 
-def warp_reduced(image_rgb: np.ndarray, to_out: np.ndarray, size: tuple[int, int], *, border: int = cv2.BORDER_REPLICATE) -> np.ndarray:
-    """Warp ``image_rgb`` by the photo->output homography ``to_out`` into ``size`` (w, h).
+def reduced_source(image_rgb: np.ndarray, to_out: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Return (source, photo->source homography) for warping ``image_rgb`` by ``to_out`` into ``size`` (w, h).
 
-    When the output is much smaller than the region it shows, the region is first reduced with
-    area averaging (no aliasing), which is also much faster than warping from full size.
+    When the output is much smaller than the region it shows, the region is reduced with area
+    averaging first (no aliasing, and much faster warps); the pair can be reused for nearby warps.
     """
     width, height = size
     back = np.linalg.inv(to_out)
     box = cv2.perspectiveTransform(np.array([[[0, 0]], [[width, 0]], [[width, height]], [[0, height]]], np.float64), back).reshape(-1, 2)
     span = box.max(axis=0) - box.min(axis=0)
     scale = max(span[0] / width, span[1] / height)
-    offset = np.eye(3)
-    source = image_rgb
     if scale > 1.6:
         x0, y0 = np.floor(box.min(axis=0) - 2).astype(int).clip(0, None)
         x1 = int(min(np.ceil(box[:, 0].max() + 2), image_rgb.shape[1]))
@@ -58,7 +56,15 @@ def warp_reduced(image_rgb: np.ndarray, to_out: np.ndarray, size: tuple[int, int
             source = cv2.resize(region, (new_w, new_h), interpolation=cv2.INTER_AREA)
             sx, sy = new_w / region.shape[1], new_h / region.shape[0]
             offset = np.array([[sx, 0, -x0 * sx + 0.5 * sx - 0.5], [0, sy, -y0 * sy + 0.5 * sy - 0.5], [0, 0, 1]])
-    return cv2.warpPerspective(source, to_out @ np.linalg.inv(offset), (width, height), flags=cv2.INTER_LINEAR, borderMode=border)
+            return source, offset
+    return image_rgb, np.eye(3)
+
+
+def warp_reduced(image_rgb: np.ndarray, to_out: np.ndarray, size: tuple[int, int], *, border: int = cv2.BORDER_REPLICATE,
+                 reduced: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Warp ``image_rgb`` by the photo->output homography ``to_out`` into ``size`` (w, h), via ``reduced_source``."""
+    source, offset = reduced if reduced is not None else reduced_source(image_rgb, to_out, size)
+    return cv2.warpPerspective(source, to_out @ np.linalg.inv(offset), size, flags=cv2.INTER_LINEAR, borderMode=border)
 
 
 # --------------------------------------------------------------------------------------------- finder
@@ -142,10 +148,10 @@ def patch_homography(guess: np.ndarray) -> np.ndarray:
     return cv2.getPerspectiveTransform(np.asarray(guess, np.float32).reshape(4, 2), _patch_square().astype(np.float32)).astype(np.float64)
 
 
-def refiner_patch(image_rgb: np.ndarray, guess: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def refiner_patch(image_rgb: np.ndarray, guess: np.ndarray, reduced: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Return the refiner's input patch around ``guess`` (4 corners) and its photo->patch homography."""
     to_patch_h = patch_homography(guess)
-    return warp_reduced(image_rgb, to_patch_h, (PATCH_PX, PATCH_PX), border=cv2.BORDER_CONSTANT), to_patch_h
+    return warp_reduced(image_rgb, to_patch_h, (PATCH_PX, PATCH_PX), border=cv2.BORDER_CONSTANT, reduced=reduced), to_patch_h
 
 
 def to_patch(points: np.ndarray, guess: np.ndarray) -> np.ndarray:
@@ -263,8 +269,9 @@ def refine_views(image_rgb: np.ndarray, guess: np.ndarray, refiner, views: int =
     corner's smallest heat peak, and the probabilities that each of ``guess``'s corners is the top-left.
     """
     patches, inverses = [], []
+    reduced = reduced_source(image_rgb, patch_homography(guess), (PATCH_PX, PATCH_PX))  # shared by the views
     for k in range(views):
-        patch, to_patch_h = refiner_patch(image_rgb, np.roll(guess, -k, axis=0))
+        patch, to_patch_h = refiner_patch(image_rgb, np.roll(guess, -k, axis=0), reduced)
         patches.append(patch)
         inverses.append(np.linalg.inv(to_patch_h))
     batch = np.ascontiguousarray(np.stack(patches).transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
