@@ -680,7 +680,7 @@ def generate(
     (4, [])
 
     Raises:
-        ValueError: when ``players`` is not 1-4 or ``empty`` not 0-20.
+        ValueError: when ``players`` is not 1-4, ``empty`` not 0-20, or no game can be dealt from the bag.
     """
     if isinstance(players, bool) or not isinstance(players, int) or not 1 <= players <= MAX_PLAYERS:
         raise ValueError(f"players: expected 1-{MAX_PLAYERS}, got {players!r}")
@@ -688,14 +688,20 @@ def generate(
     objectives = tuple(rng.sample(sorted(OBJECTIVES), SOLO_PUBLIC_COUNT if solo else PUBLIC_COUNT))
     cards = rng.sample(sorted(PATTERNS), players) if patterns else [None] * players
     colors = rng.sample(COLOR_CHOICES, 2 if solo else players)
-    supply = {color: DICE_PER_COLOR for color in COLORS}
-    made = []
-    for index in range(players):
-        pattern = PATTERNS[cards[index]] if cards[index] is not None else None
-        holes = empty if empty is not None else rng.choice((0, 0, 0, 0, 1, 1, 2, 3))
-        window = generate_window(rng, pattern, holes, supply)
-        tokens = 0 if solo else rng.randint(0, pattern.difficulty if pattern is not None else 4)
-        made.append(SagradaPlayer(PLAYER_NAMES[index], window, pattern, None if solo else colors[index], tokens))
+    for attempt in range(20):  # the bag can run dry for late players: deal every window again
+        supply = {color: DICE_PER_COLOR for color in COLORS}
+        made = []
+        try:
+            for index in range(players):
+                pattern = PATTERNS[cards[index]] if cards[index] is not None else None
+                holes = empty if empty is not None else rng.choice((0, 0, 0, 0, 1, 1, 2, 3))
+                window = generate_window(rng, pattern, holes, supply)
+                tokens = 0 if solo else rng.randint(0, pattern.difficulty if pattern is not None else 4)
+                made.append(SagradaPlayer(PLAYER_NAMES[index], window, pattern, None if solo else colors[index], tokens))
+            break
+        except ValueError:
+            if attempt == 19:
+                raise
     setup = SoloSetup(tuple(colors), rng.randint(15, 60)) if solo else None
     return SagradaState(objectives, tuple(made), setup)
 
