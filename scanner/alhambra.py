@@ -537,7 +537,7 @@ class AlhambraReader:
                     f"{photo.name}: the palace runs off the photo's edge (tiles reach the border); "
                     "step back so the whole palace is in frame, or give --corners x,y,x,y,x,y,x,y"
                 )
-            self._check_lattice(photo, lattice, len(found.points))
+            leaving = {cell for cell in lattice.cells if not self._inside(image, lattice.grid_to_image, cell, margin=0.0)}
             occupied = set(lattice.cells)
             ring = {(x + dx, y + dy) for x, y in occupied for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))} - occupied
             ring = {cell for cell in ring if self._inside(image, lattice.grid_to_image, cell, margin=-0.2)}
@@ -550,6 +550,13 @@ class AlhambraReader:
             for index, cell in enumerate(cells):
                 p_none = kind[index, 0]
                 is_tile[cell] = p_none < (0.9 if cell in occupied else 0.15)
+                if cell in leaving and p_none < 0.5:  # a tile partly outside the photo
+                    raise BoardNotFoundError(
+                        f"{photo.name}: the palace is cut off by the photo's edge (a tile leaves the frame); "
+                        "step back so the whole palace is in frame"
+                    )
+                if cell in leaving:
+                    is_tile[cell] = False  # a centre on something else at the edge (a hand, a card)
             tile_rows = [i for i, cell in enumerate(cells) if is_tile[cell]]
             if not tile_rows:
                 raise BoardNotFoundError(f"{photo.name}: no Alhambra tiles recognised; {HINT}")
@@ -699,15 +706,6 @@ class AlhambraReader:
                 f"{photo.name}: {lattice.far} of {peaks} tiles lie apart from the palace's grid (two palaces in view?); "
                 f"photograph one palace at a time, or give --corners x,y,x,y,x,y,x,y around it"
             )
-
-    def _check_lattice(self, photo: Photo, lattice: Lattice, peaks: int) -> None:
-        """Refuse a palace cut off by the photo's edge."""
-        for cell in lattice.cells:
-            if not self._inside(photo.image_rgb, lattice.grid_to_image, cell, margin=0.0):
-                raise BoardNotFoundError(
-                    f"{photo.name}: the palace is cut off by the photo's edge (tile at lattice {cell} leaves the frame); "
-                    "step back so the whole palace is in frame"
-                )
 
     @staticmethod
     def _inside(image: np.ndarray, grid_to_image: np.ndarray, cell: tuple[int, int], margin: float) -> bool:
