@@ -51,7 +51,7 @@ def _label(canvas: np.ndarray, reading: CellReading, colour: tuple[int, int, int
     """Write the reading and its confidence at the cell's centre, on a dark box for legibility."""
     centre = np.asarray(reading.polygon, dtype=np.float64).mean(axis=0)
     text = f"{reading.value} {reading.confidence * 100:.0f}%"
-    font_scale = 0.45 * scale
+    font_scale = 0.7 * scale
     weight = max(1, int(round(scale)))
     (width, height), baseline = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, font_scale, weight)
     x, y = int(centre[0] - width / 2), int(centre[1] + height / 2)
