@@ -34,11 +34,12 @@ def _patch_square() -> np.ndarray:
     return np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]], np.float64)
 
 
-def reduced_source(image_rgb: np.ndarray, to_out: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+def reduced_source(image_rgb: np.ndarray, to_out: np.ndarray, size: tuple[int, int], *, whole: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Return (source, photo->source homography) for warping ``image_rgb`` by ``to_out`` into ``size`` (w, h).
 
     When the output is much smaller than the region it shows, the region is reduced with area
     averaging first (no aliasing, and much faster warps); the pair can be reused for nearby warps.
+    ``whole`` reduces the whole photo instead of the region (for several warps that may wander).
     """
     width, height = size
     back = np.linalg.inv(to_out)
@@ -49,6 +50,8 @@ def reduced_source(image_rgb: np.ndarray, to_out: np.ndarray, size: tuple[int, i
         x0, y0 = np.floor(box.min(axis=0) - 2).astype(int).clip(0, None)
         x1 = int(min(np.ceil(box[:, 0].max() + 2), image_rgb.shape[1]))
         y1 = int(min(np.ceil(box[:, 1].max() + 2), image_rgb.shape[0]))
+        if whole:
+            x0, y0, x1, y1 = 0, 0, image_rgb.shape[1], image_rgb.shape[0]
         if x1 - x0 > 4 and y1 - y0 > 4:
             factor = 1.2 / scale
             region = image_rgb[y0:y1, x0:x1]
@@ -262,14 +265,16 @@ def orient_corners(image_rgb: np.ndarray, corners: np.ndarray, refiner) -> tuple
 REFINE_VIEWS = 4
 
 
-def refine_views(image_rgb: np.ndarray, guess: np.ndarray, refiner, views: int = REFINE_VIEWS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def refine_views(image_rgb: np.ndarray, guess: np.ndarray, refiner, views: int = REFINE_VIEWS,
+                 reduced: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One refinement step read from ``views`` quarter-turns of the patch (one batch), combined robustly.
 
     Returns the refined corners (per-corner median over the views, in ``guess``'s order), each
     corner's smallest heat peak, and the probabilities that each of ``guess``'s corners is the top-left.
     """
     patches, inverses = [], []
-    reduced = reduced_source(image_rgb, patch_homography(guess), (PATCH_PX, PATCH_PX))  # shared by the views
+    if reduced is None:
+        reduced = reduced_source(image_rgb, patch_homography(guess), (PATCH_PX, PATCH_PX))  # shared by the views
     for k in range(views):
         patch, to_patch_h = refiner_patch(image_rgb, np.roll(guess, -k, axis=0), reduced)
         patches.append(patch)
@@ -315,8 +320,9 @@ def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") ->
                                  f"or give --corners x,y,x,y,x,y,x,y")
     peaks = np.zeros(4)
     turn_prob = np.full(4, 0.25)
+    reduced = reduced_source(image_rgb, patch_homography(guess), (PATCH_PX, PATCH_PX), whole=True)  # once for all steps
     for _ in range(REFINE_STEPS):
-        moved, peaks, turn_prob = refine_views(image_rgb, guess, refiner)
+        moved, peaks, turn_prob = refine_views(image_rgb, guess, refiner, reduced=reduced)
         guess = _accept_step(guess, moved)
     turn = int(np.argmax(turn_prob))
     corners = np.roll(guess, turn, axis=0)

@@ -76,6 +76,22 @@ def _render_section(results: dict) -> list[str]:
     ]
 
 
+def _bench_section() -> list[str]:
+    path = MODELS / "sagrada_dice" / "bench.json"
+    if not path.is_file():
+        return []
+    lines = ["## Scan benchmark (`tests/benchmarks/bench_scan_sagrada.py`, whole `Scanner.scan` from the JPEG file)", "",
+             "| photos | size | cells right | boards right | median scan | scan / JPEG decode | peak RSS |", "|---|---|---|---|---|---|---|"]
+    for key, b in json.loads(path.read_text()).items():
+        lines.append(f"| {key}: {b['photos']} | {b['size'][0]}x{b['size'][1]} | {_pct(b['cells_right'])} | {_pct(b['boards_right'])} | "
+                     f"{b['median_scan_ms']:.0f} ms | {b['scan_over_decode']:.1f}x | {b['peak_rss_mb']:.0f} MB |")
+    lines += ["", "Measured on the shared 2-core machine while other engineers trained models (times are inflated "
+              "and noisy). Stages (median ms): " + "; ".join(
+                  f"{key}: " + ", ".join(f"{k} {v:.0f}" for k, v in b["median_stage_ms"].items())
+                  for key, b in json.loads(path.read_text()).items()), ""]
+    return lines
+
+
 def write_cards(results: dict, extra: dict | None = None) -> None:
     """Rewrite the three cards from an evaluation result (see ``evaluate.main``)."""
     extra = extra or {}
@@ -121,7 +137,7 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
         "in their cells under the strong parallax of close phone shots; the value fine-tune on real dice (fold 0) "
         "addresses the value head's gap to real dice.", "",
     ]
-    cell += data + _render_section(results) + real + history + extra.get("sagrada_dice", [])
+    cell += data + _render_section(results) + _bench_section() + real + history + extra.get("sagrada_dice", [])
     (MODELS / "sagrada_dice" / "MODEL_CARD.md").write_text("\n".join(cell) + "\n", encoding="utf-8")
     finder = _header("sagrada_finder", "Marks the area of the window's 4x5 grid in the whole photo, letterboxed to "
                      "128x128 (stride-4 mask, 32x32 logits). The largest blob gives a rough quadrilateral for the refiner; "

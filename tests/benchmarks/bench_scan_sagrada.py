@@ -44,8 +44,8 @@ def render_folder(count: int, folder: Path, upscale: float) -> None:
         (folder / f"sagrada_{seed}.json").write_text(json.dumps(sample.label))
 
 
-def bench_folder(folder: Path) -> None:
-    """Scan every photo with a truth file in ``folder`` and print the figures."""
+def bench_folder(folder: Path) -> dict:
+    """Scan every photo with a truth file in ``folder``, print the figures and return them."""
     scanner = Scanner()
     photos = sorted(p for p in folder.glob("*.jpg") if p.with_suffix(".json").is_file())
     scanner.scan(photos[0], "sagrada")  # load the models once, outside the timings
@@ -88,6 +88,13 @@ def bench_folder(folder: Path) -> None:
         print(f"scan / JPEG decode     {statistics.median(ratios):.2f}x (median)")
         print("median stage times     " + ", ".join(f"{k} {1000 * statistics.median(v):.1f} ms" for k, v in stages.items()))
     print(f"peak memory            {peak_rss:.0f} MB resident (process), {peak_traced / 2**20:.0f} MB traced Python/numpy")
+    return {
+        "photos": boards, "not_found": not_found, "cells_right": right_cells / max(cells, 1), "boards_right": right_boards / max(boards, 1),
+        "median_scan_ms": 1000 * statistics.median(times) if times else None,
+        "scan_over_decode": statistics.median(ratios) if ratios else None,
+        "median_stage_ms": {k: 1000 * statistics.median(v) for k, v in stages.items()},
+        "peak_rss_mb": peak_rss, "size": list(cv2.imread(str(photos[0])).shape[1::-1]) if photos else None,
+    }
 
 
 def bench_real() -> None:
@@ -113,14 +120,20 @@ def main() -> None:
     parser.add_argument("folder", nargs="?", type=Path)
     parser.add_argument("--render", type=int, default=50)
     parser.add_argument("--upscale", type=float, default=1.0)
+    parser.add_argument("--save", metavar="KEY", help="store the figures under KEY in models/sagrada_dice/bench.json (the card shows them)")
     args = parser.parse_args()
     if args.folder:
-        bench_folder(args.folder)
+        figures = bench_folder(args.folder)
     else:
         with tempfile.TemporaryDirectory() as tmp:
             render_folder(args.render, Path(tmp), args.upscale)
-            bench_folder(Path(tmp))
+            figures = bench_folder(Path(tmp))
     bench_real()
+    if args.save:
+        path = ROOT / "models" / "sagrada_dice" / "bench.json"
+        saved = json.loads(path.read_text()) if path.is_file() else {}
+        saved[args.save] = figures
+        path.write_text(json.dumps(saved, indent=1) + "\n")
 
 
 if __name__ == "__main__":
