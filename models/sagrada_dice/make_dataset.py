@@ -137,12 +137,28 @@ CHUNK = 100
 CACHE = Path("build/sagrada")
 
 
+def code_version() -> str:
+    """A short hash of the code that makes the examples (renderer, scene, crops, board inputs, this file)."""
+    import hashlib
+
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256()
+    for name in ("models/synth/scene.py", "models/synth/sagrada.py", "scanner/cells.py", "scanner/board.py",
+                 "models/sagrada_dice/make_dataset.py"):
+        digest.update((root / name).read_bytes())
+    return digest.hexdigest()[:10]
+
+
 def load_or_make(first_seed: int, count: int, workers: int = 1, cache: Path = CACHE) -> dict[str, np.ndarray]:
-    """Return the examples of seeds ``first_seed...`` (``count`` photos), rendering missing chunks into ``cache``."""
+    """Return the examples of seeds ``first_seed...`` (``count`` photos), rendering missing chunks into ``cache``.
+
+    Chunks are cached per version of the code that makes them, so a changed renderer re-renders.
+    """
     parts = []
+    version = code_version()
     for start in range(first_seed, first_seed + count, CHUNK):
         size = min(CHUNK, first_seed + count - start)
-        path = cache / f"render_{start}_{size}.npz"
+        path = cache / version / f"render_{start}_{size}.npz"
         if path.is_file():
             with np.load(path) as data:
                 parts.append({key: data[key] for key in data.files})
