@@ -291,6 +291,28 @@ def refine_views(image_rgb: np.ndarray, guess: np.ndarray, refiner, views: int =
     return np.median(np.stack(estimates), axis=0), np.min(np.stack(peaks), axis=0), turn / views
 
 
+def implausible_grid(corners: np.ndarray, start: np.ndarray, image_size: tuple[int, int]) -> str | None:
+    """Say what is wrong with refined grid corners that cannot be a photographed window, or None.
+
+    A window's grid is a convex quadrilateral of some size, no side much shorter than the others,
+    and close to the area the finder marked (``start``).
+    """
+    quad = np.asarray(corners, np.float64).reshape(4, 2)
+    width, height = image_size
+    if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
+        return "its corners do not form a convex grid"
+    area = abs(cv2.contourArea(quad.astype(np.float32)))
+    if area < 0.005 * width * height:
+        return f"the grid would cover only {100 * area / (width * height):.1f}% of the photo"
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    if sides.min() < 0.2 * sides.max():
+        return "its grid would be far too skewed"
+    start_area = abs(cv2.contourArea(np.asarray(start, np.float32).reshape(4, 2)))
+    if not 0.33 < area / max(start_area, 1e-6) < 3.0:
+        return "its corners could not be placed"
+    return None
+
+
 def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") -> Location:
     """Find the window's grid corners (TL, TR, BR, BL in ``image_rgb`` px) with the finder and refiner models.
 
@@ -319,11 +341,15 @@ def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") ->
         raise BoardNotFoundError(f"{name}: the window is cut off by the photo's edge; step back so the whole board is in frame, "
                                  f"or give --corners x,y,x,y,x,y,x,y")
     peaks = np.zeros(4)
+    start = guess.copy()
     turn_prob = np.full(4, 0.25)
     reduced = reduced_source(image_rgb, patch_homography(guess), (PATCH_PX, PATCH_PX), whole=True)  # once for all steps
     for _ in range(REFINE_STEPS):
         moved, peaks, turn_prob = refine_views(image_rgb, guess, refiner, reduced=reduced)
         guess = _accept_step(guess, moved)
+    problem = implausible_grid(guess, start, (width, height))
+    if problem:
+        raise BoardNotFoundError(f"{name}: no Sagrada window found (a window-like area was seen, but {problem}); {RETRY_HINT}")
     turn = int(np.argmax(turn_prob))
     corners = np.roll(guess, turn, axis=0)
     inside = (corners[:, 0] > -0.01 * width) & (corners[:, 0] < 1.01 * width) & (corners[:, 1] > -0.01 * height) & (corners[:, 1] < 1.01 * height)

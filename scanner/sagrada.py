@@ -46,6 +46,7 @@ MAX_CANDIDATES = 4
 CANDIDATE_FLOOR = 1e-4
 ROW_BUDGET = 256
 FLIP_CHECK = 0.02
+MIN_MEAN_CONFIDENCE = 0.6  # below this, with no pattern card recognised, the "window" is something else
 TTA_TURNS = 2  # each crop read as it is and turned 90 degrees
 MAX_CONFLICTS = 2  # a tool card or two, or a misread: more and the card is not trusted
 
@@ -325,6 +326,11 @@ class SagradaReader:
                 overrides.append(Override(cell=(r, c), model_value=model_value, model_confidence=values[model_value],
                                           chosen_value=chosen, chosen_confidence=values.get(chosen, 0.0),
                                           reason=_reason(decoded, index)))
+        mean_confidence = float(np.mean([cell.confidence for cell in cells]))
+        if location is not None and decoded.pattern is None and mean_confidence < MIN_MEAN_CONFIDENCE:
+            raise BoardNotFoundError(
+                f"{photo.name}: no Sagrada window found (a window-like area was seen, but its cells do not read as dice "
+                f"or pattern prints: mean confidence {mean_confidence:.2f}); {board_finder.RETRY_HINT}")
         rows = [" ".join(cell_text(decoded.states[r * COLS + c]) for c in range(COLS)) for r in range(ROWS)]
         player: dict = {"window": rows}
         if decoded.pattern is not None:

@@ -112,6 +112,10 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
                  "- Per board: " + ", ".join(f"{k}: {v['right']}/20 (pattern {v['pattern']})" for k, v in w["boards"].items()),
                  "- Errors: " + ("; ".join(f"{e['board']} {tuple(e['cell'])} {e['truth']} read {e['read']}" for e in w["errors"]) or "none"),
                  "", _matrix("Colour on real windows", w["colour_confusion"]), ""]
+    nw = results.get("no_window")
+    if nw:
+        real += [f"- Real photos without a Sagrada window (the {nw['photos']} dice-tray photos): {nw['read_as_window']} wrongly "
+                 "read as a window (the rest: `BoardNotFoundError`)."]
     d = results.get("real_dice")
     d0 = results.get("real_dice_fold0")
     if d0:

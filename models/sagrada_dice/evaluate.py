@@ -159,6 +159,24 @@ def evaluate_real_dice(reader: SagradaReader, fold: int = 1) -> dict | None:
             "confusion": {"labels": list("123456"), "matrix": _confusion([(str(t), str(g)) for t, g in zip(truth_arr, got)], list("123456"))}}
 
 
+def evaluate_no_window(reader: SagradaReader) -> dict | None:
+    """How many of the real dice-tray photos (no Sagrada window in them) are wrongly read as a window."""
+    folder = REALDATA / "dice-nellbyler-d6" / "images"
+    if not folder.is_dir():
+        return None
+    from scanner.photo import load_photo
+
+    photos = sorted(folder.glob("*.jpg"))
+    wrong = 0
+    for path in photos:
+        try:
+            reader.read(load_photo(path, min_long_side_px=1600))
+            wrong += 1
+        except BoardNotFoundError:
+            pass
+    return {"photos": len(photos), "read_as_window": wrong}
+
+
 def model_latency(reader: SagradaReader, runs: int = 60) -> dict:
     """Median wall time of all model work for one board: finder, 3 refiner steps (4 views each), 20 cells (2 views each)."""
     from scanner.board import FINDER_PX, PATCH_PX, REFINE_STEPS, REFINE_VIEWS
@@ -197,6 +215,7 @@ def main(argv: list[str] | None = None) -> dict:
         "real_dice": evaluate_real_dice(reader, fold=1),
         "real_dice_fold0": evaluate_real_dice(reader, fold=0),
         "latency_ms": model_latency(reader),
+        "no_window": evaluate_no_window(reader),
     }
     (HERE / "evaluation.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     from models.sagrada_dice import cards

@@ -252,3 +252,15 @@ def test_lift_corners_recovers_the_dice_top_plane(tilt, azimuth, tolerance) -> N
     pitch = np.linalg.norm(base[1] - base[0]) / 5
     assert np.abs(lift_corners(base, (1600, 1200), 16.0) - top).max() < tolerance * pitch
     assert np.allclose(lift_corners(base, (1600, 1200), 0.0), base)
+
+
+@pytest.mark.parametrize(("corners", "problem"), [
+    ([[100, 100], [500, 100], [500, 400], [100, 400]], None),
+    ([[100, 100], [500, 100], [110, 110], [100, 400]], "convex"),
+    ([[100, 100], [120, 100], [120, 115], [100, 115]], "only"),
+    ([[100, 100], [900, 100], [900, 140], [100, 140]], "skewed"),
+])
+def test_implausible_grids_are_named(corners, problem) -> None:
+    start = np.array([[100, 100], [500, 100], [500, 400], [100, 400]], np.float64)
+    found = board.implausible_grid(np.array(corners, np.float64), start, (1600, 1200))
+    assert (found is None) if problem is None else (problem in found)
