@@ -401,9 +401,11 @@ def decode_palace(evidence: dict[tuple[int, int], TileEvidence], *, max_nodes: i
     """Pick the fountain and a catalogue tile per other cell: most probable reading obeying the rules.
 
     Rules: exactly one fountain; each catalogue tile at most once; shared walls agree (a wall on
-    one side of an edge faces a wall on the other; the fountain has none). Returns the fountain
-    cell and cell -> index in ``CATALOGUE``. Without any consistent reading among the likely
-    candidates, the walls rule is dropped (the validator will then report the break).
+    one side of an edge faces a wall on the other; the fountain has none); every tile reachable on
+    foot from the fountain (the cells themselves, and so any hole, come from the lattice, not from
+    this choice). Returns the fountain cell and cell -> index in ``CATALOGUE``. When no reachable
+    reading is among the likely candidates, the best wall-consistent one is kept; without any
+    consistent reading the walls rule is dropped too (the validator then reports the break).
     """
     cells = list(evidence)
     fountain = max(cells, key=lambda c: float(evidence[c].kind[KINDS.index("fountain")]))
@@ -421,6 +423,8 @@ def decode_palace(evidence: dict[tuple[int, int], TileEvidence], *, max_nodes: i
     remaining_best = np.cumsum([scores[c][candidates[c][0]] for c in order][::-1])[::-1].tolist() + [0.0]
     best_total = [-math.inf]
     best_choice: list[dict[tuple[int, int], int]] = [{}]
+    fallback_total = [-math.inf]  # best wall-consistent reading that leaves some tile unreachable
+    fallback_choice: list[dict[tuple[int, int], int]] = [{}]
     chosen: dict[tuple[int, int], int] = {}
     used: set[int] = set()
     nodes = [0]
@@ -439,14 +443,34 @@ def decode_palace(evidence: dict[tuple[int, int], TileEvidence], *, max_nodes: i
                     return False
         return True
 
+    def all_reachable() -> bool:
+        seen = {fountain}
+        frontier = [fountain]
+        while frontier:
+            cell = frontier.pop()
+            walls = CATALOGUE[chosen[cell]].walls if cell in chosen else ""
+            for side, (dx, dy) in steps.items():
+                other = (cell[0] + dx, cell[1] + dy)
+                if other in seen or other not in chosen or side in walls:
+                    continue
+                if opposite[side] in CATALOGUE[chosen[other]].walls:
+                    continue
+                seen.add(other)
+                frontier.append(other)
+        return len(seen) == len(chosen) + 1
+
     def search(depth: int, total: float) -> None:
         nodes[0] += 1
         if nodes[0] > max_nodes:
             return
         if depth == len(order):
             if total > best_total[0]:
-                best_total[0] = total
-                best_choice[0] = dict(chosen)
+                if all_reachable():
+                    best_total[0] = total
+                    best_choice[0] = dict(chosen)
+                elif total > fallback_total[0]:
+                    fallback_total[0] = total
+                    fallback_choice[0] = dict(chosen)
             return
         if total + remaining_best[depth] <= best_total[0]:
             return
@@ -463,6 +487,8 @@ def decode_palace(evidence: dict[tuple[int, int], TileEvidence], *, max_nodes: i
     search(0, 0.0)
     if best_choice[0]:
         return fountain, best_choice[0]
+    if fallback_choice[0]:
+        return fountain, fallback_choice[0]
     # no consistent reading: best tile per cell, each tile once (greedy by confidence)
     result: dict[tuple[int, int], int] = {}
     used.clear()

@@ -198,6 +198,21 @@ def test_decode_uses_each_tile_once():
     assert chosen[(0, 1)] != chosen[(1, 0)]
 
 
+def test_decode_keeps_every_tile_reachable_from_the_fountain():
+    """Weak walls on both sides of the (1,0)-(2,0) edge agree, but would wall (2,0) off: both are dropped."""
+    uniform = np.full(len(PRICES), 1 / len(PRICES))
+
+    def weak(kind: str, side: str) -> TileEvidence:
+        base = _evidence(kind, "", 2)
+        walls = base.walls.copy()
+        walls["NESW".index(side)] = 0.6
+        return TileEvidence(base.kind, walls, uniform)
+
+    evidence = {(0, 0): _evidence("fountain", "", 2), (1, 0): weak("pavilion", "E"), (2, 0): weak("seraglio", "W")}
+    _, chosen = decode_palace(evidence)
+    assert (CATALOGUE[chosen[(1, 0)]].walls, CATALOGUE[chosen[(2, 0)]].walls) == ("", "")
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 10_000))
 def test_decode_of_a_clean_legal_palace_is_the_palace(seed):
