@@ -136,3 +136,11 @@ def test_photo_validates_its_array(image, expectation) -> None:
 
 def test_pixel_cap_matches_the_documented_limit() -> None:
     assert MAX_PIXELS == 50_000_000
+
+
+def test_heic_from_an_iphone_loads() -> None:
+    pillow_heif = pytest.importorskip("pillow_heif")
+    pillow_heif.register_heif_opener()
+    photo = load_photo(_encode(_gradient(), "HEIF", quality=90), name="IMG_0001.HEIC")
+    assert photo.image_rgb.shape == (300, 400, 3)
+    assert np.abs(photo.image_rgb.astype(int) - np.asarray(_gradient(), dtype=int)).mean() < 6
