@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from calibration.errors import CalibrationError, TargetNotFoundError
+from calibration.image import check_image
 from calibration.jsonfields import expect_number, expect_numbers
 from calibration.target import DICTIONARIES, Target, charuco_board
 from scoring.fields import child, expect_int, expect_object
@@ -133,7 +134,7 @@ def find_target(image_rgb: np.ndarray, target: Target, name: str = "<image>") ->
     Raises:
         TargetNotFoundError: the target is not (or not enough of it is) visible, naming the photo.
     """
-    grey = cv2.cvtColor(_check_image(image_rgb), cv2.COLOR_RGB2GRAY)
+    grey = cv2.cvtColor(check_image(image_rgb), cv2.COLOR_RGB2GRAY)
     scale = min(1.0, DETECT_LONG_SIDE_PX / max(grey.shape))
     small = grey if scale == 1.0 else cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     if target.kind == "charuco":
@@ -214,7 +215,7 @@ def calibrate_camera(
     names, found, missing = [], [], []
     first_name, size, marker_hint = "", None, ""
     for name, image in views:
-        height, width = _check_image(image).shape[:2]
+        height, width = check_image(image).shape[:2]
         if size is None:
             first_name, size = name, (width, height)
         elif (width, height) != size:
@@ -300,7 +301,7 @@ def undistort_image(image_rgb: np.ndarray, camera: CameraModel) -> np.ndarray:
     Raises:
         CalibrationError: the photo's aspect ratio matches neither orientation of the calibration.
     """
-    image = _check_image(image_rgb)
+    image = check_image(image_rgb)
     height, width = image.shape[:2]
     turned = _orientation(camera, width, height)
     if turned:
@@ -410,15 +411,3 @@ def _tilt_deg(rvec: np.ndarray) -> float:
     """Angle between the target's normal and the optical axis, in degrees."""
     rotation, _ = cv2.Rodrigues(np.asarray(rvec, np.float64))
     return float(np.degrees(np.arccos(np.clip(abs(rotation[2, 2]), 0.0, 1.0))))
-
-
-def _check_image(image_rgb: np.ndarray) -> np.ndarray:
-    if (
-        not isinstance(image_rgb, np.ndarray)
-        or image_rgb.dtype != np.uint8
-        or image_rgb.ndim != 3
-        or image_rgb.shape[2] != 3
-    ):
-        got = getattr(image_rgb, "shape", type(image_rgb).__name__)
-        raise ValueError(f"image_rgb: expected (H, W, 3) uint8 RGB, got {got}")
-    return image_rgb

@@ -41,3 +41,20 @@ def save_image(path: str | Path, image_rgb: np.ndarray) -> Path:
     except (OSError, ValueError, KeyError) as error:
         raise CalibrationError(f"{path}: cannot write image ({error.__class__.__name__}: {error})") from None
     return path
+
+
+def check_image(image_rgb: np.ndarray) -> np.ndarray:
+    """Return ``image_rgb`` if it is an (H, W, 3) uint8 RGB array.
+
+    Raises:
+        ValueError: any other array or object.
+    """
+    if (
+        not isinstance(image_rgb, np.ndarray)
+        or image_rgb.dtype != np.uint8
+        or image_rgb.ndim != 3
+        or image_rgb.shape[2] != 3
+    ):
+        got = getattr(image_rgb, "shape", type(image_rgb).__name__)
+        raise ValueError(f"image_rgb: expected (H, W, 3) uint8 RGB, got {got}")
+    return image_rgb

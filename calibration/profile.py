@@ -19,6 +19,7 @@ import platformdirs
 from calibration.camera import CameraModel, undistort_image
 from calibration.colour import ColourCorrection, apply_colour
 from calibration.errors import CalibrationError
+from calibration.image import check_image
 from scoring.errors import StateError
 from scoring.fields import child, describe, expect_int, expect_object, expect_str, fail, field
 
@@ -219,14 +220,7 @@ def apply_profile(image_rgb: np.ndarray, profile: Profile) -> np.ndarray:
         ValueError: the image is not (H, W, 3) uint8 RGB.
         CalibrationError: the photo's aspect ratio does not match the camera calibration.
     """
-    if (
-        not isinstance(image_rgb, np.ndarray)
-        or image_rgb.dtype != np.uint8
-        or image_rgb.ndim != 3
-        or image_rgb.shape[2] != 3
-    ):
-        got = getattr(image_rgb, "shape", type(image_rgb).__name__)
-        raise ValueError(f"image_rgb: expected (H, W, 3) uint8 RGB, got {got}")
+    check_image(image_rgb)
     image = undistort_image(image_rgb, profile.camera) if profile.camera is not None else image_rgb.copy()
     if profile.colour is not None:
         image = apply_colour(image, profile.colour)
