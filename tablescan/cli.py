@@ -75,7 +75,7 @@ def score_document(doc: dict, label: str):
 @click.argument("game_file", metavar="GAME.json")
 @click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="json", show_default=True)
 def score(game_file: str, fmt: str) -> None:
-    """Score a game file (``-`` reads standard input)."""
+    """Score a game file (a path, or - for standard input)."""
     doc = read_document(game_file)
     report = score_document(doc, "<stdin>" if game_file == "-" else game_file)
     if fmt == "json":
@@ -84,27 +84,16 @@ def score(game_file: str, fmt: str) -> None:
         click.echo(report.to_text())
 
 
-from tablescan.scan import scan  # noqa: E402
-
-cli.add_command(scan)
-
+# Each subcommand lives in its own module; they are registered here, after ``cli`` exists.
+from tablescan.adapt import adapt  # noqa: E402
 from tablescan.calibrate import calibrate  # noqa: E402
-
-cli.add_command(calibrate)
-
-from tablescan.review.command import review  # noqa: E402
 from tablescan.corrections import export_corrections_command  # noqa: E402
-
-cli.add_command(review)
-cli.add_command(export_corrections_command)
-
+from tablescan.review.command import review  # noqa: E402
+from tablescan.scan import scan  # noqa: E402
 from tablescan.synth import synth  # noqa: E402
 
-cli.add_command(synth)
-
-from tablescan.adapt import adapt  # noqa: E402
-
-cli.add_command(adapt)
+for _command in (scan, review, export_corrections_command, calibrate, adapt, synth):
+    cli.add_command(_command)
 
 
 def main() -> None:
