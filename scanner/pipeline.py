@@ -59,9 +59,7 @@ class Scanner:
         Raises:
             PhotoError: the game has no photo reader.
         """
-        if game not in READER_MODULES:
-            choices = ", ".join(sorted(READER_MODULES))
-            raise PhotoError(f"--game {game}: scanning is supported for {choices}")
+        _check_scannable(game)
         if game not in self._readers:
             module = importlib.import_module(READER_MODULES[game])
             reader = module.make_reader()
@@ -91,8 +89,7 @@ class Scanner:
             ModelError: a shipped model is missing or corrupt.
         """
         timings = Timings()
-        if game not in READER_MODULES:
-            self.reader(game)  # raises the "not supported" error before any work
+        _check_scannable(game)  # before any work
         with timings.stage("decode"):
             photo = source if isinstance(source, Photo) else load_photo(source, name=name, min_long_side_px=WORKING_LONG_SIDE_PX)
         reader = self.reader(game)
@@ -139,6 +136,13 @@ class Scanner:
             image_corners=np.asarray(reading.corners, dtype=np.float64),
             seconds=dict(timings.seconds),
         )
+
+
+def _check_scannable(game: str) -> None:
+    """Raise ``PhotoError`` unless ``game`` has a photo reader."""
+    if game not in READER_MODULES:
+        choices = ", ".join(sorted(READER_MODULES))
+        raise PhotoError(f"--game {game}: scanning is supported for {choices}")
 
 
 def _identity(points: np.ndarray) -> np.ndarray:
