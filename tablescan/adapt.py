@@ -1,7 +1,8 @@
 """``tablescan adapt``: fit the scanner's classifiers to the players' own game set from their corrections.
 
-Examples come from the review database (every scanned cell of a player's board, with the value the
-players left there: corrected or confirmed) or from a folder written by ``tablescan export-corrections``.
+Examples come from the review database (the crop of every scanned cell, stored when the review screen
+scanned it, labelled with the value the players left there: corrected or confirmed) or from a folder
+written by ``tablescan export-corrections``.
 The adapted heads are saved beside the calibration profile (``<profile>.adapt.npz``) and the profile
 selects them; ``tablescan scan --profile NAME`` then reads with them. The shipped models are never
 changed, and ``--reset`` returns to them.
@@ -34,12 +35,15 @@ from scanner.adapt import (
     ModelReport,
     adapt_model,
     adaptation_file,
+    classifier_manifest,
     crop_margin,
+    decode_crop,
+    encode_crop,
     examples_from_crops,
-    examples_from_photos,
     load_adaptation,
     pad_cell_crop,
     profile_reference,
+    read_labelled_photo,
     save_adaptation,
     without_adaptation,
 )
@@ -86,17 +90,18 @@ def _load_or_new(name: str, directory: Path | None) -> Profile:
     return Profile(name=name)
 
 
-def labelled_photos(store: Store) -> list[LabelledPhoto]:
+def labelled_photos(store: Store, *, keys: bool = False, players: set[int] | None = None) -> list[LabelledPhoto]:
     """Every player board in the review database with a photo and scanned cell outlines, as labelled photos.
 
-    A cell's label is its current value: the players' correction, or the scanner's reading they left.
+    A cell's label is its current value: the players' correction, or the scanner's reading they left
+    (with ``keys``, the cell's key instead, e.g. "2,3"). ``players`` limits it to those player ids.
     """
     photos = []
     for game in store.list_games():
         if game["game"] not in CLASSIFIERS:
             continue
         for player in store.players(game["id"]):
-            if player["photo"] is None:
+            if player["photo"] is None or (players is not None and player["id"] not in players):
                 continue
             cells = []
             for reading in player["readings"]:
@@ -104,7 +109,7 @@ def labelled_photos(store: Store) -> list[LabelledPhoto]:
                 if not polygon:
                     continue
                 centre = np.asarray(polygon, dtype=np.float64).reshape(-1, 2).mean(axis=0)
-                cells.append(((float(centre[0]), float(centre[1])), reading["value"]))
+                cells.append(((float(centre[0]), float(centre[1])), reading["cell"] if keys else reading["value"]))
             if not cells:
                 continue
             corners = player["corners"]
@@ -112,8 +117,76 @@ def labelled_photos(store: Store) -> list[LabelledPhoto]:
                 store.photo_path(player["photo"]), game["game"],
                 None if not corners else tuple((float(x), float(y)) for x, y in corners),
                 tuple(cells), int(player["photo"].id), player["photo"].original_name or player["photo"].filename,
+                player_id=int(player["id"]),
             ))
     return photos
+
+
+def derive_examples(store: Store, scanner: Any) -> tuple[int, list[str]]:
+    """Store examples for scanned boards that have none (databases from before examples were stored).
+
+    Each such photo is read again once (``scanner``, shipped models) and each read cell's crop is
+    stored under the cell whose outline it matches; labels stay the cells' values (nothing the players
+    entered changes). Returns how many examples were stored and notes about photos that could not be used.
+    """
+    missing = store.photos_without_examples()
+    if not missing:
+        return 0, []
+    wanted = {player for player, _ in missing}
+    stored, notes = 0, []
+    for photo in labelled_photos(store, keys=True, players=wanted):
+        pairs, note = read_labelled_photo(scanner, photo)
+        if note is not None:
+            notes.append(note)
+        if not pairs:
+            continue
+        manifest = classifier_manifest(scanner, photo.game)
+        examples = [{"cell": key, "crop": encode_crop(reading.crop), "read": reading.value,
+                     "confidence": float(reading.confidence), "model": None if manifest is None else manifest.label,
+                     "model_sha256": None if manifest is None else manifest.sha256} for reading, key in pairs]
+        stored += store.add_examples(photo.player_id, photo.group, examples, origin="derived")
+    return stored, notes
+
+
+def stored_examples(store: Store, load: Any = None) -> tuple[dict[str, ExampleSet], list[str]]:
+    """Examples from the crops stored in the review database, labelled with their cells' values.
+
+    Raises:
+        AdaptationError: a game has no adaptable classifier.
+    """
+    if load is None:
+        from scanner.model import load_model as load
+    by_game: dict[str, tuple[list, list, list]] = {}
+    unreadable = unlabelled = 0
+    for row in store.examples(tuple(CLASSIFIERS)):
+        if row["label"] is None:
+            unlabelled += 1
+            continue
+        try:
+            crop = decode_crop(row["crop"], f"example {row['id']}")
+        except AdaptationError:
+            unreadable += 1
+            continue
+        crops, values, groups = by_game.setdefault(row["game"], ([], [], []))
+        crops.append(crop)
+        values.append(row["label"])
+        groups.append(int(row["photo_id"]))
+    notes = []
+    if unreadable:
+        notes.append(f"{unreadable} stored crops could not be decoded and were left out")
+    if unlabelled:
+        notes.append(f"{unlabelled} stored crops belong to cells no longer on their board and were left out")
+    sets = {}
+    for game, (crops, values, groups) in by_game.items():
+        model = load(CLASSIFIERS[game])
+        size = tuple(model.manifest.input_shape[2:])
+        fits = [i for i, crop in enumerate(crops) if crop.shape[:2] == size]
+        if len(fits) < len(crops):
+            notes.append(f"{len(crops) - len(fits)} stored {game} crops are not {size[0]}x{size[1]} px and were left out")
+        if fits:
+            sets[model.manifest.name] = examples_from_crops(model, np.stack([crops[i] for i in fits]), [values[i] for i in fits],
+                                                            game, [groups[i] for i in fits])
+    return sets, notes
 
 
 def exported_examples(folder: Path, load: Any = None) -> dict[str, ExampleSet]:
@@ -132,6 +205,10 @@ def exported_examples(folder: Path, load: Any = None) -> dict[str, ExampleSet]:
         raise AdaptationError(f"{index_path}: not found; write one with `tablescan export-corrections DIR`") from None
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise AdaptationError(f"{index_path}: unreadable corrections index ({error.__class__.__name__}: {error})") from None
+    # the stored crops as the classifier read them when the export has them; else the corrected cells' outlines
+    exact = index.get("examples") if isinstance(index, dict) else None
+    if isinstance(exact, list) and exact:
+        items = exact
     by_game: dict[str, tuple[list, list, list]] = {}
     photo_ids: dict[str, int] = {}
     for item in items if isinstance(items, list) else []:
@@ -151,8 +228,10 @@ def exported_examples(folder: Path, load: Any = None) -> dict[str, ExampleSet]:
     for game, (crops, values, groups) in by_game.items():
         model = load(CLASSIFIERS[game])
         size = int(model.manifest.input_shape[2])
-        padded = np.stack([pad_cell_crop(c, size, crop_margin(model.manifest.name)) for c in crops])
-        sets[model.manifest.name] = examples_from_crops(model, padded, values, game, groups)
+        margin = crop_margin(model.manifest.name)
+        # crops of the model's size are the classifier's own; others hold only the cell: pad them
+        fitted = np.stack([c if c.shape[:2] == (size, size) else pad_cell_crop(c, size, margin) for c in crops])
+        sets[model.manifest.name] = examples_from_crops(model, fitted, values, game, groups)
     return sets
 
 
@@ -178,12 +257,15 @@ def adapt_profile(
     sets: dict[str, ExampleSet] = {}
     notes: list[str] = []
     if store is not None:
-        if scanner is None:
-            from scanner.pipeline import Scanner
+        if store.photos_without_examples():  # scanned before crops were stored: derive them once
+            if scanner is None:
+                from scanner.pipeline import Scanner
 
-            shipped = without_adaptation(profile)
-            scanner = Scanner(profile=shipped if (shipped.camera or shipped.colour) else None)
-        found, notes = examples_from_photos(scanner, labelled_photos(store), load)
+                shipped = without_adaptation(profile)
+                scanner = Scanner(profile=shipped if (shipped.camera or shipped.colour) else None)
+            _, notes = derive_examples(store, scanner)
+        found, more = stored_examples(store, load)
+        notes += more
         sets.update(found)
     if from_dir is not None:
         for name, examples in exported_examples(from_dir, load).items():

@@ -2,7 +2,9 @@
 
 Each cell the players corrected after a scan becomes one item: the final (corrected) value is its
 label, the value first read is ``read``, with the model that read it. Where the cell has a photo and an outline, a crop of
-that outline, rectified to a square, is written beside the index.
+that outline, rectified to a square, is written beside the index. ``examples`` lists every scanned cell
+the database keeps a crop of (corrected or confirmed), that crop exactly as the cell classifier read it,
+for ``tablescan adapt --from``.
 """
 
 from __future__ import annotations
@@ -115,18 +117,49 @@ def export_corrections(store: Store, out_dir: Path, include_manual: bool = False
                         Image.fromarray(crop).save(out_dir / relative)
                         item["crop"] = relative.as_posix()
             items.append(item)
+        examples = _export_examples(store, out_dir)
         index = {
-            "about": "Cells corrected in tablescan review: label is the corrected value, read the value first recorded.",
+            "about": "Cells corrected in tablescan review: label is the corrected value, read the value first recorded. "
+            "examples: every scanned cell's crop as the cell classifier read it, labelled with the cell's value now.",
             "exported_at": now_text(),
             "database": str(store.path),
             "crop_size_px": CROP_SIZE_PX,
             "count": len(items),
             "items": items,
+            "examples": examples,
         }
         (out_dir / INDEX_NAME).write_text(json.dumps(index, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     except OSError as error:
         raise StateError(f"{out_dir}: cannot write the dataset ({error.strerror or error})") from None
     return index
+
+
+def _export_examples(store: Store, out_dir: Path) -> list[dict]:
+    """Write every stored, labelled example's crop (as the classifier read it) to ``examples/``; return their entries."""
+    entries = []
+    for row in store.examples():
+        if row["label"] is None:
+            continue
+        relative = Path("examples") / row["game"] / _safe(row["label"]) / f"{row['id']}.png"
+        (out_dir / relative).parent.mkdir(parents=True, exist_ok=True)
+        (out_dir / relative).write_bytes(bytes(row["crop"]))
+        entries.append({
+            "id": int(row["id"]),
+            "game": row["game"],
+            "game_id": row["game_id"],
+            "player_id": row["player_id"],
+            "cell": row["cell"],
+            "label": row["label"],
+            "read": row["read_value"],
+            "corrected": row["label"] != row["read_value"],
+            "confidence": row["confidence"],
+            "model": row["model"],
+            "model_sha256": row["model_sha256"],
+            "photo_sha256": row["photo_sha256"],
+            "origin": row["origin"],
+            "crop": relative.as_posix(),
+        })
+    return entries
 
 
 @click.command("export-corrections")
@@ -144,5 +177,6 @@ def export_corrections_command(out_dir: Path, db_path: Path | None, include_manu
         raise StateError(f"{path}: no review database here; run tablescan review first or pass --db")
     index = export_corrections(Store(path), out_dir, include_manual=include_manual)
     crops = sum(1 for item in index["items"] if item["crop"])
-    click.echo(f"tablescan: wrote {index['count']} corrected cells ({crops} with crops) to {out_dir / INDEX_NAME}")
+    click.echo(f"tablescan: wrote {index['count']} corrected cells ({crops} with crops) and {len(index['examples'])} "
+               f"labelled cell crops to {out_dir / INDEX_NAME}")
 

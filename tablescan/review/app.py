@@ -459,7 +459,13 @@ def create_app(db_path: str | Path, token: str | None = None, profile: str | Non
             return f"the scanner failed ({error.__class__.__name__}: {error}); the photo is kept, enter the board by hand"
         # a re-read of the same photo (new corners) keeps the players' corrections; a new photo starts afresh
         store.store_scan(
-            game_id, player_id, outcome.corners, outcome.model, outcome.readings, keep_corrected=corners is not None
+            game_id,
+            player_id,
+            outcome.corners,
+            outcome.model,
+            outcome.readings,
+            keep_corrected=corners is not None,
+            examples=outcome.examples,  # each cell's crop, a labelled example for `tablescan adapt`
         )
         return None
 

@@ -85,6 +85,29 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "CREATE INDEX players_by_game ON players (game_id, position)",
         ),
     ),
+    (
+        3,
+        (
+            # every scanned cell as a labelled example for ``tablescan adapt``: the rectified crop the cell
+            # classifier read (PNG), what it read, and which model; the label is the cell's current value
+            # (``label`` NULL) until the player moves to another photo, when it is frozen
+            """CREATE TABLE examples (
+                id INTEGER PRIMARY KEY,
+                player_id INTEGER NOT NULL REFERENCES players(id),
+                photo_id INTEGER NOT NULL REFERENCES photos(id),
+                cell TEXT NOT NULL,
+                crop BLOB NOT NULL,
+                read_value TEXT,
+                confidence REAL,
+                model TEXT,
+                model_sha256 TEXT,
+                label TEXT,
+                origin TEXT NOT NULL CHECK (origin IN ('scan', 'derived')),
+                created_at TEXT NOT NULL,
+                UNIQUE (player_id, photo_id, cell))""",
+            "CREATE INDEX examples_by_photo ON examples (photo_id)",
+        ),
+    ),
 )
 LATEST_VERSION = MIGRATIONS[-1][0]
 
@@ -491,8 +514,12 @@ class Store:
         return self.photo_dir / record.filename
 
     def attach_photo(self, game_id: int, player_id: int, photo_id: int) -> None:
-        """Make a photo the player's current one (clearing corners and model until it is scanned)."""
+        """Make a photo the player's current one (clearing corners and model until it is scanned).
+
+        The examples of the player's earlier photos keep the labels their cells have now.
+        """
         with self.transaction() as conn:
+            _freeze_labels(conn, player_id, photo_id)
             conn.execute(
                 "UPDATE players SET photo_id = ?, corners = NULL, model = NULL WHERE id = ? AND game_id = ?",
                 (photo_id, player_id, game_id),
@@ -508,15 +535,30 @@ class Store:
             self.touch(conn, game_id)
 
     def store_scan(
-        self, game_id: int, player_id: int, corners: list, model: str | None, readings: list[dict], *, keep_corrected: bool = False
+        self,
+        game_id: int,
+        player_id: int,
+        corners: list,
+        model: str | None,
+        readings: list[dict],
+        *,
+        keep_corrected: bool = False,
+        examples: list[dict] | None = None,
     ) -> None:
         """Replace a player's readings with a scan's (value, confidence, polygon per cell).
 
         With ``keep_corrected`` (a re-read of the same photo), cells the players corrected keep their
-        corrected value; they take the new outline and confidence.
+        corrected value; they take the new outline and confidence. The scan's ``examples`` (cell, crop
+        PNG bytes, read, confidence, model, model_sha256) replace the ones stored for this photo.
         """
         stamp = now_text()
         with self.transaction() as conn:
+            photo = conn.execute("SELECT photo_id FROM players WHERE id = ?", (player_id,)).fetchone()
+            photo_id = None if photo is None else photo["photo_id"]
+            if photo_id is not None:
+                conn.execute("DELETE FROM examples WHERE player_id = ? AND photo_id = ?", (player_id, photo_id))
+                for example in examples or []:
+                    _insert_example(conn, player_id, photo_id, example, "scan", stamp)
             kept = {}
             if keep_corrected:
                 kept = {
@@ -547,6 +589,54 @@ class Store:
                 )
             self.touch(conn, game_id)
 
+    # -- labelled examples for adaptation ------------------------------------------------------
+
+    def add_examples(self, player_id: int, photo_id: int, examples: list[dict], origin: str = "derived") -> int:
+        """Store examples for a player's photo (those of cells already stored stay); return how many were new."""
+        stamp = now_text()
+        with self.transaction() as conn:
+            before = conn.total_changes
+            for example in examples:
+                _insert_example(conn, player_id, photo_id, example, origin, stamp, replace=False)
+            return conn.total_changes - before
+
+    def examples(self, games: tuple[str, ...] | None = None) -> list[dict]:
+        """Return every stored example with its game, photo and label, oldest first.
+
+        The label is the frozen one, else the cell's current value (a correction, or the reading the
+        players confirmed by leaving it); examples whose cell no longer exists have label None.
+        """
+        query = (
+            "SELECT e.*, g.game AS game, g.id AS game_id, ph.sha256 AS photo_sha256, "
+            "COALESCE(e.label, CASE WHEN p.photo_id = e.photo_id THEN r.value END) AS current_label, "
+            "r.source AS source FROM examples e "
+            "JOIN players p ON p.id = e.player_id JOIN games g ON g.id = p.game_id JOIN photos ph ON ph.id = e.photo_id "
+            "LEFT JOIN readings r ON r.player_id = e.player_id AND r.cell = e.cell ORDER BY e.id"
+        )
+        with self.reading() as conn:
+            rows = conn.execute(query).fetchall()
+        result = []
+        for row in rows:
+            if games is not None and row["game"] not in games:
+                continue
+            item = dict(row)
+            item["label"] = item.pop("current_label")
+            if row["label"] is not None:
+                item["source"] = "frozen"
+            result.append(item)
+        return result
+
+    def photos_without_examples(self) -> list[tuple[int, int]]:
+        """(player id, photo id) of every scanned player board (cells with outlines) whose photo has no examples."""
+        with self.reading() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT p.id AS player_id, p.photo_id AS photo_id FROM players p "
+                "JOIN readings r ON r.player_id = p.id AND r.polygon IS NOT NULL "
+                "WHERE p.photo_id IS NOT NULL AND NOT EXISTS "
+                "(SELECT 1 FROM examples e WHERE e.player_id = p.id AND e.photo_id = p.photo_id) ORDER BY p.id"
+            ).fetchall()
+        return [(int(r["player_id"]), int(r["photo_id"])) for r in rows]
+
     # -- rounds (Alhambra's three scorings) ----------------------------------------------------
 
     def rounds(self, game_id: int) -> list[dict]:
@@ -571,6 +661,38 @@ class Store:
                 conn.execute("UPDATE players SET fields = ? WHERE id = ?", (_dumps(fields), player_id))
             conn.execute("UPDATE games SET settings = ? WHERE id = ?", (_dumps(settings), game_id))
             self.touch(conn, game_id)
+
+
+def _insert_example(
+    conn: sqlite3.Connection, player_id: int, photo_id: int, example: dict, origin: str, stamp: str, replace: bool = True
+) -> None:
+    verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
+    conn.execute(
+        f"{verb} INTO examples (player_id, photo_id, cell, crop, read_value, confidence, model, model_sha256, origin, "
+        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            player_id,
+            photo_id,
+            str(example["cell"]),
+            sqlite3.Binary(bytes(example["crop"])),
+            example.get("read"),
+            example.get("confidence"),
+            example.get("model"),
+            example.get("model_sha256"),
+            origin,
+            stamp,
+        ),
+    )
+
+
+def _freeze_labels(conn: sqlite3.Connection, player_id: int, new_photo_id: int | None) -> None:
+    """Give the examples of the player's current photo the labels their cells have now (it is being replaced)."""
+    conn.execute(
+        "UPDATE examples SET label = (SELECT r.value FROM readings r WHERE r.player_id = examples.player_id "
+        "AND r.cell = examples.cell) WHERE player_id = ? AND label IS NULL AND photo_id IS NOT ? "
+        "AND photo_id = (SELECT photo_id FROM players WHERE id = ?)",
+        (player_id, new_photo_id, player_id),
+    )
 
 
 def _version(conn: sqlite3.Connection) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ class ScanOutcome:
     corners: list[list[float]]
     model: str | None
     readings: list[dict]
+    examples: list[dict] = field(default_factory=list)  # each cell's crop for `tablescan adapt` (scanner.adapt.scan_examples)
 
 
 def scanner_games() -> tuple[str, ...]:
@@ -88,4 +89,11 @@ def scan_photo(
         corners=[[round(float(x), 1), round(float(y), 1)] for x, y in found],
         model=scan.get("model"),
         readings=readings_from_scan(game, player),
+        examples=_examples(scanner, result, game),
     )
+
+
+def _examples(scanner: Any, result: Any, game: str) -> list[dict]:
+    from scanner.adapt import classifier_manifest, scan_examples
+
+    return scan_examples(result, game, classifier_manifest(scanner, game))

@@ -38,9 +38,11 @@ from scanner.adapt import (
     adapt_model,
     adapt_reader,
     choose_basis,
+    classifier_manifest,
     examples_from_crops,
     feature_matrix,
     fit_head,
+    scan_examples,
 )
 from scanner.cells import grid_image_crops
 from scanner.errors import BoardNotFoundError
@@ -153,7 +155,9 @@ def synthetic(test_count: int, adapt_count: int) -> dict:
         store.attach_photo(game, player, record.id)
         result = shipped.scan(data, "sagrada", name=f"copy{index}.jpg")
         scanned = result.document["players"][0]
-        store.store_scan(game, player, scanned["scan"]["corners"], scanned["scan"]["model"], readings_from_scan("sagrada", scanned))
+        # as the review screen does: the readings, and each cell's crop as a labelled example
+        store.store_scan(game, player, scanned["scan"]["corners"], scanned["scan"]["model"], readings_from_scan("sagrada", scanned),
+                         examples=scan_examples(result, "sagrada", classifier_manifest(shipped, "sagrada")))
         for r, row in enumerate(truth):
             for c, value in enumerate(row.split()):
                 corrected += store.correct_cell(game, player, f"{r},{c}", value)
