@@ -49,6 +49,7 @@ PEAK_THRESHOLD = 0.35
 SMALL_TILE_OUT_PX = 4.6  # smaller tiles in the locator's output get a second, closer look
 BIG_TILE_OUT_PX = 9.0  # bigger ones a second, farther look
 GOOD_TILE_OUT_PX = 6.0
+TOO_DARK = 12  # mean brightness (0-255) under which a photo is refused as too dark
 HINT = "retake from above with the whole palace in frame, or give --corners x,y,x,y,x,y,x,y"
 
 
@@ -517,11 +518,13 @@ class AlhambraReader:
         self.temperatures = {head: float(t) for head, t in manifest.get("temperatures", {}).items()}
         self.model_label = f"{locate.manifest.label}; {tiles.manifest.label}"
 
-    def read(self, photo: Photo, *, corners: np.ndarray | None = None, timings: Timings | None = None) -> BoardReading:
+    def read(self, photo: Photo, *, corners: np.ndarray | None = None, timings: Timings | None = None,
+             trace: dict[str, Any] | None = None) -> BoardReading:
         """Locate, classify and decode the palace in ``photo``.
 
         ``corners`` (TL, TR, BR, BL of the palace's bounding box in image px) limit the search to
-        that area. Raises:
+        that area. A ``trace`` dict, when given, receives the intermediate results (lattice, cells
+        read, probabilities, north, evidence, decoding) for diagnosis. Raises:
             BoardNotFoundError: no palace, two palaces, or a palace cut off by the photo's edge.
         """
         timings = timings or Timings()
@@ -600,6 +603,10 @@ class AlhambraReader:
                 lattice_of[world] = cells[i]
                 crop_of[world] = np.rot90(crops[i], -k)
             fountain, chosen = decode_palace(evidence)
+            if trace is not None:
+                trace.update(lattice=lattice, cells=cells, occupied=occupied, is_tile=is_tile, kind=kind, walls=walls,
+                             price=price, rotation=rotation, k=k, evidence=evidence, lattice_of=lattice_of,
+                             fountain=fountain, chosen=chosen)
             fx, fy = fountain
             palace: list[dict[str, Any]] = [{"at": [0, 0], "tile": "fountain"}]
             readings: list[CellReading] = []
@@ -702,7 +709,7 @@ class AlhambraReader:
     def _check_photo(self, photo: Photo, image: np.ndarray, mask: np.ndarray, peaks: int) -> None:
         """Refuse photos too dark, too blurred or without tiles, saying what was seen."""
         brightness = float(image[::8, ::8].mean())
-        if brightness < 22:
+        if brightness < TOO_DARK:
             raise BoardNotFoundError(f"{photo.name}: photo too dark (mean brightness {brightness:.0f}/255); retake with more light")
         if peaks == 0:
             grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
