@@ -15,10 +15,12 @@ from scanner.alhambra import (
     TileEvidence,
     crop_cells,
     crop_walls_to_upright,
+    _fit_grid,
     decode_palace,
     find_peaks,
     fit_lattice,
     locate_input,
+    refine_grid,
     rotate_cell,
     upright_walls_to_crop,
 )
@@ -99,6 +101,39 @@ def test_fit_lattice_recovers_the_grid_up_to_a_quarter_turn(angle, pitch, tilt):
         matches.append(set(moved) == set(PALACE) and all(np.allclose(moved[c], pts[PALACE.index(c)]) for c in PALACE))
     assert any(matches)
     assert lattice.pitch_px == pytest.approx(pitch, rel=0.35)
+
+
+def _err_px(grid: np.ndarray, truth: np.ndarray, cells: list[tuple[int, int]]) -> float:
+    src = np.array(cells, np.float64).reshape(-1, 1, 2)
+    return float(np.linalg.norm(cv2.perspectiveTransform(src, grid) - cv2.perspectiveTransform(src, truth), axis=2).mean())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_refine_grid_averages_peak_noise_and_ignores_an_outlier(seed):
+    """Tilted 5x5 palace, centres off by 7% of a pitch (the locator's noise), one centre 80% off."""
+    truth = _homography(20, 100, 0.0006)
+    cells = [(x, y) for x in range(-2, 3) for y in range(-2, 3)]
+    rng = np.random.default_rng(seed)
+    pts = cv2.perspectiveTransform(np.array(cells, np.float64).reshape(-1, 1, 2), truth).reshape(-1, 2)
+    pts += rng.normal(0, 7.0, pts.shape)
+    pts[3] += [60.0, -50.0]
+    coords = dict(enumerate(cells))
+    rough = _fit_grid(coords, pts, allow_perspective=False)  # the robust affine start (17 px off here)
+    refined = refine_grid(rough, coords, pts)
+    assert _err_px(refined, truth, cells) < 0.7 * _err_px(rough, truth, cells)
+    with_outlier, _ = cv2.findHomography(np.array(cells, np.float64), pts, 0)
+    assert _err_px(refined, truth, cells) < _err_px(with_outlier, truth, cells)
+
+
+def test_refine_grid_leaves_small_palaces_and_single_rows_alone():
+    truth = _homography(10, 100)
+    grid = truth @ np.diag([1.02, 1.0, 1.0])
+    row = [(x, 0) for x in range(6)]
+    pts = cv2.perspectiveTransform(np.array(row, np.float64).reshape(-1, 1, 2), truth).reshape(-1, 2)
+    assert np.array_equal(refine_grid(grid, dict(enumerate(row)), pts), grid)
+    few = [(0, 0), (1, 0), (0, 1), (1, 1)]
+    pts = cv2.perspectiveTransform(np.array(few, np.float64).reshape(-1, 1, 2), truth).reshape(-1, 2)
+    assert np.array_equal(refine_grid(grid, dict(enumerate(few)), pts), grid)
 
 
 def test_fit_lattice_single_row_and_single_tile():
