@@ -583,11 +583,16 @@ class AlhambraReader:
             clean = 0.6 <= coverage <= 1.2 and lattice.stray == 0 and SMALL_TILE_OUT_PX <= pitch_out <= BIG_TILE_OUT_PX
             if len(found.points) > 1 and not clean:
                 # split peaks (tiles too big) or missed ones (too small): look again shrunk and
-                # enlarged, and let the tile classifier say which lattice shows whole tiles
+                # enlarged, and let the tile classifier say which lattice shows whole tiles. The
+                # palace's own area is looked at three ways, as the first pitch may be off by half
+                # or double: sized by that pitch, as large as it goes, and half that pitch's size.
                 options = [(found, lattice)]
-                for retry in ((search, offset, 2.0), self._zoom_in(search, offset, found, lattice)):
-                    if retry is None:
-                        continue
+                retries = [(search, offset, 2.0)]
+                close_up = self._zoom_in(search, offset, found, lattice)
+                if close_up is not None:
+                    crop, at, zoom = close_up
+                    retries += [(crop, at, zoom)] + [(crop, at, z) for z in (1.0, 2.0 * zoom) if abs(z - zoom) > 0.2 * zoom]
+                for retry in retries:
                     with timings.stage("locate"):
                         again = self._locate(*retry)
                     if len(again.points) > 1:
