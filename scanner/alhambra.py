@@ -578,7 +578,12 @@ class AlhambraReader:
             touches_edge = corners is None and _palace_touches_edge(found.mask, found.peaks, search.shape[:2], found.zoom)
         with timings.stage("lattice"):
             lattice = fit_lattice(found.points, found.heights, self._pitch_hint(found.mask, found.to_photo))
-            self._check_two_palaces(photo, lattice, found)
+            try:
+                self._check_two_palaces(photo, lattice, found)
+                two_palaces = None
+            except BoardNotFoundError as error:  # or one palace of big tiles whose centres split
+                two_palaces = error
+            first = found
             quality, coverage, pitch_out = _lattice_quality(found, lattice)
             clean = 0.6 <= coverage <= 1.2 and lattice.stray == 0 and SMALL_TILE_OUT_PX <= pitch_out <= BIG_TILE_OUT_PX
             if len(found.points) > 1 and not clean:
@@ -599,6 +604,10 @@ class AlhambraReader:
                         options.append((again, fit_lattice(again.points, again.heights, self._pitch_hint(again.mask, again.to_photo))))
                 with timings.stage("classify"):
                     found, lattice = max(options, key=lambda option: self._tiles_seen(image, option[1]))
+            if two_palaces is not None:
+                if found is first:
+                    raise two_palaces
+                self._check_two_palaces(photo, lattice, found)  # the better look must agree
             with timings.stage("locate"):
                 lattice = self._second_look(search, offset, found, lattice)
             if touches_edge and not all(self._inside(image, lattice.grid_to_image, cell, margin=0.5) for cell in lattice.cells):
