@@ -6,8 +6,10 @@ head on those examples::
 
     adapted_logits = shipped_logits + standardise(features) @ W + b
 
-``features`` are the model's ``embedding`` output (its penultimate layer) when the ONNX file has
-one, else the concatenation of all its logits outputs (an affine re-fit on logits). ``W`` and ``b``
+``features`` are, per head, whichever held-out checking reads best of: the model's ``embedding``
+output (its penultimate layer; without one, all its logits concatenated: an affine re-fit), the
+crop's own colour features (``crop_colour_features``: a hue histogram and colour statistics of
+its centre, which a new printing's colours move in ways a few examples can learn), or both. ``W`` and ``b``
 start at zero and are pulled back towards zero (L2, strength chosen by cross-validation), so with
 few examples the head stays close to the shipped one. Each example is held out once (whole photos
 when there are several) and read by a head fitted without it: a head is kept only when that
@@ -41,8 +43,11 @@ from scanner.model import OnnxModel
 from scoring.errors import TableError
 
 ADAPTATION_FORMAT = "tablescan-adaptation"
-ADAPTATION_VERSION = 1
+ADAPTATION_VERSION = 2  # 2: each head names its own basis, which may include the crop's colour features
 EMBEDDING = "embedding"
+# not a model output: colour features computed from the crop itself (``crop_colour_features``)
+CROP_COLOUR = "crop_colour"
+HUE_BINS = 12
 HOLDOUT_FRACTION = 0.34
 MIN_EXAMPLES = 6
 L2_CHOICES = (1e-2, 1e-1, 1.0)
@@ -217,6 +222,7 @@ def examples_from_crops(model: Any, crops: np.ndarray, values: Sequence[str], ga
         batch = np.ascontiguousarray(chunk.transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
         for name, array in model.run(batch).items():
             outputs.setdefault(name, []).append(np.asarray(array))
+        outputs.setdefault(CROP_COLOUR, []).append(crop_colour_features(batch))
     joined = {name: np.concatenate(parts) for name, parts in outputs.items()}
     heads = dict(model.manifest.heads)
     per_cell = [head_labels(game, value) for value in values]
@@ -226,13 +232,70 @@ def examples_from_crops(model: Any, crops: np.ndarray, values: Sequence[str], ga
     return ExampleSet(model.manifest.name, joined, labels, np.repeat(np.asarray(groups, dtype=np.int64), copies), items, variants)
 
 
+def crop_colour_features(batch: np.ndarray) -> np.ndarray:
+    """Colour features of each crop's centre (the middle half, where the die or tile is), (N, 20) float64.
+
+    A soft 12-bin hue histogram weighted by saturation x value (dark pips and grey background
+    count little), then mean and spread of R, G, B, mean saturation and mean value. ``batch`` is
+    what the model reads: (N, 3, H, W) float RGB in 0-1. Turning a crop hardly changes them.
+
+    >>> crop_colour_features(np.zeros((2, 3, 48, 48), np.float32)).shape
+    (2, 20)
+
+    Raises:
+        AdaptationError: the batch is not (N, 3, H, W).
+    """
+    batch = np.asarray(batch)
+    if batch.ndim != 4 or batch.shape[1] != 3:
+        raise AdaptationError(f"crop colour features: expected a (N, 3, H, W) RGB batch, got {batch.shape}")
+    height, width = batch.shape[2:]
+    centre = batch[:, :, height // 4:height - height // 4, width // 4:width - width // 4].astype(np.float64)
+    count = len(batch)
+    red, green, blue = centre[:, 0], centre[:, 1], centre[:, 2]
+    high = np.maximum(np.maximum(red, green), blue)
+    low = np.minimum(np.minimum(red, green), blue)
+    spread = high - low + 1e-6
+    hue = np.where(high == red, ((green - blue) / spread) % 6,
+                   np.where(high == green, (blue - red) / spread + 2, (red - green) / spread + 4)) / 6.0
+    saturation = (high - low) / (high + 1e-6)
+    weight = (saturation * high).reshape(count, -1)
+    position = hue.reshape(count, -1) * HUE_BINS - 0.5  # shared between the two nearest bin centres (circular)
+    first = np.floor(position).astype(np.int64)
+    share = position - first
+    histogram = np.zeros((count, HUE_BINS))
+    rows = np.repeat(np.arange(count), position.shape[1])
+    np.add.at(histogram, (rows, (first % HUE_BINS).ravel()), (weight * (1 - share)).ravel())
+    np.add.at(histogram, (rows, ((first + 1) % HUE_BINS).ravel()), (weight * share).ravel())
+    histogram /= weight.sum(axis=1, keepdims=True) + 1e-6
+    pixels = centre.reshape(count, 3, -1)
+    return np.concatenate([histogram, pixels.mean(axis=2), pixels.std(axis=2),
+                           saturation.reshape(count, -1).mean(axis=1, keepdims=True),
+                           high.reshape(count, -1).mean(axis=1, keepdims=True)], axis=1)
+
+
+def with_crop_colour(outputs: Mapping[str, np.ndarray], batch: np.ndarray | None, basis: Iterable[str]) -> Mapping[str, np.ndarray]:
+    """``outputs`` plus the crop colour features of ``batch`` when ``basis`` needs them (a new dict then).
+
+    Raises:
+        AdaptationError: they are needed and there is no batch to compute them from.
+    """
+    if CROP_COLOUR not in set(basis) or CROP_COLOUR in outputs:
+        return outputs
+    if batch is None:
+        raise AdaptationError("an adapted head reads the crops' colour; pass the model's input batch")
+    return {**outputs, CROP_COLOUR: crop_colour_features(batch)}
+
+
 # --------------------------------------------------------------------------------------------
 # the residual head
 
 
 @dataclass(frozen=True, eq=False)
 class HeadFit:
-    """A residual head: ``logits + ((features - mean) / scale) @ weights + bias``."""
+    """A residual head: ``logits + ((features - mean) / scale) @ weights + bias``.
+
+    ``basis`` names the outputs its features are read from (empty: its model's basis).
+    """
 
     head: str
     classes: tuple[str, ...]
@@ -241,6 +304,7 @@ class HeadFit:
     scale: np.ndarray
     weights: np.ndarray
     bias: np.ndarray
+    basis: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         dims, count = len(self.mean), len(self.classes)
@@ -299,7 +363,7 @@ def accuracy(logits: np.ndarray, labels: np.ndarray) -> float:
 
 
 def fit_head(head: str, classes: Sequence[str], features: np.ndarray, logits: np.ndarray, labels: np.ndarray, *,
-             temperature: float = 1.0, l2: float = 0.01, steps: int = STEPS) -> HeadFit:
+             temperature: float = 1.0, l2: float = 0.01, steps: int = STEPS, basis: Sequence[str] = ()) -> HeadFit:
     """Fit a residual head on labelled rows by full-batch Adam on log-loss + ``l2`` * |W|^2 / 2.
 
     Deterministic: the weights start at zero, there is no sampling.
@@ -334,7 +398,7 @@ def fit_head(head: str, classes: Sequence[str], features: np.ndarray, logits: np
             v *= beta2
             v += (1 - beta2) * grad * grad
             param -= LEARNING_RATE * (m / (1 - beta1**step)) / (np.sqrt(v / (1 - beta2**step)) + 1e-8)
-    return HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias)
+    return HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias, tuple(basis))
 
 
 # --------------------------------------------------------------------------------------------
@@ -343,33 +407,51 @@ def fit_head(head: str, classes: Sequence[str], features: np.ndarray, logits: np
 
 @dataclass(frozen=True)
 class ModelAdaptation:
-    """The residual heads fitted for one shipped model (named, with its sha256) on one feature basis."""
+    """The residual heads fitted for one shipped model (named, with its sha256).
+
+    ``basis`` is the model-wide default basis; a head with a ``basis`` of its own reads that instead.
+    """
 
     model: str
     sha256: str
     basis: tuple[str, ...]
     heads: tuple[HeadFit, ...]
 
-    def features(self, outputs: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Return the feature matrix (N, D) this adaptation reads from a model's outputs.
+    def head_basis(self, fit: HeadFit) -> tuple[str, ...]:
+        """The outputs head ``fit`` reads its features from."""
+        return fit.basis or self.basis
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        """Every output (or ``CROP_COLOUR``) some head reads, sorted."""
+        return tuple(sorted({name for fit in self.heads for name in self.head_basis(fit)}))
+
+    def features(self, outputs: Mapping[str, np.ndarray], basis: Sequence[str] | None = None) -> np.ndarray:
+        """Return the feature matrix (N, D) read from a model's outputs (``basis``, default the model's).
 
         Raises:
             AdaptationError: an output the basis needs is missing.
         """
-        return feature_matrix(outputs, self.basis, self.model)
+        return feature_matrix(outputs, self.basis if basis is None else basis, self.model)
 
-    def apply(self, outputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def apply(self, outputs: Mapping[str, np.ndarray], batch: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Return the outputs with every adapted head's logits replaced (a new dict; others unchanged).
 
+        ``batch`` is the model's input, needed by heads that read the crops' colour.
+
         Raises:
-            AdaptationError: outputs do not match the fitted sizes.
+            AdaptationError: outputs do not match the fitted sizes, or a needed batch is missing.
         """
-        features = self.features(outputs)
+        sources = with_crop_colour(outputs, batch, self.inputs)
         adapted = dict(outputs)
+        cache: dict[tuple[str, ...], np.ndarray] = {}
         for fit in self.heads:
             if fit.head not in outputs:
                 raise AdaptationError(f"{self.model}: adapted head {fit.head!r} is not among the model's outputs {sorted(outputs)}")
-            adapted[fit.head] = fit.adjust(features, np.asarray(outputs[fit.head]))
+            basis = self.head_basis(fit)
+            if basis not in cache:
+                cache[basis] = self.features(sources, basis)
+            adapted[fit.head] = fit.adjust(cache[basis], np.asarray(outputs[fit.head]))
         return adapted
 
 
@@ -386,7 +468,7 @@ def feature_matrix(outputs: Mapping[str, np.ndarray], basis: Sequence[str], mode
 
 
 def choose_basis(output_names: Iterable[str], heads: Iterable[str]) -> tuple[str, ...]:
-    """The outputs to fit on: ``embedding`` when the model has it, else every head's logits (sorted).
+    """The model's own features: ``embedding`` when the model has it, else every head's logits (sorted).
 
     >>> choose_basis(["die", "colour", "embedding"], ["die", "colour"])
     ('embedding',)
@@ -397,6 +479,29 @@ def choose_basis(output_names: Iterable[str], heads: Iterable[str]) -> tuple[str
     if EMBEDDING in names:
         return (EMBEDDING,)
     return tuple(sorted(name for name in names if name in set(heads)))
+
+
+def fitting_basis(output_names: Iterable[str], heads: Iterable[str]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """The basis an adapted head reads, and the member bases whose residual heads it averages.
+
+    With the crops' colour features: the basis is the model's own features plus them, and a head is
+    the average of one fitted on the crop colour alone and one fitted on both (the colour-only member
+    generalises from few examples to dice it has not seen, e.g. a value never seen in that colour).
+    Without them, one head on the model's own features.
+
+    >>> fitting_basis(["die", "embedding", "crop_colour"], ["die"])
+    (('embedding', 'crop_colour'), [('crop_colour',), ('embedding', 'crop_colour')])
+    >>> fitting_basis(["kind", "embedding"], ["kind"])
+    (('embedding',), [('embedding',)])
+    """
+    names = list(output_names)
+    own = choose_basis(names, heads)
+    if CROP_COLOUR not in names:
+        return own, [own]
+    if not own:
+        return (CROP_COLOUR,), [(CROP_COLOUR,)]
+    both = own + (CROP_COLOUR,)
+    return both, [(CROP_COLOUR,), both]
 
 
 @dataclass(frozen=True)
@@ -413,6 +518,7 @@ class HeadReport:
     l2: float
     kept: bool
     reason: str
+    basis: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         """The figures as a JSON object (nan as null)."""
@@ -420,7 +526,7 @@ class HeadReport:
             return None if math.isnan(x) else round(float(x), 4)
         return {"head": self.head, "train": self.train, "held_out": self.held_out, "before": num(self.before),
                 "after": num(self.after), "loss_before": num(self.loss_before), "loss_after": num(self.loss_after),
-                "l2": self.l2, "kept": self.kept, "reason": self.reason}
+                "l2": self.l2, "kept": self.kept, "reason": self.reason, "basis": list(self.basis)}
 
 
 @dataclass(frozen=True)
@@ -535,13 +641,61 @@ def _verdict(before: float, after: float, loss_before: float, loss_after: float)
     return True, "same accuracy, lower held-out log-loss"
 
 
+def _standardiser(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    return mean, np.where(scale > 1e-6, scale, 1.0)
+
+
+def _fit_members(head: str, classes: Sequence[str], x: np.ndarray, z: np.ndarray, y: np.ndarray, groups: np.ndarray,
+                 items: np.ndarray, temperature: float, seed: int, members: Sequence[np.ndarray],
+                 basis: tuple[str, ...]) -> tuple[HeadFit, float]:
+    """One head on all of ``x``'s columns: the average of residual heads fitted on each member's columns.
+
+    Rows must all be labelled. Each member's L2 is chosen by cross-validation; returns the head and their mean.
+    """
+    weights = np.zeros((x.shape[1], len(classes)))
+    bias = np.zeros(len(classes))
+    l2s = []
+    for columns in members:
+        l2 = _choose_l2(head, classes, x[:, columns], z, y, groups, items, temperature, seed)
+        fit = fit_head(head, classes, x[:, columns], z, y, temperature=temperature, l2=l2)
+        weights[columns] += fit.weights / len(members)
+        bias += fit.bias / len(members)
+        l2s.append(l2)
+    mean, scale = _standardiser(x)  # the members standardised each column the same way
+    return HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias, tuple(basis)), float(np.mean(l2s))
+
+
+def _held_out_logits(head: str, classes: Sequence[str], x_all: np.ndarray, z_all: np.ndarray, y_all: np.ndarray,
+                     folds: Sequence[tuple[np.ndarray, np.ndarray]], groups: np.ndarray, items: np.ndarray, temperature: float,
+                     seed: int, members: Sequence[np.ndarray], basis: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Each fold's held-out rows read by a head fitted on the rest: (logits of every checked row, which were tested)."""
+    checked = sum(len(test) for _, test in folds)
+    adapted = np.zeros((checked, z_all.shape[1]))
+    tested = np.zeros(checked, bool)
+    offset = 0
+    for train, test in folds:
+        adapted[offset:offset + len(test)] = z_all[test]
+        tr, te = train[y_all[train] >= 0], y_all[test] >= 0
+        if len(np.unique(items[tr])) >= MIN_EXAMPLES and te.any():
+            trial, _ = _fit_members(head, classes, x_all[tr], z_all[tr], y_all[tr], groups[tr], items[tr], temperature, seed,
+                                    members, basis)
+            adapted[offset:offset + len(test)] = trial.adjust(x_all[test], z_all[test])
+            tested[offset:offset + len(test)] = te
+        offset += len(test)
+    return adapted, tested
+
+
 def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, float] | None = None,
                 seed: int = 0) -> tuple[ModelAdaptation | None, ModelReport]:
     """Fit, check on held-out examples and (where it helps) re-fit on all, every labelled head of ``model``.
 
     Each example is held out once (``holdout_folds``) and read by a head fitted without it; the
-    figures pool those readings of crops as the reader saw them. ``model`` is an ``OnnxModel`` (or
-    anything with its ``manifest``). Returns the adaptation (None when no head was kept) and the report.
+    figures pool those readings of crops as the reader saw them. Heads read the features
+    ``fitting_basis`` names (with the crops' colour, an average of two residual heads). ``model``
+    is an ``OnnxModel`` (or anything with its ``manifest``). Returns the adaptation (None when no
+    head was kept) and the report.
 
     Raises:
         AdaptationError: the examples are of another model, or lack the outputs the basis needs.
@@ -550,9 +704,14 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
     if examples.model != manifest.name:
         raise AdaptationError(f"examples are of model {examples.model!r}, not {manifest.name!r}")
     heads = dict(manifest.heads) or {name: manifest.classes for name in examples.labels}
-    basis = choose_basis(examples.outputs.keys(), heads)
-    temperatures = dict(temperatures or {})
+    basis, member_bases = fitting_basis(examples.outputs.keys(), heads)
+    if not basis:
+        raise AdaptationError(f"{manifest.name}: examples hold no features to fit on (outputs {sorted(examples.outputs)})")
     x_all = feature_matrix(examples.outputs, basis, manifest.name)
+    widths = np.cumsum([0] + [np.asarray(examples.outputs[name]).reshape(len(examples), -1).shape[1] for name in basis])
+    columns = {name: np.arange(widths[i], widths[i + 1]) for i, name in enumerate(basis)}
+    members = [np.concatenate([columns[name] for name in member]) for member in member_bases]
+    temperatures = dict(temperatures or {})
     items = examples.item_ids
     folds = [(train, test[examples.as_read[test]]) for train, test in holdout_folds(examples.groups, items, seed)]
     checked = np.concatenate([test for _, test in folds]) if folds else np.zeros(0, np.int64)
@@ -569,38 +728,33 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
         z_all = np.asarray(examples.outputs[head], dtype=np.float64)
         temperature = float(temperatures.get(head, manifest.temperature or 1.0))
         labelled_items = np.unique(items[y_all >= 0])
-        adapted = np.asarray(z_all[checked], dtype=np.float64).copy()
-        tested = np.zeros(len(checked), bool)
-        l2s = []
-        offset = 0
-        for train, test in folds:
-            tr, te = train[y_all[train] >= 0], y_all[test] >= 0
-            if len(np.unique(items[tr])) >= MIN_EXAMPLES and te.any():
-                l2 = _choose_l2(head, classes, x_all[tr], z_all[tr], y_all[tr], examples.groups[tr], items[tr], temperature, seed)
-                trial = fit_head(head, classes, x_all[tr], z_all[tr], y_all[tr], temperature=temperature, l2=l2)
-                adapted[offset:offset + len(test)] = trial.adjust(x_all[test], z_all[test])
-                tested[offset:offset + len(test)] = te
-                l2s.append(l2)
-            offset += len(test)
-        rows = checked[tested]
-        if len(labelled_items) < MIN_EXAMPLES or not tested.any():
-            reports.append(HeadReport(head, len(labelled_items), int(tested.sum()), *(float("nan"),) * 4, 0.0, False,
+        if len(labelled_items) < MIN_EXAMPLES:
+            reports.append(HeadReport(head, len(labelled_items), 0, *(float("nan"),) * 4, 0.0, False,
                                       f"too few examples (need {MIN_EXAMPLES} cells to fit and 1 to check)"))
             continue
+        adapted, tested = _held_out_logits(head, classes, x_all, z_all, y_all, folds, examples.groups, items, temperature, seed,
+                                           members, basis)
+        if not tested.any():
+            reports.append(HeadReport(head, len(labelled_items), 0, *(float("nan"),) * 4, 0.0, False,
+                                      f"too few examples (need {MIN_EXAMPLES} cells to fit and 1 to check)"))
+            continue
+        rows = checked[tested]
         y_test, z_test, a_test = y_all[rows], z_all[rows], adapted[tested]
         before, after = accuracy(z_test, y_test), accuracy(a_test, y_test)
         loss_before, loss_after = log_loss(z_test, y_test, temperature), log_loss(a_test, y_test, temperature)
         kept, reason = _verdict(before, after, loss_before, loss_after)
-        l2 = _choose_l2(head, classes, x_all[y_all >= 0], z_all[y_all >= 0], y_all[y_all >= 0],
-                        examples.groups[y_all >= 0], items[y_all >= 0], temperature, seed)
-        reports.append(HeadReport(head, len(labelled_items), len(rows), before, after, loss_before, loss_after, l2, kept, reason))
+        final, l2 = None, 0.0
+        if kept:  # re-fit on every example
+            everything = np.flatnonzero(y_all >= 0)
+            final, l2 = _fit_members(head, classes, x_all[everything], z_all[everything], y_all[everything],
+                                     examples.groups[everything], items[everything], temperature, seed, members, basis)
+        reports.append(HeadReport(head, len(labelled_items), len(rows), before, after, loss_before, loss_after, l2, kept, reason,
+                                  basis))
         any_cells |= tested
         before_right[tested] &= np.argmax(z_test, axis=1) == y_test
         if kept:
             after_right[tested] &= np.argmax(a_test, axis=1) == y_test
-            everything = np.flatnonzero(y_all >= 0)
-            fitted.append(fit_head(head, classes, x_all[everything], z_all[everything], y_all[everything],
-                                   temperature=temperature, l2=l2))
+            fitted.append(final)
         else:
             after_right[tested] &= np.argmax(z_test, axis=1) == y_test
     cells_before = float(np.mean(before_right[any_cells])) if any_cells.any() else float("nan")
@@ -609,8 +763,8 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
         reports = [replace(r, kept=False, reason=f"{r.reason}, but fewer cells had every head right") if r.kept else r
                    for r in reports]
         fitted = []
-    report = ModelReport(manifest.name, basis, len(np.unique(items)), len(np.unique(examples.groups)), tuple(reports),
-                         cells_before, cells_after)
+    report = ModelReport(manifest.name, basis, len(np.unique(items)),
+                         len(np.unique(examples.groups)), tuple(reports), cells_before, cells_after)
     if not fitted:
         return None, report
     return ModelAdaptation(manifest.name, manifest.sha256, basis, tuple(fitted)), report
@@ -642,16 +796,17 @@ class Adaptation:
         return Adaptation(models, other.created_at or self.created_at, reports, self.source, self.profile)
 
 
-def apply_head(adaptation: Adaptation | None, model_name: str, outputs: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
-    """The hook readers call on a model's outputs: adapted logits when ``adaptation`` covers the model.
+def apply_head(adaptation: Adaptation | None, model_name: str, outputs: Mapping[str, np.ndarray],
+               batch: np.ndarray | None = None) -> Mapping[str, np.ndarray]:
+    """The hook readers call on a model's outputs (and its input ``batch``): adapted logits when ``adaptation`` covers the model.
 
     Without an adaptation (or one for other models) the very same outputs come back.
 
     Raises:
-        AdaptationError: the outputs do not match what the adaptation was fitted on.
+        AdaptationError: the outputs do not match what the adaptation was fitted on, or a needed batch is missing.
     """
     fitted = None if adaptation is None else adaptation.model(model_name)
-    return outputs if fitted is None else fitted.apply(outputs)
+    return outputs if fitted is None else fitted.apply(outputs, batch)
 
 
 def _corrupt(path: Path | str, what: str) -> AdaptationError:
@@ -667,7 +822,8 @@ def to_npz_bytes(adaptation: Adaptation) -> bytes:
         for j, fit in enumerate(fitted.heads):
             for part in ("mean", "scale", "weights", "bias"):
                 arrays[f"m{i}_h{j}_{part}"] = np.asarray(getattr(fit, part), dtype=np.float64)
-            heads.append({"head": fit.head, "classes": list(fit.classes), "temperature": fit.temperature})
+            heads.append({"head": fit.head, "classes": list(fit.classes), "temperature": fit.temperature,
+                          "basis": list(fit.basis)})
         models.append({"model": fitted.model, "sha256": fitted.sha256, "basis": list(fitted.basis), "heads": heads})
     meta = {"format": ADAPTATION_FORMAT, "version": ADAPTATION_VERSION, "created_at": adaptation.created_at,
             "models": models, "report": list(adaptation.report)}
@@ -706,7 +862,8 @@ def from_npz_bytes(data: bytes, source: str = "adaptation") -> Adaptation:
             heads = []
             for j, head in enumerate(entry["heads"]):
                 parts = {part: arrays[f"m{i}_h{j}_{part}"] for part in ("mean", "scale", "weights", "bias")}
-                heads.append(HeadFit(str(head["head"]), tuple(str(c) for c in head["classes"]), float(head["temperature"]), **parts))
+                heads.append(HeadFit(str(head["head"]), tuple(str(c) for c in head["classes"]), float(head["temperature"]), **parts,
+                                     basis=tuple(str(b) for b in head.get("basis", ()))))
             models.append(ModelAdaptation(str(entry["model"]), str(entry["sha256"]), tuple(str(b) for b in entry["basis"]), tuple(heads)))
         report = tuple(r for r in meta.get("report", []) if isinstance(r, dict))
         return Adaptation(tuple(models), str(meta.get("created_at", "")), report, source)
@@ -778,7 +935,7 @@ def check_model(fitted: ModelAdaptation, model: Any, source: str = "adaptation",
                                   f"the adaptation {list(fit.classes)}; {redo}")
     outputs = set(getattr(model, "output_names", ())) or None
     if outputs is not None:
-        missing = sorted(set(fitted.basis) - outputs)
+        missing = sorted(set(fitted.inputs) - outputs - {CROP_COLOUR})
         if missing:
             raise AdaptationError(f"{source}: {fitted.model} has no outputs {missing}; {redo}")
 
@@ -802,7 +959,7 @@ class AdaptedModel:
         Raises:
             ModelError: the batch does not match the model's input.
         """
-        return self.fitted.apply(self.model.run(batch))
+        return self.fitted.apply(self.model.run(batch), batch)
 
 
 def adapt_reader(reader: Any, adaptation: Adaptation | None) -> Any:
