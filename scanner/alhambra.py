@@ -752,14 +752,15 @@ class AlhambraReader:
         return Lattice(cells, grid, pitch, lattice.stray, lattice.far)
 
     def _tiles_seen(self, image: np.ndarray, lattice: Lattice) -> float:
-        """How many lattice cells the classifier reads as a whole, upright-consistent tile, less the doubtful ones."""
+        """How many lattice cells the classifier reads as a whole, upright-consistent tile, less the doubtful ones (not sure empties)."""
         cells = sorted(lattice.cells)
         out = self.tiles_model.run(crops_batch(crop_cells(image, lattice.grid_to_image, cells)))
         kind = softmax(out["kind"], self.temperatures.get("kind", 1.0))
         rotation = softmax(out["rotation"], self.temperatures.get("rotation", 1.0))
         k = int(np.argmax(np.log(np.clip(rotation, 1e-6, 1)).sum(axis=0)))
         sure = kind[:, 1:].max(axis=1) * rotation[:, k]
-        return float((sure > 0.8).sum() - (sure < 0.5).sum())
+        empty = kind[:, 0] > 0.8  # a centre on clutter beside the palace: an empty cell, not a doubt
+        return float((sure > 0.8).sum() - ((sure < 0.5) & ~empty).sum())
 
     def _zoom_in(self, search: np.ndarray, offset: np.ndarray, found: "Located", lattice: "Lattice"):
         """Arguments for a second locator pass on the palace's area, enlarged so tiles span ~6 output px."""
