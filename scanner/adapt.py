@@ -561,7 +561,8 @@ class ModelReport:
         lines = [f"{self.model}: {self.examples} labelled cells from {self.photos} photos, features {'+'.join(self.basis)}"]
         for h in self.heads:
             verdict = "kept" if h.kept else "not kept"
-            lines.append(f"  {h.head:<9} held-out {h.held_out:>4}: {pct(h.before)} -> {pct(h.after)}  {verdict} ({h.reason})")
+            reads = f" on {'+'.join(h.basis)}" if h.basis and h.basis != self.basis else ""
+            lines.append(f"  {h.head:<9} held-out {h.held_out:>4}: {pct(h.before)} -> {pct(h.after)}  {verdict}{reads} ({h.reason})")
         if not math.isnan(self.cells_before):
             lines.append(f"  every head right, held-out cells: {pct(self.cells_before)} -> {pct(self.cells_after)} (with the heads kept)")
         return "\n".join(lines)
@@ -693,7 +694,8 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
 
     Each example is held out once (``holdout_folds``) and read by a head fitted without it; the
     figures pool those readings of crops as the reader saw them. Heads read the features
-    ``fitting_basis`` names (with the crops' colour, an average of two residual heads). ``model``
+    ``fitting_basis`` names (with the crops' colour, an average of two residual heads); a head
+    that does not pass the check so is tried again on the model's own features alone. ``model``
     is an ``OnnxModel`` (or anything with its ``manifest``). Returns the adaptation (None when no
     head was kept) and the report.
 
@@ -711,6 +713,12 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
     widths = np.cumsum([0] + [np.asarray(examples.outputs[name]).reshape(len(examples), -1).shape[1] for name in basis])
     columns = {name: np.arange(widths[i], widths[i + 1]) for i, name in enumerate(basis)}
     members = [np.concatenate([columns[name] for name in member]) for member in member_bases]
+    # the crops' colour first; where that does not help a head, the model's own features alone (as before it)
+    own = choose_basis(examples.outputs.keys(), heads)
+    strategies = [(basis, x_all, members)]
+    if own and own != basis:
+        own_columns = np.concatenate([columns[name] for name in own])
+        strategies.append((own, x_all[:, own_columns], [np.arange(len(own_columns))]))
     temperatures = dict(temperatures or {})
     items = examples.item_ids
     folds = [(train, test[examples.as_read[test]]) for train, test in holdout_folds(examples.groups, items, seed)]
@@ -732,24 +740,34 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
             reports.append(HeadReport(head, len(labelled_items), 0, *(float("nan"),) * 4, 0.0, False,
                                       f"too few examples (need {MIN_EXAMPLES} cells to fit and 1 to check)"))
             continue
-        adapted, tested = _held_out_logits(head, classes, x_all, z_all, y_all, folds, examples.groups, items, temperature, seed,
-                                           members, basis)
-        if not tested.any():
+        trials = []
+        for head_basis, x_head, head_members in strategies:
+            adapted, tested = _held_out_logits(head, classes, x_head, z_all, y_all, folds, examples.groups, items, temperature,
+                                               seed, head_members, head_basis)
+            if not tested.any():
+                continue
+            rows = checked[tested]
+            y_test, z_test, a_test = y_all[rows], z_all[rows], adapted[tested]
+            before, after = accuracy(z_test, y_test), accuracy(a_test, y_test)
+            loss_before, loss_after = log_loss(z_test, y_test, temperature), log_loss(a_test, y_test, temperature)
+            kept, reason = _verdict(before, after, loss_before, loss_after)
+            trials.append((head_basis, x_head, head_members, tested, rows, a_test, before, after, loss_before, loss_after, kept, reason))
+            if kept:
+                break
+        if not trials:
             reports.append(HeadReport(head, len(labelled_items), 0, *(float("nan"),) * 4, 0.0, False,
                                       f"too few examples (need {MIN_EXAMPLES} cells to fit and 1 to check)"))
             continue
-        rows = checked[tested]
-        y_test, z_test, a_test = y_all[rows], z_all[rows], adapted[tested]
-        before, after = accuracy(z_test, y_test), accuracy(a_test, y_test)
-        loss_before, loss_after = log_loss(z_test, y_test, temperature), log_loss(a_test, y_test, temperature)
-        kept, reason = _verdict(before, after, loss_before, loss_after)
+        chosen = trials[-1] if trials[-1][10] else trials[0]  # the one kept, else the first one's figures
+        head_basis, x_head, head_members, tested, rows, a_test, before, after, loss_before, loss_after, kept, reason = chosen
+        y_test, z_test = y_all[rows], z_all[rows]
         final, l2 = None, 0.0
         if kept:  # re-fit on every example
             everything = np.flatnonzero(y_all >= 0)
-            final, l2 = _fit_members(head, classes, x_all[everything], z_all[everything], y_all[everything],
-                                     examples.groups[everything], items[everything], temperature, seed, members, basis)
+            final, l2 = _fit_members(head, classes, x_head[everything], z_all[everything], y_all[everything],
+                                     examples.groups[everything], items[everything], temperature, seed, head_members, head_basis)
         reports.append(HeadReport(head, len(labelled_items), len(rows), before, after, loss_before, loss_after, l2, kept, reason,
-                                  basis))
+                                  head_basis))
         any_cells |= tested
         before_right[tested] &= np.argmax(z_test, axis=1) == y_test
         if kept:

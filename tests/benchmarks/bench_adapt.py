@@ -11,7 +11,7 @@
 2. The real photos in ``../shared/realdata/sagrada-hejmsdz`` (two windows already cut to the grid):
    adapt on one window, read the other, both ways.
 
-Run: .venv/bin/python tests/benchmarks/bench_adapt.py [--test 50] [--adapt 2]
+Run: .venv/bin/python tests/benchmarks/bench_adapt.py [--test 50] [--adapt 2] [--embedding-only]
 """
 
 from __future__ import annotations
@@ -259,7 +259,14 @@ def main() -> None:
     parser.add_argument("--adapt", type=int, default=2, help="corrected photos to adapt on (default 2)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--varying-light", action="store_true", help="a new lamp and phone for every photo")
+    parser.add_argument("--embedding-only", action="store_true",
+                        help="fit on the model's embedding alone, without the crops' colour (the earlier method)")
     args = parser.parse_args()
+    if args.embedding_only:
+        import scanner.adapt as adapting
+
+        fitting_basis = adapting.fitting_basis
+        adapting.fitting_basis = lambda names, heads: fitting_basis([n for n in names if n != adapting.CROP_COLOUR], heads)
     global FIXED_LIGHT
     FIXED_LIGHT = not args.varying_light
     model = load_model("sagrada_dice")
