@@ -53,6 +53,7 @@ MIN_EXAMPLES = 6
 L2_CHOICES = (1e-2, 1e-1, 1.0)
 STEPS = 300
 LEARNING_RATE = 0.05
+SCALE_L2 = 0.01  # pull of the shipped logits' weight back towards 1
 # game -> its cell classifier, whose heads the adaptation re-fits
 CLASSIFIERS = {"sagrada": "sagrada_dice", "alhambra": "alhambra_tiles"}
 
@@ -292,9 +293,10 @@ def with_crop_colour(outputs: Mapping[str, np.ndarray], batch: np.ndarray | None
 
 @dataclass(frozen=True, eq=False)
 class HeadFit:
-    """A residual head: ``logits + ((features - mean) / scale) @ weights + bias``.
+    """A residual head: ``logit_scale * logits + ((features - mean) / scale) @ weights + bias``.
 
-    ``basis`` names the outputs its features are read from (empty: its model's basis).
+    ``basis`` names the outputs its features are read from (empty: its model's basis);
+    ``logit_scale`` is how far the shipped logits are still trusted (1: as shipped).
     """
 
     head: str
@@ -305,6 +307,7 @@ class HeadFit:
     weights: np.ndarray
     bias: np.ndarray
     basis: tuple[str, ...] = ()
+    logit_scale: float = 1.0
 
     def __post_init__(self) -> None:
         dims, count = len(self.mean), len(self.classes)
@@ -318,6 +321,8 @@ class HeadFit:
                 raise AdaptationError(f"head {self.head}.{name}: not finite")
         if not np.all(self.scale > 0) or not (self.temperature > 0):
             raise AdaptationError(f"head {self.head}: scale and temperature must be positive")
+        if not (isinstance(self.logit_scale, float) and math.isfinite(self.logit_scale)):
+            raise AdaptationError(f"head {self.head}.logit_scale: expected a finite number, got {self.logit_scale!r}")
 
     def adjust(self, features: np.ndarray, logits: np.ndarray) -> np.ndarray:
         """Return adapted logits (a new array, the logits' dtype).
@@ -330,7 +335,7 @@ class HeadFit:
         if logits.shape != (len(features), len(self.classes)):
             raise AdaptationError(f"head {self.head}: expected logits ({len(features)}, {len(self.classes)}), got {logits.shape}")
         delta = ((features.astype(np.float64) - self.mean) / self.scale) @ self.weights + self.bias
-        return (logits.astype(np.float64) + delta).astype(logits.dtype)
+        return (self.logit_scale * logits.astype(np.float64) + delta).astype(logits.dtype)
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -363,9 +368,12 @@ def accuracy(logits: np.ndarray, labels: np.ndarray) -> float:
 
 
 def fit_head(head: str, classes: Sequence[str], features: np.ndarray, logits: np.ndarray, labels: np.ndarray, *,
-             temperature: float = 1.0, l2: float = 0.01, steps: int = STEPS, basis: Sequence[str] = ()) -> HeadFit:
+             temperature: float = 1.0, l2: float = 0.01, steps: int = STEPS, basis: Sequence[str] = (),
+             fit_scale: bool = True) -> HeadFit:
     """Fit a residual head on labelled rows by full-batch Adam on log-loss + ``l2`` * |W|^2 / 2.
 
+    With ``fit_scale`` the shipped logits' weight is fitted too (from 1, pulled back to 1 by
+    ``SCALE_L2``): a new game copy the shipped model reads confidently wrong needs them trusted less.
     Deterministic: the weights start at zero, there is no sampling.
 
     Raises:
@@ -384,21 +392,23 @@ def fit_head(head: str, classes: Sequence[str], features: np.ndarray, logits: np
     onehot = np.eye(len(classes))[y]
     weights = np.zeros((x.shape[1], len(classes)))
     bias = np.zeros(len(classes))
-    params = [weights, bias]
+    trust = np.ones(1)
+    params = [weights, bias, trust]
     moments = [np.zeros_like(p) for p in params]
     squares = [np.zeros_like(p) for p in params]
     beta1, beta2 = 0.9, 0.999
     for step in range(1, steps + 1):
-        p = _softmax((z + xs @ weights + bias) / temperature)
+        p = _softmax((trust[0] * z + xs @ weights + bias) / temperature)
         error = (p - onehot) / (temperature * len(y))
-        grads = [xs.T @ error + l2 * weights, error.sum(axis=0) + l2 * bias]
+        grads = [xs.T @ error + l2 * weights, error.sum(axis=0) + l2 * bias,
+                 np.array([float(np.sum(error * z)) + SCALE_L2 * (trust[0] - 1.0)]) if fit_scale else np.zeros(1)]
         for param, grad, m, v in zip(params, grads, moments, squares):
             m *= beta1
             m += (1 - beta1) * grad
             v *= beta2
             v += (1 - beta2) * grad * grad
             param -= LEARNING_RATE * (m / (1 - beta1**step)) / (np.sqrt(v / (1 - beta2**step)) + 1e-8)
-    return HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias, tuple(basis))
+    return HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias, tuple(basis), float(trust[0]))
 
 
 # --------------------------------------------------------------------------------------------
@@ -614,18 +624,20 @@ def _choose_l2(head: str, classes: Sequence[str], x: np.ndarray, z: np.ndarray, 
 def holdout_folds(groups: np.ndarray, items: np.ndarray | None = None, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
     """(train, held-out) index pairs that hold every example out once when data are few.
 
-    Two to four photos: each photo held out in turn. One photo: its cells in three folds. Five or
-    more: one split holding out a third of the photos.
+    One to four photos: their cells (each with its turned copies) in three folds, so that each
+    check trains on two thirds of every photo; holding out a whole photo of two would fit on one
+    photo's 20 cells, often without a colour or value at all, and refuse what the two photos
+    together teach. Five or more: one split holding out a third of the photos.
 
     >>> [len(test) for _, test in holdout_folds(np.array([0, 0, 1, 1, 2]))]
     [2, 2, 1]
+    >>> [len(test) for _, test in holdout_folds(np.array([0, 0, 0, 1, 1, 1]))]
+    [2, 2, 2]
     """
     index = np.arange(len(groups))
     unique = np.unique(groups)
     if len(unique) >= 5:
         return [split_holdout(groups, seed=seed, items=items)]
-    if len(unique) >= 2:
-        return [(index[groups != g], index[groups == g]) for g in unique]
     keys = index if items is None else np.asarray(items)
     distinct = np.random.default_rng(seed).permutation(np.unique(keys))
     folds = [part for part in np.array_split(distinct, min(3, len(distinct))) if len(part)]
@@ -657,15 +669,18 @@ def _fit_members(head: str, classes: Sequence[str], x: np.ndarray, z: np.ndarray
     """
     weights = np.zeros((x.shape[1], len(classes)))
     bias = np.zeros(len(classes))
+    trust = 0.0
     l2s = []
     for columns in members:
         l2 = _choose_l2(head, classes, x[:, columns], z, y, groups, items, temperature, seed)
         fit = fit_head(head, classes, x[:, columns], z, y, temperature=temperature, l2=l2)
         weights[columns] += fit.weights / len(members)
         bias += fit.bias / len(members)
+        trust += fit.logit_scale / len(members)
         l2s.append(l2)
     mean, scale = _standardiser(x)  # the members standardised each column the same way
-    return HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias, tuple(basis)), float(np.mean(l2s))
+    return (HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias, tuple(basis), float(trust)),
+            float(np.mean(l2s)))
 
 
 def _held_out_logits(head: str, classes: Sequence[str], x_all: np.ndarray, z_all: np.ndarray, y_all: np.ndarray,
@@ -841,7 +856,7 @@ def to_npz_bytes(adaptation: Adaptation) -> bytes:
             for part in ("mean", "scale", "weights", "bias"):
                 arrays[f"m{i}_h{j}_{part}"] = np.asarray(getattr(fit, part), dtype=np.float64)
             heads.append({"head": fit.head, "classes": list(fit.classes), "temperature": fit.temperature,
-                          "basis": list(fit.basis)})
+                          "basis": list(fit.basis), "logit_scale": fit.logit_scale})
         models.append({"model": fitted.model, "sha256": fitted.sha256, "basis": list(fitted.basis), "heads": heads})
     meta = {"format": ADAPTATION_FORMAT, "version": ADAPTATION_VERSION, "created_at": adaptation.created_at,
             "models": models, "report": list(adaptation.report)}
@@ -881,7 +896,8 @@ def from_npz_bytes(data: bytes, source: str = "adaptation") -> Adaptation:
             for j, head in enumerate(entry["heads"]):
                 parts = {part: arrays[f"m{i}_h{j}_{part}"] for part in ("mean", "scale", "weights", "bias")}
                 heads.append(HeadFit(str(head["head"]), tuple(str(c) for c in head["classes"]), float(head["temperature"]), **parts,
-                                     basis=tuple(str(b) for b in head.get("basis", ()))))
+                                     basis=tuple(str(b) for b in head.get("basis", ())),
+                                     logit_scale=float(head.get("logit_scale", 1.0))))
             models.append(ModelAdaptation(str(entry["model"]), str(entry["sha256"]), tuple(str(b) for b in entry["basis"]), tuple(heads)))
         report = tuple(r for r in meta.get("report", []) if isinstance(r, dict))
         return Adaptation(tuple(models), str(meta.get("created_at", "")), report, source)

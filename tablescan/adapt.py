@@ -302,7 +302,7 @@ def adapt_profile(
 def _shift_groups(examples: ExampleSet, before: ExampleSet) -> ExampleSet:
     """The same examples with photo groups numbered after ``before``'s (so no two photos share one)."""
     offset = int(before.groups.max()) + 1 if len(before) else 0
-    return ExampleSet(examples.model, examples.outputs, examples.labels, examples.groups + offset)
+    return ExampleSet(examples.model, examples.outputs, examples.labels, examples.groups + offset, examples.items, examples.variants)
 
 
 def _temperatures(model: Any) -> dict[str, float]:

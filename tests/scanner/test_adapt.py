@@ -672,5 +672,5 @@ def test_holdout_folds_never_train_on_what_they_check(rows, seed) -> None:
         assert sorted(held.tolist()) == list(range(len(groups)))  # few photos: everybody is checked once
     for train, test in folds:
         assert not set(items[train].tolist()) & set(items[test].tolist())
-        if len(np.unique(groups)) >= 2:
+        if len(np.unique(groups)) >= 5:  # many photos: whole photos held out; fewer: cells of every photo
             assert not set(groups[train].tolist()) & set(groups[test].tolist())

@@ -132,3 +132,24 @@ def test_a_version_1_file_without_head_bases_still_reads_with_the_model_basis() 
     assert loaded.heads[0].basis == () and loaded.inputs == ("embedding",)
     outputs = {"colour": rng.normal(0, 1, (4, 6)).astype(np.float32), "embedding": rng.normal(0, 1, (4, 8)).astype(np.float32)}
     np.testing.assert_array_equal(loaded.apply(outputs)["colour"], fitted.apply(outputs)["colour"])
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), "1.0"])
+def test_a_non_finite_logit_scale_is_refused(value) -> None:
+    rng = np.random.default_rng(0)
+    with pytest.raises(AdaptationError, match="logit_scale: expected a finite number"):
+        HeadFit("colour", HEADS[1][1], 1.0, np.zeros(8), np.ones(8), rng.normal(0, 1, (8, 6)), np.zeros(6), (), value)
+
+
+def test_the_shipped_logits_weight_is_fitted_and_applied() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.normal(0, 1, (200, 4))
+    labels = rng.integers(0, 3, 200)
+    logits = np.eye(3)[(labels + 1) % 3] * 4.0  # the shipped model is confidently wrong everywhere
+    from scanner.adapt import fit_head
+
+    fitted = fit_head("kind", ("a", "b", "c"), x, logits, labels)
+    assert fitted.logit_scale < 0.9  # trusted less than as shipped
+    frozen = fit_head("kind", ("a", "b", "c"), x, logits, labels, fit_scale=False)
+    assert frozen.logit_scale == 1.0
+    np.testing.assert_allclose(fitted.adjust(x, logits), fitted.logit_scale * logits + ((x - fitted.mean) / fitted.scale) @ fitted.weights + fitted.bias)
