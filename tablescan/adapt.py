@@ -50,6 +50,8 @@ from scanner.adapt import (
 from tablescan.review.db import Store, now_text
 
 DEFAULT_PROFILE = "default"
+# the newest cells per game an adaptation learns from (each is read 8 ways): keeps a run within seconds
+MAX_CELLS = 1200
 
 
 @dataclass(frozen=True)
@@ -148,8 +150,10 @@ def derive_examples(store: Store, scanner: Any) -> tuple[int, list[str]]:
     return stored, notes
 
 
-def stored_examples(store: Store, load: Any = None) -> tuple[dict[str, ExampleSet], list[str]]:
+def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) -> tuple[dict[str, ExampleSet], list[str]]:
     """Examples from the crops stored in the review database, labelled with their cells' values.
+
+    Each game learns from its newest ``max_cells`` labelled cells.
 
     Raises:
         AdaptationError: a game has no adaptable classifier.
@@ -178,6 +182,9 @@ def stored_examples(store: Store, load: Any = None) -> tuple[dict[str, ExampleSe
         notes.append(f"{unlabelled} stored crops belong to cells no longer on their board and were left out")
     sets = {}
     for game, (crops, values, groups) in by_game.items():
+        if len(crops) > max_cells:
+            notes.append(f"{game}: learning from the newest {max_cells} of {len(crops)} stored cells")
+            crops, values, groups = crops[-max_cells:], values[-max_cells:], groups[-max_cells:]
         model = load(CLASSIFIERS[game])
         size = tuple(model.manifest.input_shape[2:])
         fits = [i for i, crop in enumerate(crops) if crop.shape[:2] == size]

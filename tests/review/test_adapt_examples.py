@@ -300,3 +300,18 @@ def test_the_review_screen_stores_each_scanned_cell_as_an_example(client, db_pat
     client.put(f"{url}/cells", json={"cell": "0,0", "value": "P6" if cells["0,0"] != "P6" else "R1"})
     relabelled = {r["cell"]: r["label"] for r in Store(db_path).examples()}
     assert relabelled["0,0"] in ("P6", "R1") and relabelled["0,0"] != cells["0,0"]
+
+
+def test_adapt_learns_from_the_newest_cells_when_there_are_many(tmp_path, toy) -> None:
+    from tablescan.adapt import stored_examples
+
+    store = Store(tmp_path / "review.sqlite3")
+    game = store.create_game("sagrada", "evening", {}, [(f"P{k}", {}) for k in range(2)])
+    for k, player in enumerate(store.players(game)):
+        store.attach_photo(game, player["id"], add_photo(store, k).id)
+        readings, examples = scanned_examples(k, toy)
+        store.store_scan(game, player["id"], [[0, 0], [50, 0], [50, 40], [0, 40]], "dice", readings, examples=examples)
+    sets, notes = stored_examples(store, load=lambda name: toy, max_cells=30)
+    examples = sets["sagrada_dice"]
+    assert len(np.unique(examples.item_ids)) == 30 and np.bincount(examples.groups[examples.as_read]).tolist()[1:] == [10, 20]
+    assert notes == ["sagrada: learning from the newest 30 of 40 stored cells"]
