@@ -78,3 +78,46 @@ def test_rendered_tiles_have_their_type_colour():
         art = draw_tile({"type": kind, "walls": "", "price": 7}, rng, 128)
         patch = art[int(0.79 * 128) - 12:int(0.79 * 128) - 8, int(0.79 * 128) - 3:int(0.79 * 128) + 3]
         assert np.abs(patch.reshape(-1, 3).mean(axis=0) - colour).max() < 45, kind
+
+
+class _Refusing:
+    def read(self, photo, **_):
+        from scanner.errors import BoardNotFoundError
+
+        raise BoardNotFoundError(f"{photo.name}: photo too dark")
+
+
+class _Misaligned:
+    """The shipped reader, but its lattice reported 20% of a pitch off and one tile's reading spoiled."""
+
+    def __init__(self, reader) -> None:
+        self.reader = reader
+
+    def read(self, photo, trace):
+        import dataclasses
+
+        from scanner.alhambra import Lattice
+
+        reading = self.reader.read(photo, trace=trace)
+        lattice = trace["lattice"]
+        moved = lattice.grid_to_image @ np.array([[1, 0, 0.2], [0, 1, 0], [0, 0, 1]])
+        trace["lattice"] = Lattice(lattice.cells, moved, lattice.pitch_px, lattice.stray, lattice.far)
+        cells = list(reading.cells)
+        index = next(i for i, cell in enumerate(cells) if cell.value != "fountain")
+        spoiled = "tower:NESW" if cells[index].value != "tower:NESW" else "garden:NESW"
+        cells[index] = dataclasses.replace(cells[index], value=spoiled)
+        return dataclasses.replace(reading, cells=tuple(cells))
+
+
+def test_diagnosis_blames_the_right_stage():
+    from models.alhambra_tiles.diagnose import diagnose_photo
+    from scanner.alhambra import make_reader
+
+    seed = 2_500_000  # read exactly by the shipped reader
+    truth = len(render(seed).label["render"]["cells"])
+    reader = make_reader()
+    assert diagnose_photo(reader, seed)["wrong"] == 0
+    refused = diagnose_photo(_Refusing(), seed)
+    assert refused["causes"] == {"refused": truth} and "too dark" in refused["note"]
+    misaligned = diagnose_photo(_Misaligned(reader), seed)
+    assert misaligned["wrong"] == 1 and misaligned["causes"] == {"crop misaligned": 1}
