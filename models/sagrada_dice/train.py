@@ -26,6 +26,10 @@ from scanner.board import heat_targets
 SEED = 20261130
 TRAIN_PHOTOS = 1000
 VAL_PHOTOS = 150
+FINE_TUNE_EPOCHS = 4
+FINE_TUNE_SYNTHETIC = 12_000  # rendered crops mixed with the real dice in the fine-tune
+FINE_TUNE_REAL_REPEAT = 10
+FINE_TUNE_LR = 3e-3
 
 
 def _threads(count: int) -> None:
@@ -129,41 +133,110 @@ def train_cells(crops: np.ndarray, labels: np.ndarray, *, epochs: int = 8, batch
     return net.eval()
 
 
+def _turn_any(x: torch.Tensor, generator: torch.Generator, scale: float = 0.15, shift: float = 0.06) -> torch.Tensor:
+    """Turn each sample by any angle, with a random zoom and shift (loose dice lie at every angle)."""
+    n = x.shape[0]
+    zoom = torch.exp((torch.rand(n, generator=generator) * 2 - 1) * scale)
+    angle = (torch.rand(n, generator=generator) * 2 - 1) * math.pi
+    cos, sin = torch.cos(angle) / zoom, torch.sin(angle) / zoom
+    tx, ty = ((torch.rand(2, n, generator=generator) * 2 - 1) * shift * 2)
+    theta = torch.stack([torch.stack([cos, -sin, tx], 1), torch.stack([sin, cos, ty], 1)], 1)
+    grid = nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
+    return nn.functional.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+
+
+def _low_resolution(x: torch.Tensor, generator: torch.Generator, share: float = 0.3) -> torch.Tensor:
+    """Shrink a share of the batch to 45-95% and blow it back up (small, soft dice of a phone photo cut to the grid)."""
+    pick = torch.nonzero(torch.rand(x.shape[0], generator=generator) < share).flatten()
+    if len(pick) == 0:
+        return x
+    side = x.shape[-1]
+    small = int(side * float(0.45 + 0.5 * torch.rand(1, generator=generator)))
+    out = x.clone()
+    reduced = nn.functional.interpolate(x[pick], size=(small, small), mode="area")
+    out[pick] = nn.functional.interpolate(reduced, size=(side, side), mode="bilinear", align_corners=False)
+    return out
+
+
+def _streaks(x: torch.Tensor, generator: torch.Generator, share: float = 0.3) -> torch.Tensor:
+    """Paint 1-3 soft, whitish, curved streaks near the middle of a share of the batch.
+
+    Real translucent dice show bright marbling and glints that the renders lack; they are not pips.
+    """
+    side = x.shape[-1]
+    ys, xs = torch.meshgrid(torch.arange(float(side)), torch.arange(float(side)), indexing="ij")
+    out = x.clone()
+    for i in torch.nonzero(torch.rand(x.shape[0], generator=generator) < share).flatten().tolist():
+        for _ in range(int(torch.randint(1, 4, (1,), generator=generator))):
+            cx, cy = (side * (0.3 + 0.4 * torch.rand(2, generator=generator))).tolist()
+            angle = float(torch.rand(1, generator=generator) * math.pi)
+            bend = float((torch.rand(1, generator=generator) * 2 - 1) * 0.08)
+            width = float(0.8 + 1.8 * torch.rand(1, generator=generator))
+            length = float(5 + 12 * torch.rand(1, generator=generator))
+            along = (xs - cx) * math.cos(angle) + (ys - cy) * math.sin(angle)
+            across = -(xs - cx) * math.sin(angle) + (ys - cy) * math.cos(angle) - bend * along * along
+            alpha = torch.exp(-(across / width) ** 2) * torch.sigmoid((length - along.abs()) * 1.5)
+            alpha = alpha * float(0.25 + 0.5 * torch.rand(1, generator=generator))
+            tint = out[i].mean(dim=(1, 2), keepdim=True) * 0.3 + 0.7
+            out[i] = out[i] * (1 - alpha) + tint * alpha
+    return out.clamp(0, 1)
+
+
 def fine_tune_values(net: CellNet, crops: np.ndarray, labels: np.ndarray, real_crops: np.ndarray, real_values: np.ndarray, *,
-                     epochs: int = 3, batch: int = 128, seed: int = SEED, log=print) -> CellNet:
-    """Continue training on synthetic crops mixed with real loose dice (value and die heads only for those)."""
+                     epochs: int = FINE_TUNE_EPOCHS, synthetic: int = FINE_TUNE_SYNTHETIC, real_repeat: int = FINE_TUNE_REAL_REPEAT,
+                     lr: float = FINE_TUNE_LR, batch: int = 128, seed: int = SEED, log=print) -> CellNet:
+    """Continue training on a share of the synthetic crops mixed with real loose dice (fold 0).
+
+    Real dice teach the value and die heads (their colour is not labelled) and are turned by any
+    angle; renders get marbling streaks; every crop may be seen at a lower resolution. Batch-norm
+    statistics stay as the synthetic training left them.
+    """
     torch.manual_seed(seed + 3)
     generator = torch.Generator().manual_seed(seed + 3)
-    pick = torch.randperm(len(crops), generator=generator)[: 8 * len(real_crops)].numpy()
+    pick = torch.randperm(len(crops), generator=generator)[:synthetic].numpy()
     real_labels = np.stack([np.ones_like(real_values), np.zeros_like(real_values), real_values], axis=1)
-    x_all = torch.from_numpy(np.concatenate([crops[pick], np.repeat(real_crops, 2, axis=0)]))
-    y_all = torch.from_numpy(np.concatenate([labels[pick], np.repeat(real_labels, 2, axis=0)]))
-    known = torch.cat([torch.ones(len(pick)), torch.zeros(2 * len(real_crops))])  # real dice: colour unknown
-    optimizer = torch.optim.AdamW(net.parameters(), lr=5e-4, weight_decay=1e-4)
+    x_all = torch.from_numpy(np.concatenate([crops[pick], np.repeat(real_crops, real_repeat, axis=0)]))
+    y_all = torch.from_numpy(np.concatenate([labels[pick], np.repeat(real_labels, real_repeat, axis=0)]))
+    rendered = torch.cat([torch.ones(len(pick)), torch.zeros(real_repeat * len(real_crops))]).bool()
+    optimizer = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    steps = math.ceil(len(x_all) / batch)
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs * steps)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
     loss_each = nn.CrossEntropyLoss(label_smoothing=0.02, reduction="none")
-    steps = math.ceil(len(x_all) / batch)
     for epoch in range(epochs):
         net.train()
+        for module in net.modules():
+            if isinstance(module, nn.BatchNorm2d):
+                module.eval()
         order = torch.randperm(len(x_all), generator=generator)
-        total, seen = 0.0, 0
+        total, seen, started = 0.0, 0, time.perf_counter()
         for step in range(steps):
             idx = order[step * batch:(step + 1) * batch]
             x = x_all[idx].permute(0, 3, 1, 2).float().div_(255.0)
             y = y_all[idx]
+            synthetic_rows = rendered[idx]
             k = int(torch.randint(4, (1,), generator=generator))
-            x = _colour_jitter(_random_affine(torch.rot90(x, k, dims=(2, 3)), generator), generator)
+            x = torch.rot90(x, k, dims=(2, 3))
+            if torch.rand(1, generator=generator) < 0.5:
+                x = torch.flip(x, dims=(3,))
+            x = x.clone()
+            if synthetic_rows.any():
+                x[synthetic_rows] = _streaks(_random_affine(x[synthetic_rows], generator), generator)
+            if (~synthetic_rows).any():
+                x[~synthetic_rows] = _turn_any(x[~synthetic_rows], generator)
+            x = _colour_jitter(_low_resolution(x, generator), generator)
             x, recoloured = _recolour(x, generator)
-            weight = known[idx] * recoloured
+            weight = synthetic_rows.float() * recoloured
             die, colour, value = net(x)
             colour_loss = (loss_each(colour, y[:, 1]) * weight).sum() / weight.sum().clamp(min=1)
             loss = loss_fn(die, y[:, 0]) + colour_loss + loss_fn(value, y[:, 2])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+            scheduler.step()
             total += float(loss.detach()) * len(idx)
             seen += len(idx)
-        log(f"cells fine-tune (real dice values) epoch {epoch + 1}/{epochs}: loss {total / seen:.4f}")
+        log(f"cells fine-tune (real dice) epoch {epoch + 1}/{epochs}: loss {total / seen:.4f} ({time.perf_counter() - started:.0f} s)")
     return net.eval()
 
 
