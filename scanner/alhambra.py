@@ -726,7 +726,7 @@ class AlhambraReader:
             softmax(rotation, self.temperatures.get("rotation", 1.0)),
         )
 
-    def _second_look(self, search: np.ndarray, offset: np.ndarray, found: "Located", lattice: "Lattice") -> "Lattice":
+    def _second_look(self, search: np.ndarray, offset: np.ndarray, found: Located, lattice: Lattice) -> Lattice:
         """Average each tile centre with a second locator pass on the palace alone, then refit the lattice.
 
         One pass places a centre about 7% of a pitch off (median; the heatmap's grid is coarse);

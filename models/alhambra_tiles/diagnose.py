@@ -42,7 +42,14 @@ import cv2
 import numpy as np
 
 from models.alhambra_tiles.evaluate import SCAN_SEED
-from scanner.alhambra import KINDS, TileEvidence, _local_pitch, crop_cells, make_reader, rotate_cell, tile_log_scores
+from scanner.alhambra import (
+    TileEvidence,
+    _local_pitch,
+    crop_cells,
+    make_reader,
+    rotate_cell,
+    tile_log_scores,
+)
 from scanner.errors import BoardNotFoundError
 from scanner.photo import load_photo
 
@@ -70,7 +77,7 @@ def _photo_of(seed: int):
     from models.synth.alhambra import render
 
     sample = render(seed)
-    ok, data = cv2.imencode(".jpg", cv2.cvtColor(sample.image_rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92])
+    _, data = cv2.imencode(".jpg", cv2.cvtColor(sample.image_rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92])
     return sample, load_photo(data.tobytes(), name=f"render-{seed}.jpg")
 
 
@@ -247,7 +254,7 @@ def main(argv: list[str] | None = None) -> None:
     if offsets:
         o = np.array(offsets)
         print(f"lattice centre offset from the true tile centre (pitches): median {np.median(o):.3f}, 95th pct {np.percentile(o, 95):.3f}, max {o.max():.3f}")
-    print(f"| cause | wrong tiles | palaces (first cause) |\n|---|---|---|")
+    print("| cause | wrong tiles | palaces (first cause) |\n|---|---|---|")
     for cause in CAUSES + ("unexplained",):
         if per_tile[cause] or per_board[cause]:
             print(f"| {cause} | {per_tile[cause]} | {per_board[cause]} |")

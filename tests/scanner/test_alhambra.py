@@ -7,15 +7,16 @@ import math
 import cv2
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scanner.alhambra import (
     KINDS,
     PRICES,
     TileEvidence,
+    _fit_grid,
     crop_cells,
     crop_walls_to_upright,
-    _fit_grid,
     decode_palace,
     find_peaks,
     fit_lattice,
@@ -357,7 +358,7 @@ def test_held_out_renders_that_used_to_fail_are_read_exactly(reader, seed, why):
     from scanner.photo import load_photo
 
     sample = render(seed)
-    ok, data = cv2.imencode(".jpg", cv2.cvtColor(sample.image_rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92])
+    _, data = cv2.imencode(".jpg", cv2.cvtColor(sample.image_rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92])
     reading = reader.read(load_photo(data.tobytes(), name=f"render-{seed}.jpg"))
     right, total = compare_palaces(reading.player["palace"], sample.label["players"][0]["palace"])
     assert right == total, why
