@@ -126,7 +126,9 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
         real += [f"- Real loose dice, fold 0 (the fine-tuning photos, not a fair measure): {d0['right']}/{d0['dice']} = {_pct(d0['accuracy'])}"]
     if d:
         real += [f"- Real loose dice, fold 1 (held out; pip value from the value head, box cropped like a cell): **{d['right']}/{d['dice']} = "
-                 f"{_pct(d['accuracy'])}**; per value " + ", ".join(f"{k}: {_pct(v)}" for k, v in d["per_value"].items()), "",
+                 f"{_pct(d['accuracy'])}**; per value " + ", ".join(f"{k}: {_pct(v)}" for k, v in d["per_value"].items())
+                 + (f". Read as the scanner reads a cell (the crop and its quarter turn averaged): {d['scanner_right']}/{d['dice']} = "
+                    f"{_pct(d['scanner_accuracy'])}" if "scanner_right" in d else ""), "",
                  _matrix("Pip value on real dice", d["confusion"]), ""]
     cell = _header("sagrada_dice", "Classifies one Sagrada cell crop (the cell plus a quarter pitch of margin, from "
                    "`scanner.cells`): is there a die, its colour and pip value, or for an empty cell what the pattern card "

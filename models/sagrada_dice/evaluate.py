@@ -153,7 +153,10 @@ def evaluate_real_dice(reader: SagradaReader, fold: int = 1) -> dict | None:
     out = reader.dice.run(to_batch(crops))
     got = out["value"][:, 1:].argmax(axis=1) + 1
     per_value = {str(v): float((got[truth_arr == v] == v).mean()) for v in range(1, 7)}
-    return {"fold": fold, "photos": "odd-numbered (held out)" if fold else "even-numbered (fine-tuning fold)",
+    # as the scanner reads a cell: the crop and its quarter turn, the 30 die states summed over colour
+    states = reader.classify(crops)[:, :30].reshape(len(crops), 5, 6).sum(axis=1)
+    scanner_right = int((states.argmax(axis=1) + 1 == truth_arr).sum())
+    return {"fold": fold, "scanner_right": scanner_right, "scanner_accuracy": scanner_right / len(truth_arr), "photos": "odd-numbered (held out)" if fold else "even-numbered (fine-tuning fold)",
             "dice": int(len(truth_arr)), "right": int((got == truth_arr).sum()), "accuracy": float((got == truth_arr).mean()),
             "per_value": per_value,
             "confusion": {"labels": list("123456"), "matrix": _confusion([(str(t), str(g)) for t, g in zip(truth_arr, got)], list("123456"))}}

@@ -26,9 +26,9 @@ from scanner.board import heat_targets
 SEED = 20261130
 TRAIN_PHOTOS = 1000
 VAL_PHOTOS = 150
-FINE_TUNE_EPOCHS = 4
+FINE_TUNE_EPOCHS = 8
 FINE_TUNE_SYNTHETIC = 12_000  # rendered crops mixed with the real dice in the fine-tune
-FINE_TUNE_REAL_REPEAT = 10
+FINE_TUNE_REAL_REPEAT = 14
 FINE_TUNE_LR = 3e-3
 
 
@@ -49,12 +49,16 @@ def _colour_jitter(x: torch.Tensor, generator: torch.Generator, strength: float 
     return x.clamp(0, 1)
 
 
-def _random_affine(x: torch.Tensor, generator: torch.Generator, scale: float = 0.08, shift: float = 0.06) -> torch.Tensor:
-    """Small random zoom, shift and rotation per sample (the finder is never exact; dice sit anywhere)."""
+def _random_affine(x: torch.Tensor, generator: torch.Generator, scale: float = 0.08, shift: float = 0.06,
+                   angle: float = 0.12) -> torch.Tensor:
+    """Random zoom, shift and rotation (up to ``angle`` radians either way) per sample.
+
+    The finder is never exact and dice sit anywhere in their cells; loose dice lie at every angle.
+    """
     n = x.shape[0]
     zoom = torch.exp((torch.rand(n, generator=generator) * 2 - 1) * scale)
-    angle = (torch.rand(n, generator=generator) * 2 - 1) * 0.12
-    cos, sin = torch.cos(angle) / zoom, torch.sin(angle) / zoom
+    turn = (torch.rand(n, generator=generator) * 2 - 1) * angle
+    cos, sin = torch.cos(turn) / zoom, torch.sin(turn) / zoom
     tx, ty = ((torch.rand(2, n, generator=generator) * 2 - 1) * shift * 2)
     theta = torch.stack([torch.stack([cos, -sin, tx], 1), torch.stack([sin, cos, ty], 1)], 1)
     grid = nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
@@ -131,18 +135,6 @@ def train_cells(crops: np.ndarray, labels: np.ndarray, *, epochs: int = 8, batch
             seen += len(idx)
         log(f"cells epoch {epoch + 1}/{epochs}: loss {total / seen:.4f}, train cells right {correct / seen:.4f} ({time.perf_counter() - started:.0f} s)")
     return net.eval()
-
-
-def _turn_any(x: torch.Tensor, generator: torch.Generator, scale: float = 0.15, shift: float = 0.06) -> torch.Tensor:
-    """Turn each sample by any angle, with a random zoom and shift (loose dice lie at every angle)."""
-    n = x.shape[0]
-    zoom = torch.exp((torch.rand(n, generator=generator) * 2 - 1) * scale)
-    angle = (torch.rand(n, generator=generator) * 2 - 1) * math.pi
-    cos, sin = torch.cos(angle) / zoom, torch.sin(angle) / zoom
-    tx, ty = ((torch.rand(2, n, generator=generator) * 2 - 1) * shift * 2)
-    theta = torch.stack([torch.stack([cos, -sin, tx], 1), torch.stack([sin, cos, ty], 1)], 1)
-    grid = nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
-    return nn.functional.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
 
 
 def _low_resolution(x: torch.Tensor, generator: torch.Generator, share: float = 0.3) -> torch.Tensor:
@@ -223,7 +215,7 @@ def fine_tune_values(net: CellNet, crops: np.ndarray, labels: np.ndarray, real_c
             if synthetic_rows.any():
                 x[synthetic_rows] = _streaks(_random_affine(x[synthetic_rows], generator), generator)
             if (~synthetic_rows).any():
-                x[~synthetic_rows] = _turn_any(x[~synthetic_rows], generator)
+                x[~synthetic_rows] = _random_affine(x[~synthetic_rows], generator, scale=0.15, angle=math.pi)
             x = _colour_jitter(_low_resolution(x, generator), generator)
             x, recoloured = _recolour(x, generator)
             weight = synthetic_rows.float() * recoloured
