@@ -121,3 +121,46 @@ def test_diagnosis_blames_the_right_stage():
     assert refused["causes"] == {"refused": truth} and "too dark" in refused["note"]
     misaligned = diagnose_photo(_Misaligned(reader), seed)
     assert misaligned["wrong"] == 1 and misaligned["causes"] == {"crop misaligned": 1}
+
+
+def test_misalign_moves_crops_by_at_most_the_shift_and_keeps_some_still():
+    import torch
+
+    from models.alhambra_tiles.train import SHIFT, SHIFT_P, _misalign
+    from scanner.alhambra import CROP_MARGIN
+
+    n = 400
+    x = torch.zeros(n, 3, CROP_PX, CROP_PX)
+    x[:, :, 30:34, 30:34] = 1.0  # a bright dot at the centre
+    y = _misalign(x, torch.Generator().manual_seed(1))
+    weight = y[:, 0]
+    grid = torch.arange(CROP_PX, dtype=torch.float32) + 0.5
+    cx = (weight.sum(1) * grid).sum(1) / weight.sum((1, 2))
+    cy = (weight.sum(2) * grid).sum(1) / weight.sum((1, 2))
+    moved = torch.hypot(cx - 32, cy - 32)
+    pitch_px = CROP_PX / (1 + 2 * CROP_MARGIN)
+    limit = SHIFT * pitch_px * 2**0.5 + 1.0  # both axes at the limit, plus a pixel for the turn/scale
+    assert moved.max() <= limit
+    assert moved.max() > 0.7 * SHIFT * pitch_px  # some crops really are moved far
+    still = (moved < 0.05).float().mean()
+    assert abs(still - (1 - SHIFT_P)) < 0.08
+    assert torch.equal(y, _misalign(x, torch.Generator().manual_seed(1)))  # seeded: reproducible
+
+
+def test_train_only_tiles_leaves_the_locator_alone(monkeypatch):
+    from models.alhambra_tiles import export, train
+
+    calls = []
+    monkeypatch.setattr(train, "build", lambda split, count, workers=2: {"split": split})
+    monkeypatch.setattr(train, "train_locate", lambda data, epochs: calls.append("train_locate") or "locate")
+    monkeypatch.setattr(train, "train_tiles", lambda data, epochs: calls.append(("train_tiles", epochs)) or "net")
+    monkeypatch.setattr(train, "fit_temperatures", lambda net, data: {"kind": 1.0})
+    monkeypatch.setattr(export, "export_locate", lambda net, recipe: calls.append("export_locate"))
+    monkeypatch.setattr(export, "export_tiles", lambda net, temps, recipe: calls.append(("export_tiles", sorted(recipe))))
+    train.main(["--only", "tiles", "--tile-epochs", "3", "--skip-evaluate", "--threads", "1"])
+    assert calls[0] == ("train_tiles", 3)
+    assert "train_locate" not in calls and "export_locate" not in calls
+    assert calls[-1][0] == "export_tiles" and "locate_epochs" not in calls[-1][1] and "tile_misalign" in calls[-1][1]
+    calls.clear()
+    train.main(["--skip-evaluate", "--threads", "1"])  # the full command trains and exports both
+    assert calls[0] == "train_locate" and "export_locate" in calls and calls[-1][0] == "export_tiles"
