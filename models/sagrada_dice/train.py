@@ -26,9 +26,9 @@ from scanner.board import heat_targets
 SEED = 20261130
 TRAIN_PHOTOS = 1000
 VAL_PHOTOS = 150
-FINE_TUNE_EPOCHS = 8
+FINE_TUNE_EPOCHS = 16
 FINE_TUNE_SYNTHETIC = 12_000  # rendered crops mixed with the real dice in the fine-tune
-FINE_TUNE_REAL_REPEAT = 14
+FINE_TUNE_REAL_REPEAT = 20
 FINE_TUNE_LR = 3e-3
 
 

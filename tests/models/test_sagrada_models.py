@@ -118,5 +118,5 @@ def test_shipped_cell_model_reads_held_out_real_dice_values():
 
     result = evaluate_real_dice(SagradaReader(), fold=1)  # photos never trained on
     assert result["dice"] == 759
-    assert result["accuracy"] >= 0.90  # one view; the first shipped model read 59.8%
+    assert result["accuracy"] >= 0.95  # one view; the target; the first shipped model read 59.8%
     assert result["scanner_accuracy"] >= result["accuracy"] - 0.01  # the scanner's second view does not lose
