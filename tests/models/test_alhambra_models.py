@@ -124,7 +124,7 @@ def test_diagnosis_blames_the_right_stage():
 
 
 def test_misalign_moves_crops_by_at_most_the_shift_and_keeps_some_still():
-    import torch
+    torch = pytest.importorskip("torch", reason="training code needs the train extra")
 
     from models.alhambra_tiles.train import SHIFT, SHIFT_P, _misalign
     from scanner.alhambra import CROP_MARGIN
@@ -148,6 +148,8 @@ def test_misalign_moves_crops_by_at_most_the_shift_and_keeps_some_still():
 
 
 def test_train_only_tiles_leaves_the_locator_alone(monkeypatch):
+    pytest.importorskip("torch", reason="training code needs the train extra")
+    pytest.importorskip("onnx", reason="training code needs the train extra")
     from models.alhambra_tiles import export, train
 
     calls = []
