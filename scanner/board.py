@@ -234,6 +234,13 @@ def _batch(image_rgb: np.ndarray) -> np.ndarray:
 
 RETRY_HINT = "retake from above with the whole board in frame and more light, or give --corners x,y,x,y,x,y,x,y"
 REFINE_STEPS = 3
+SETTLED_MOVE = 0.03  # a step that moves no corner by more than this share of the grid's mean side (~0.15 cell) ends the refinement
+
+
+def _largest_move(before: np.ndarray, after: np.ndarray) -> float:
+    """The largest corner move between two quads, as a share of the first quad's mean side."""
+    size = np.linalg.norm(before - np.roll(before, -1, axis=0), axis=1).mean()
+    return float(np.linalg.norm(after - before, axis=1).max() / max(size, 1e-9))
 
 
 def _accept_step(guess: np.ndarray, moved: np.ndarray, max_move: float = 0.35) -> np.ndarray:
@@ -346,7 +353,11 @@ def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") ->
     reduced = reduced_source(image_rgb, patch_homography(guess), (PATCH_PX, PATCH_PX), whole=True)  # once for all steps
     for _ in range(REFINE_STEPS):
         moved, peaks, turn_prob = refine_views(image_rgb, guess, refiner, reduced=reduced)
-        guess = _accept_step(guess, moved)
+        accepted = _accept_step(guess, moved)
+        settled = _largest_move(guess, accepted) < SETTLED_MOVE
+        guess = accepted
+        if settled:
+            break
     problem = implausible_grid(guess, start, (width, height))
     if problem:
         raise BoardNotFoundError(f"{name}: no Sagrada window found (a window-like area was seen, but {problem}); {RETRY_HINT}")

@@ -73,7 +73,8 @@ def _render_section(results: dict) -> list[str]:
         if r["corner_error_pitch_median"] is not None else "| grid corner error | n/a |",
         f"| cell confidence ECE (15 bins) | {r['ece']:.4f} |",
         f"| read time per photo, median (locate+rectify+classify+decode) | {1000 * (r['read_seconds_median'] or 0):.0f} ms |",
-        *([f"| model work per board, median (finder + 3 refiner steps x 4 views + 20 cells x 2 views, onnxruntime CPU) | "
+        *([f"| model work per board, median (finder + {results['latency_ms'].get('refine_steps', 3):.2f} refiner steps on average "
+            f"(at most 3; they stop when the corners settle) x 4 views + 20 cells x 2 views, onnxruntime CPU) | "
            f"{results['latency_ms']['total']:.1f} ms (finder {results['latency_ms']['finder']:.1f}, refiner "
            f"{results['latency_ms']['refiner']:.1f}, cells {results['latency_ms']['dice']:.1f}) |"] if results.get("latency_ms") else []),
         "", _matrix("Colour", r["colour_confusion"]), "", _matrix("Value", r["value_confusion"]), "",
