@@ -264,3 +264,40 @@ def test_implausible_grids_are_named(corners, problem) -> None:
     start = np.array([[100, 100], [500, 100], [500, 400], [100, 400]], np.float64)
     found = board.implausible_grid(np.array(corners, np.float64), start, (1600, 1200))
     assert (found is None) if problem is None else (problem in found)
+
+
+class _MaskFinder:
+    """A finder that marks exactly the true grid area."""
+
+    def __init__(self, image: np.ndarray, corners: np.ndarray) -> None:
+        _, mask = board.finder_example(image, corners)
+        self.logits = np.where(mask > 127, 8.0, -8.0)[None].astype(np.float32)
+
+    def run(self, batch: np.ndarray) -> dict[str, np.ndarray]:
+        return {"mask": self.logits}
+
+
+class _SpreadingRefiner:
+    """A refiner that puts each corner ``spread`` patch px outwards of where the guess already is."""
+
+    def __init__(self, spread: float) -> None:
+        lo, hi = board.PATCH_MARGIN * board.PATCH_PX, (1 - board.PATCH_MARGIN) * board.PATCH_PX
+        spots = np.array([[lo - spread, lo - spread], [hi + spread, lo - spread], [hi + spread, hi + spread], [lo - spread, hi + spread]])
+        self.heat = np.log(board.heat_targets(spots) + 1e-12).astype(np.float32)
+        self.runs = 0
+
+    def run(self, batch: np.ndarray) -> dict[str, np.ndarray]:
+        self.runs += 1
+        n = len(batch)
+        return {"heat": np.repeat(self.heat[None], n, axis=0), "turn": np.tile(np.float32([6, 0, 0, 0]), (n, 1))}
+
+
+@pytest.mark.parametrize(("spread", "runs"), [(0.0, 1), (3.0, board.REFINE_STEPS)])
+def test_refinement_stops_once_the_corners_settle(spread, runs) -> None:
+    image = np.full((960, 1280, 3), 90, np.uint8)
+    corners = np.array([[300, 200], [1000, 230], [980, 780], [280, 760]], np.float64)
+    refiner = _SpreadingRefiner(spread)
+    location = board.find_grid(image, _MaskFinder(image, corners), refiner)
+    assert refiner.runs == runs  # a step that moves nothing ends it; steps that keep moving run to the limit
+    if spread == 0:
+        assert np.abs(location.corners - corners).max() < 30  # the finder's quad, kept
