@@ -51,6 +51,7 @@ BIG_TILE_OUT_PX = 9.0  # bigger ones a second, farther look
 GOOD_TILE_OUT_PX = 6.0
 LSQ_MIN_CELLS = 5  # palaces with at least this many linked centres get a least-squares homography
 TOO_DARK = 12  # mean brightness (0-255) under which a photo is refused as too dark
+DIM = 40  # mean brightness under which a photo without any tile found is blamed on the light
 HINT = "retake from above with the whole palace in frame, or give --corners x,y,x,y,x,y,x,y"
 
 
@@ -787,6 +788,9 @@ class AlhambraReader:
         if brightness < TOO_DARK:
             raise BoardNotFoundError(f"{photo.name}: photo too dark (mean brightness {brightness:.0f}/255); retake with more light")
         if peaks == 0:
+            if brightness < DIM:
+                raise BoardNotFoundError(f"{photo.name}: no tiles found in a dark photo (mean brightness {brightness:.0f}/255); "
+                                         "retake with more light")
             grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
             small = cv2.resize(grey, (320, max(1, round(320 * grey.shape[0] / grey.shape[1]))), interpolation=cv2.INTER_AREA)
             sharpness = float(cv2.Laplacian(small, cv2.CV_64F).var())

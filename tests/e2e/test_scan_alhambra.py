@@ -57,6 +57,7 @@ def test_cli_scan_scores_a_sample(tmp_path):
         (lambda: np.random.default_rng(0).integers(60, 200, (900, 1200, 3), dtype=np.uint8), "no Alhambra palace found"),
         (lambda: np.full((900, 1200, 3), 130, np.uint8), "too blurred"),
         (lambda: np.full((900, 1200, 3), 8, np.uint8), "too dark"),
+        (lambda: np.full((900, 1200, 3), 20, np.uint8), "dark photo .* more light"),  # dim but above the refusal: blame the light, not focus
     ],
 )
 def test_no_palace_is_a_one_line_error_saying_what_to_try(scanner, make, message):
