@@ -91,6 +91,34 @@ def _schedule(optimizer: torch.optim.Optimizer, steps: int, peak: float) -> torc
     return torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=peak, total_steps=steps, pct_start=0.15)
 
 
+def _quarter_turned(x_all: torch.Tensor, idx: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """The float batch ``idx`` of uint8 NHWC crops, turned by a random quarter turn and maybe mirrored (classes do not care)."""
+    x = x_all[idx].permute(0, 3, 1, 2).float().div_(255.0)
+    k = int(torch.randint(4, (1,), generator=generator))
+    x = torch.rot90(x, k, dims=(2, 3))
+    if torch.rand(1, generator=generator) < 0.5:
+        x = torch.flip(x, dims=(3,))
+    return x
+
+
+def _heads_loss(outputs: tuple[torch.Tensor, ...], y: torch.Tensor, colour_weight: torch.Tensor) -> torch.Tensor:
+    """Die + colour + value cross-entropy; the colour term only over samples of weight 1 (colour known and kept)."""
+    die, colour, value = outputs
+    colour_loss = (_LOSS_EACH(colour, y[:, 1]) * colour_weight).sum() / colour_weight.sum().clamp(min=1)
+    return _LOSS(die, y[:, 0]) + colour_loss + _LOSS(value, y[:, 2])
+
+
+def _step(optimizer: torch.optim.Optimizer, scheduler: torch.optim.lr_scheduler.LRScheduler, loss: torch.Tensor) -> None:
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    scheduler.step()
+
+
+_LOSS = nn.CrossEntropyLoss(label_smoothing=0.02)
+_LOSS_EACH = nn.CrossEntropyLoss(label_smoothing=0.02, reduction="none")
+
+
 # --------------------------------------------------------------------------------------------- cells
 
 
@@ -104,30 +132,20 @@ def train_cells(crops: np.ndarray, labels: np.ndarray, *, epochs: int = 8, batch
     scheduler = _schedule(optimizer, epochs * steps_per_epoch, 4e-3)
     x_all = torch.from_numpy(crops)
     y_all = torch.from_numpy(labels)
-    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
-    loss_each = nn.CrossEntropyLoss(label_smoothing=0.02, reduction="none")
     for epoch in range(epochs):
         net.train()
         order = torch.randperm(len(crops), generator=generator)
         total, correct, seen, started = 0.0, 0, 0, time.perf_counter()
         for step in range(steps_per_epoch):
             idx = order[step * batch:(step + 1) * batch]
-            x = x_all[idx].permute(0, 3, 1, 2).float().div_(255.0)
+            x = _quarter_turned(x_all, idx, generator)
             y = y_all[idx]
-            k = int(torch.randint(4, (1,), generator=generator))
-            x = torch.rot90(x, k, dims=(2, 3))
-            if torch.rand(1, generator=generator) < 0.5:
-                x = torch.flip(x, dims=(3,))
             x = _random_affine(x, generator)
             x = _colour_jitter(x, generator)
             x, colour_known = _recolour(x, generator)
             die, colour, value = net(x)
-            colour_loss = (loss_each(colour, y[:, 1]) * colour_known).sum() / colour_known.sum().clamp(min=1)
-            loss = loss_fn(die, y[:, 0]) + colour_loss + loss_fn(value, y[:, 2])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            scheduler.step()
+            loss = _heads_loss((die, colour, value), y, colour_known)
+            _step(optimizer, scheduler, loss)
             total += float(loss.detach()) * len(idx)
             with torch.no_grad():
                 ok = (die.argmax(1) == y[:, 0]) & (colour.argmax(1) == y[:, 1]) & (value.argmax(1) == y[:, 2])
@@ -193,8 +211,6 @@ def fine_tune_values(net: CellNet, crops: np.ndarray, labels: np.ndarray, real_c
     optimizer = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     steps = math.ceil(len(x_all) / batch)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs * steps)
-    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
-    loss_each = nn.CrossEntropyLoss(label_smoothing=0.02, reduction="none")
     for epoch in range(epochs):
         net.train()
         for module in net.modules():
@@ -204,28 +220,17 @@ def fine_tune_values(net: CellNet, crops: np.ndarray, labels: np.ndarray, real_c
         total, seen, started = 0.0, 0, time.perf_counter()
         for step in range(steps):
             idx = order[step * batch:(step + 1) * batch]
-            x = x_all[idx].permute(0, 3, 1, 2).float().div_(255.0)
+            x = _quarter_turned(x_all, idx, generator).clone()
             y = y_all[idx]
             synthetic_rows = rendered[idx]
-            k = int(torch.randint(4, (1,), generator=generator))
-            x = torch.rot90(x, k, dims=(2, 3))
-            if torch.rand(1, generator=generator) < 0.5:
-                x = torch.flip(x, dims=(3,))
-            x = x.clone()
             if synthetic_rows.any():
                 x[synthetic_rows] = _streaks(_random_affine(x[synthetic_rows], generator), generator)
             if (~synthetic_rows).any():
                 x[~synthetic_rows] = _random_affine(x[~synthetic_rows], generator, scale=0.15, angle=math.pi)
             x = _colour_jitter(_low_resolution(x, generator), generator)
             x, recoloured = _recolour(x, generator)
-            weight = synthetic_rows.float() * recoloured
-            die, colour, value = net(x)
-            colour_loss = (loss_each(colour, y[:, 1]) * weight).sum() / weight.sum().clamp(min=1)
-            loss = loss_fn(die, y[:, 0]) + colour_loss + loss_fn(value, y[:, 2])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            scheduler.step()
+            loss = _heads_loss(net(x), y, synthetic_rows.float() * recoloured)
+            _step(optimizer, scheduler, loss)
             total += float(loss.detach()) * len(idx)
             seen += len(idx)
         log(f"cells fine-tune (real dice) epoch {epoch + 1}/{epochs}: loss {total / seen:.4f} ({time.perf_counter() - started:.0f} s)")
