@@ -102,6 +102,22 @@ def add_photo(store: Store, seed: int):
     return store.add_photo(hashlib.sha256(data).hexdigest(), ".png", data, "image/png", (50, 40), f"photo{seed}.png")
 
 
+CORNERS = [[0, 0], [50, 0], [50, 40], [0, 40]]
+
+
+def scanned_game(tmp_path, toy, names: list[str], seeds: list[int]) -> tuple[Store, int, list[int]]:
+    """A review database with one Sagrada game whose players each scanned one toy photo (``seeds[k]`` for player k)."""
+    store = Store(tmp_path / "review.sqlite3")
+    game = store.create_game("sagrada", "evening", {}, [(name, {}) for name in names])
+    ids = []
+    for player, seed in zip(store.players(game), seeds):
+        store.attach_photo(game, player["id"], add_photo(store, seed).id)
+        readings, examples = scanned_examples(seed, toy)
+        store.store_scan(game, player["id"], CORNERS, "dice", readings, examples=examples)
+        ids.append(player["id"])
+    return store, game, ids
+
+
 @pytest.fixture
 def toy(monkeypatch, tmp_path):
     model = ToyDice()
@@ -124,7 +140,7 @@ def test_a_scan_stores_one_example_per_cell_and_a_rescan_replaces_them(tmp_path,
     photo = add_photo(store, 1)
     store.attach_photo(game, ana, photo.id)
     readings, examples = scanned_examples(1, toy)
-    store.store_scan(game, ana, [[0, 0], [50, 0], [50, 40], [0, 40]], "dice", readings, examples=examples)
+    store.store_scan(game, ana, CORNERS, "dice", readings, examples=examples)
     rows = store.examples()
     assert len(rows) == 20
     first = rows[0]
@@ -142,12 +158,8 @@ def test_a_scan_stores_one_example_per_cell_and_a_rescan_replaces_them(tmp_path,
 def test_a_correction_changes_the_label_adapt_uses_and_a_new_photo_freezes_the_old(tmp_path, toy) -> None:
     from tablescan.adapt import stored_examples
 
-    store = Store(tmp_path / "review.sqlite3")
-    game = store.create_game("sagrada", "evening", {}, [("Ana", {})])
-    ana = store.players(game)[0]["id"]
-    store.attach_photo(game, ana, add_photo(store, 1).id)
-    readings, examples = scanned_examples(1, toy)
-    store.store_scan(game, ana, [[0, 0], [50, 0], [50, 40], [0, 40]], "dice", readings, examples=examples)
+    store, game, (ana,) = scanned_game(tmp_path, toy, ["Ana"], [1])
+    readings, _ = scanned_examples(1, toy)  # what that scan read
     colours = ("none",) + tuple("RYGBP")
 
     def colour_of_first() -> str:
@@ -165,7 +177,7 @@ def test_a_correction_changes_the_label_adapt_uses_and_a_new_photo_freezes_the_o
     store.correct_cell(game, ana, "0,0", "B2")
     store.attach_photo(game, ana, add_photo(store, 2).id)
     readings2, examples2 = scanned_examples(2, toy)
-    store.store_scan(game, ana, [[0, 0], [50, 0], [50, 40], [0, 40]], "dice", readings2, examples=examples2)
+    store.store_scan(game, ana, CORNERS, "dice", readings2, examples=examples2)
     store.correct_cell(game, ana, "0,0", "Y1")
     rows = store.examples()
     assert len(rows) == 40
@@ -175,13 +187,9 @@ def test_a_correction_changes_the_label_adapt_uses_and_a_new_photo_freezes_the_o
 def test_adapt_learns_from_the_stored_crops_without_reading_photos_again(tmp_path, toy) -> None:
     from tablescan.adapt import adapt_profile
 
-    store = Store(tmp_path / "review.sqlite3")
-    game = store.create_game("sagrada", "evening", {}, [(f"P{k}", {}) for k in range(3)])
-    for k, player in enumerate(store.players(game)):
-        store.attach_photo(game, player["id"], add_photo(store, k).id)
-        readings, examples = scanned_examples(k, toy)
-        store.store_scan(game, player["id"], [[0, 0], [50, 0], [50, 40], [0, 40]], "dice", readings, examples=examples)
-        store.correct_cells(game, player["id"], [(f"{i // 5},{i % 5}", v) for i, v in enumerate(board(k))])
+    store, game, players = scanned_game(tmp_path, toy, [f"P{k}" for k in range(3)], [0, 1, 2])
+    for k, player in enumerate(players):
+        store.correct_cells(game, player, [(f"{i // 5},{i % 5}", v) for i, v in enumerate(board(k))])
     scanner = FakeScanner(toy)
     outcome = adapt_profile("mine", store=store, scanner=scanner, load=lambda name: toy)
     assert scanner.scans == 0  # every crop came from the database
@@ -255,12 +263,7 @@ def test_export_corrections_writes_the_stored_crops_and_adapt_reads_them_back(tm
     from tablescan.adapt import exported_examples
     from tablescan.corrections import export_corrections
 
-    store = Store(tmp_path / "review.sqlite3")
-    game = store.create_game("sagrada", "evening", {}, [("Ana", {})])
-    ana = store.players(game)[0]["id"]
-    store.attach_photo(game, ana, add_photo(store, 1).id)
-    readings, examples = scanned_examples(1, toy)
-    store.store_scan(game, ana, [[0, 0], [50, 0], [50, 40], [0, 40]], "dice", readings, examples=examples)
+    store, game, (ana,) = scanned_game(tmp_path, toy, ["Ana"], [1])
     store.correct_cell(game, ana, "0,1", "P6")
     index = export_corrections(store, tmp_path / "export")
     assert len(index["examples"]) == 20
@@ -305,12 +308,7 @@ def test_the_review_screen_stores_each_scanned_cell_as_an_example(client, db_pat
 def test_adapt_learns_from_the_newest_cells_when_there_are_many(tmp_path, toy) -> None:
     from tablescan.adapt import stored_examples
 
-    store = Store(tmp_path / "review.sqlite3")
-    game = store.create_game("sagrada", "evening", {}, [(f"P{k}", {}) for k in range(2)])
-    for k, player in enumerate(store.players(game)):
-        store.attach_photo(game, player["id"], add_photo(store, k).id)
-        readings, examples = scanned_examples(k, toy)
-        store.store_scan(game, player["id"], [[0, 0], [50, 0], [50, 40], [0, 40]], "dice", readings, examples=examples)
+    store, _, _ = scanned_game(tmp_path, toy, ["P0", "P1"], [0, 1])
     sets, notes = stored_examples(store, load=lambda name: toy, max_cells=30)
     examples = sets["sagrada_dice"]
     assert len(np.unique(examples.item_ids)) == 30 and np.bincount(examples.groups[examples.as_read]).tolist()[1:] == [10, 20]
