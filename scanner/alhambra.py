@@ -31,7 +31,15 @@ from scanner.errors import BoardNotFoundError
 from scanner.model import OnnxModel, load_model, models_dir, softmax
 from scanner.photo import Photo
 from scanner.reading import BoardReading, CellReading, Override, Timings
-from scoring.palace import BUILDING_TYPES, CATALOGUE
+from scoring.palace import (
+    BUILDING_TYPES,
+    CATALOGUE,
+    FOUNTAIN_TILE,
+    OPPOSITE,
+    SIDES,
+    neighbour,
+    reachable,
+)
 
 GAME = "alhambra"
 LOCATE_MODEL = "alhambra_locate"
@@ -463,36 +471,23 @@ def decode_palace(evidence: dict[tuple[int, int], TileEvidence], *, max_nodes: i
     chosen: dict[tuple[int, int], int] = {}
     used: set[int] = set()
     nodes = [0]
-    steps = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}
-    opposite = {"N": "S", "E": "W", "S": "N", "W": "E"}
 
     def consistent(cell: tuple[int, int], tile_index: int) -> bool:
         walls = CATALOGUE[tile_index].walls
-        for side, (dx, dy) in steps.items():
-            other = (cell[0] + dx, cell[1] + dy)
+        for side in SIDES:
+            other = neighbour(cell, side)
             if other == fountain:
                 if side in walls:
                     return False
             elif other in chosen:
-                if (side in walls) != (opposite[side] in CATALOGUE[chosen[other]].walls):
+                if (side in walls) != (OPPOSITE[side] in CATALOGUE[chosen[other]].walls):
                     return False
         return True
 
     def all_reachable() -> bool:
-        seen = {fountain}
-        frontier = [fountain]
-        while frontier:
-            cell = frontier.pop()
-            walls = CATALOGUE[chosen[cell]].walls if cell in chosen else ""
-            for side, (dx, dy) in steps.items():
-                other = (cell[0] + dx, cell[1] + dy)
-                if other in seen or other not in chosen or side in walls:
-                    continue
-                if opposite[side] in CATALOGUE[chosen[other]].walls:
-                    continue
-                seen.add(other)
-                frontier.append(other)
-        return len(seen) == len(chosen) + 1
+        palace = {cell: CATALOGUE[index] for cell, index in chosen.items()}
+        palace[fountain] = FOUNTAIN_TILE
+        return len(reachable(palace, [fountain])) == len(palace)
 
     def search(depth: int, total: float) -> None:
         nodes[0] += 1
