@@ -163,11 +163,16 @@ def to_patch(points: np.ndarray, guess: np.ndarray) -> np.ndarray:
     return cv2.perspectiveTransform(pts, patch_homography(guess)).reshape(-1, 2)
 
 
+def _sides(quad: np.ndarray) -> np.ndarray:
+    """The four side lengths of a quadrilateral (TL-TR, TR-BR, BR-BL, BL-TL)."""
+    return np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+
+
 def disturb_corners(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Return a plausible wrong guess of the grid corners (as the finder or a first refinement gives)."""
     corners = np.asarray(corners, np.float64)
     centre = corners.mean(axis=0)
-    size = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean()
+    size = _sides(corners).mean()
     spread = float(rng.choice([0.25, 0.5, 1.0, 1.0]))
     angle = np.radians(rng.normal(0, 4) * spread)
     rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
@@ -239,13 +244,13 @@ SETTLED_MOVE = 0.03  # a step that moves no corner by more than this share of th
 
 def _largest_move(before: np.ndarray, after: np.ndarray) -> float:
     """The largest corner move between two quads, as a share of the first quad's mean side."""
-    size = np.linalg.norm(before - np.roll(before, -1, axis=0), axis=1).mean()
+    size = _sides(before).mean()
     return float(np.linalg.norm(after - before, axis=1).max() / max(size, 1e-9))
 
 
 def _accept_step(guess: np.ndarray, moved: np.ndarray, max_move: float = 0.35) -> np.ndarray:
     """Take a refinement step, except for corners that jumped too far; refuse a step that breaks the quad."""
-    size = np.linalg.norm(guess - np.roll(guess, -1, axis=0), axis=1).mean()
+    size = _sides(guess).mean()
     step = np.linalg.norm(moved - guess, axis=1)
     proposal = np.where((step <= max_move * size)[:, None], moved, guess)
     if not cv2.isContourConvex(proposal.astype(np.float32).reshape(-1, 1, 2)):
@@ -311,7 +316,7 @@ def implausible_grid(corners: np.ndarray, start: np.ndarray, image_size: tuple[i
     area = abs(cv2.contourArea(quad.astype(np.float32)))
     if area < 0.005 * width * height:
         return f"the grid would cover only {100 * area / (width * height):.1f}% of the photo"
-    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    sides = _sides(quad)
     if sides.min() < 0.2 * sides.max():
         return "its grid would be far too skewed"
     start_area = abs(cv2.contourArea(np.asarray(start, np.float32).reshape(4, 2)))
