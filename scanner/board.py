@@ -325,6 +325,77 @@ def implausible_grid(corners: np.ndarray, start: np.ndarray, image_size: tuple[i
     return None
 
 
+def refine(image_rgb: np.ndarray, guess: np.ndarray, refiner, reduced: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Refine ``guess`` for up to ``REFINE_STEPS`` steps (fewer once the corners settle).
+
+    Returns the corners, each corner's heat peak and the top-left probabilities, as ``refine_views``.
+    """
+    peaks, turn_prob = np.zeros(4), np.full(4, 0.25)
+    for _ in range(REFINE_STEPS):
+        moved, peaks, turn_prob = refine_views(image_rgb, guess, refiner, reduced=reduced)
+        accepted = _accept_step(guess, moved)
+        settled = _largest_move(guess, accepted) < SETTLED_MOVE
+        guess = accepted
+        if settled:
+            break
+    return guess, peaks, turn_prob
+
+
+GRID_ASPECT = 5 / 4  # the window's grid: 5 cells wide, 4 high, square cells
+ASSUMED_FOCAL = 0.75  # a phone's focal length, in units of the photo's long side (only to judge shapes)
+MAX_SKEW_COS = 0.15  # the grid's sides, seen through that camera, meet at 90 degrees give or take ~9
+MAX_ASPECT_OFF = 0.2  # |log(seen aspect / 5:4)|; lens distortion and the true focal stay well inside
+
+
+def rectangle_misfit(quad: np.ndarray, image_size: tuple[int, int]) -> tuple[float, float]:
+    """How far a quad is from a 5:4 rectangle photographed by a phone-like pinhole camera.
+
+    Back-projects the quad's two side directions through a camera of focal ``ASSUMED_FOCAL`` x the
+    photo's long side, centred in the photo; returns |cos| of the angle between them (0 for a true
+    rectangle) and |log| of how far their length ratio is from 5:4 either way round.
+    """
+    width, height = image_size
+    centred = np.asarray(quad, np.float64).reshape(4, 2) - [width / 2, height / 2]
+    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    h = cv2.getPerspectiveTransform(unit, centred.astype(np.float32)).astype(np.float64)
+    focal = ASSUMED_FOCAL * max(width, height)
+    along = np.array([h[0, 0] / focal, h[1, 0] / focal, h[2, 0]])
+    across = np.array([h[0, 1] / focal, h[1, 1] / focal, h[2, 1]])
+    cos = abs(along @ across) / max(np.linalg.norm(along) * np.linalg.norm(across), 1e-12)
+    ratio = np.linalg.norm(along) / max(np.linalg.norm(across), 1e-12)
+    return float(cos), float(abs(abs(np.log(max(ratio, 1e-12))) - np.log(GRID_ASPECT)))
+
+
+def not_a_rectangle(quad: np.ndarray, image_size: tuple[int, int]) -> bool:
+    """True when refined corners cannot be the 5:4 grid seen by a phone (a corner went astray)."""
+    cos, aspect_off = rectangle_misfit(quad, image_size)
+    return cos > MAX_SKEW_COS or aspect_off > MAX_ASPECT_OFF
+
+
+def _recomplete(image_rgb: np.ndarray, found: tuple[np.ndarray, np.ndarray, np.ndarray], refiner,
+                reduced: tuple[np.ndarray, np.ndarray], image_size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Retry a grid whose corners do not make a rectangle: each corner in turn is put where the
+    other three say (completing a parallelogram) and the refiner runs again from there.
+
+    At strong tilt the dice hide a corner and the refiner can pull it onto an inner cell corner.
+    Of the refinements (and the first one) the one closest to a rectangle wins, its weakest
+    corner's heat peak breaking near-ties.
+    """
+    guess = found[0]
+    options = [found]
+    for i in range(4):
+        moved = guess.copy()
+        moved[i] = guess[(i - 1) % 4] + guess[(i + 1) % 4] - guess[(i + 2) % 4]
+        if cv2.isContourConvex(moved.astype(np.float32).reshape(-1, 1, 2)):
+            options.append(refine(image_rgb, moved, refiner, reduced))
+
+    def misfit(option: tuple[np.ndarray, np.ndarray, np.ndarray]) -> float:
+        cos, aspect_off = rectangle_misfit(option[0], image_size)
+        return max(0.0, cos - 0.08) / 0.05 + max(0.0, aspect_off - 0.1) / 0.05 - float(option[1].min())
+
+    return min(options, key=misfit)
+
+
 def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") -> Location:
     """Find the window's grid corners (TL, TR, BR, BL in ``image_rgb`` px) with the finder and refiner models.
 
@@ -352,17 +423,11 @@ def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") ->
     if x0 <= 0 or y0 <= 0 or x1 >= content_w - 1 or y1 >= content_h - 1:
         raise BoardNotFoundError(f"{name}: the window is cut off by the photo's edge; step back so the whole board is in frame, "
                                  f"or give --corners x,y,x,y,x,y,x,y")
-    peaks = np.zeros(4)
     start = guess.copy()
-    turn_prob = np.full(4, 0.25)
     reduced = reduced_source(image_rgb, patch_homography(guess), (PATCH_PX, PATCH_PX), whole=True)  # once for all steps
-    for _ in range(REFINE_STEPS):
-        moved, peaks, turn_prob = refine_views(image_rgb, guess, refiner, reduced=reduced)
-        accepted = _accept_step(guess, moved)
-        settled = _largest_move(guess, accepted) < SETTLED_MOVE
-        guess = accepted
-        if settled:
-            break
+    guess, peaks, turn_prob = refine(image_rgb, guess, refiner, reduced)
+    if not_a_rectangle(guess, (width, height)):
+        guess, peaks, turn_prob = _recomplete(image_rgb, (guess, peaks, turn_prob), refiner, reduced, (width, height))
     problem = implausible_grid(guess, start, (width, height))
     if problem:
         raise BoardNotFoundError(f"{name}: no Sagrada window found (a window-like area was seen, but {problem}); {RETRY_HINT}")

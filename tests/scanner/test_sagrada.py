@@ -301,3 +301,41 @@ def test_refinement_stops_once_the_corners_settle(spread, runs) -> None:
     assert refiner.runs == runs  # a step that moves nothing ends it; steps that keep moving run to the limit
     if spread == 0:
         assert np.abs(location.corners - corners).max() < 2.5 * board.FINDER_STRIDE * 1280 / board.FINDER_PX  # the finder's quad, kept
+
+
+def _photographed_grid(tilt: float, azimuth: float, roll: float, focal: float) -> np.ndarray:
+    """The grid's corners (TL, TR, BR, BL) in a 1600x1200 photo taken by a pinhole camera."""
+    from models.synth.scene import camera_planes
+    from scanner.cells import GRID_H_MM, GRID_W_MM
+
+    plane = camera_planes((int(GRID_W_MM * 4), int(GRID_H_MM * 4)), 4.0, tilt_deg=tilt, azimuth_deg=azimuth, roll_deg=roll,
+                          focal_px=focal, distance_mm=focal / 3.2)
+    art = np.array([[0, 0], [GRID_W_MM * 4, 0], [GRID_W_MM * 4, GRID_H_MM * 4], [0, GRID_H_MM * 4]], np.float64)
+    return cv2.perspectiveTransform(art.reshape(-1, 1, 2), plane(0.0)).reshape(4, 2) + [800, 600]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.floats(0, 40), st.floats(0, 360), st.floats(-180, 180), st.floats(900, 1800), st.integers(0, 3))
+def test_a_photographed_grid_is_a_rectangle_whatever_the_camera(tilt, azimuth, roll, focal, turn) -> None:
+    corners = np.roll(_photographed_grid(tilt, azimuth, roll, focal), turn, axis=0)  # whichever corner comes first
+    assert not board.not_a_rectangle(corners, (1600, 1200))
+
+
+@pytest.mark.parametrize(("tilt", "azimuth", "corner"), [(35.0, 20.0, 2), (10.0, 250.0, 0), (38.0, 130.0, 3)])
+def test_a_corner_pulled_onto_an_inner_cell_is_put_back(monkeypatch, tilt, azimuth, corner) -> None:
+    truth = _photographed_grid(tilt, azimuth, 15.0, 1200.0)
+    # the refiner's trap: one corner on the inner cell corner one cell in along both sides
+    to_photo = cv2.getPerspectiveTransform(np.float32([[0, 0], [5, 0], [5, 4], [0, 4]]), truth.astype(np.float32))
+    inner = np.array([[1, 1], [4, 1], [4, 3], [1, 3]], np.float64)[corner]
+    trapped = truth.copy()
+    trapped[corner] = cv2.perspectiveTransform(inner.reshape(1, 1, 2), to_photo.astype(np.float64)).reshape(2)
+    assert board.not_a_rectangle(trapped, (1600, 1200))
+    pitch = np.linalg.norm(truth[1] - truth[0]) / 5
+
+    def refine(image, guess, refiner, reduced):  # snaps corners near the truth onto it; others stay
+        near = np.linalg.norm(guess - truth, axis=1) < 1.0 * pitch
+        return np.where(near[:, None], truth, guess), np.where(near, 0.95, 0.3), np.eye(4)[0]
+
+    monkeypatch.setattr(board, "refine", refine)
+    corners, _, _ = board._recomplete(None, (trapped, np.full(4, 0.9), np.eye(4)[0]), None, None, (1600, 1200))
+    assert np.allclose(corners, truth)
