@@ -12,6 +12,7 @@ fits temperatures on the calibration set, exports both to ONNX with their manife
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import time
 
@@ -19,6 +20,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from models import fast
 from models.alhambra_tiles import export
 from models.alhambra_tiles.make_dataset import build
 from models.alhambra_tiles.net import LocateNet, TileNet
@@ -53,7 +55,7 @@ def train_locate(data: dict[str, np.ndarray], epochs: int, batch: int = 16) -> L
     """Train the locator on (input, heat, mask) triples."""
     torch.manual_seed(SEED)
     generator = torch.Generator().manual_seed(SEED)
-    net = LocateNet()
+    net = fast.prepare(LocateNet())
     images = torch.from_numpy(data["loc_img"]).permute(0, 3, 1, 2).contiguous()
     heat = torch.from_numpy(data["heat"].astype(np.float32))[:, None]
     mask = torch.from_numpy(data["mask"].astype(np.float32))[:, None]
@@ -73,7 +75,7 @@ def train_locate(data: dict[str, np.ndarray], epochs: int, batch: int = 16) -> L
             hx, mx = heat[idx], mask[idx]
             if flip < 0.25:  # mirror: the locator must not care about handedness
                 x, hx, mx = x.flip(3), hx.flip(3), mx.flip(3)
-            heat_logits, mask_logits = net(x)
+            heat_logits, mask_logits = fast.forward(net, x)
             loss = focal_heat_loss(heat_logits, hx) + F.binary_cross_entropy_with_logits(mask_logits, mx)
             opt.zero_grad()
             loss.backward()
@@ -81,8 +83,7 @@ def train_locate(data: dict[str, np.ndarray], epochs: int, batch: int = 16) -> L
             sched.step()
             total += float(loss.detach()) * len(idx)
         print(f"locate epoch {epoch + 1}/{epochs}: loss {total / n:.4f} ({time.perf_counter() - start:.0f} s)", flush=True)
-    net.eval()
-    return net
+    return fast.finish(net)
 
 
 # Misaligned crops: the scanner's lattice sits a median 5-8% of a pitch from the true tile centres
@@ -127,7 +128,7 @@ def train_tiles(data: dict[str, np.ndarray], epochs: int, batch: int = 128) -> T
     """Train the tile classifier on labelled crops."""
     torch.manual_seed(SEED + 1)
     generator = torch.Generator().manual_seed(SEED + 1)
-    net = TileNet()
+    net = fast.prepare(TileNet())
     crops = torch.from_numpy(data["crops"]).permute(0, 3, 1, 2).contiguous()
     labels = [torch.from_numpy(data[key]) for key in ("kind", "walls", "price", "rotation")]
     n = len(crops)
@@ -142,15 +143,14 @@ def train_tiles(data: dict[str, np.ndarray], epochs: int, batch: int = 128) -> T
         for i in range(0, n, batch):
             idx = order[i:i + batch]
             x = _augment_images(_misalign(crops[idx].float() / 255.0, generator), generator)
-            loss = tile_losses(net(x), *(label[idx] for label in labels))
+            loss = tile_losses(fast.forward(net, x), *(label[idx] for label in labels))
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             total += float(loss.detach()) * len(idx)
         print(f"tiles epoch {epoch + 1}/{epochs}: loss {total / n:.4f} ({time.perf_counter() - start:.0f} s)", flush=True)
-    net.eval()
-    return net
+    return fast.finish(net)
 
 
 def fit_temperatures(net: TileNet, data: dict[str, np.ndarray]) -> dict[str, float]:
@@ -174,6 +174,12 @@ def fit_temperatures(net: TileNet, data: dict[str, np.ndarray]) -> dict[str, flo
     return {key: round(value, 4) for key, value in temps.items()}
 
 
+def _train_locate_process(train: dict[str, np.ndarray], epochs: int, recipe: dict, threads: int) -> None:
+    """Train and export the locator (in a child process while the tile classifier trains)."""
+    torch.set_num_threads(threads)
+    export.export_locate(train_locate(train, epochs), recipe)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Render, train, calibrate, export and evaluate every Alhambra model (or only the tile classifier)."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -190,10 +196,6 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     train = build("train", args.train_count, workers=2)
     val = build("val", args.val_count, workers=2)
-    locate = train_locate(train, args.locate_epochs) if args.only == "all" else None
-    tiles = train_tiles(train, args.tile_epochs)
-    temps = fit_temperatures(tiles, val)
-    print(f"temperatures: {temps}")
     recipe = {
         "train_renders": args.train_count,
         "train_seeds": f"0..{args.train_count - 1}",
@@ -204,11 +206,25 @@ def main(argv: list[str] | None = None) -> None:
         "tile_misalign": f"shift +-{SHIFT} pitch, scale +-{SCALE}, turn +-{TURN} deg on {SHIFT_P:.0%} of crops",
         "seed": SEED,
     }
-    if locate is not None:
-        export.export_locate(locate, recipe)
+    side = None
+    if args.only == "all" and args.threads >= 2:
+        # two lanes of one thread each (faster than two threads on one lane): the locator trains
+        # in a child process while this one trains the tile classifier
+        side = multiprocessing.get_context("fork").Process(target=_train_locate_process, args=(train, args.locate_epochs, recipe, 1))
+        side.start()
+        torch.set_num_threads(1)
+    elif args.only == "all":
+        _train_locate_process(train, args.locate_epochs, recipe, args.threads)
     else:
         del recipe["locate_epochs"]
+    tiles = train_tiles(train, args.tile_epochs)
+    temps = fit_temperatures(tiles, val)
+    print(f"temperatures: {temps}")
     export.export_tiles(tiles, temps, recipe)
+    if side is not None:
+        side.join()
+        if side.exitcode != 0:
+            raise SystemExit(f"locator training failed (exit {side.exitcode})")
     print(f"trained and exported in {time.perf_counter() - start:.0f} s")
     if not args.skip_evaluate:
         from models.alhambra_tiles import evaluate

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from models import fast
 from models.sagrada_dice import make_dataset
 from models.sagrada_dice.nets import CellNet, FinderNet, RefinerNet
 from scanner.board import heat_targets
@@ -126,7 +127,7 @@ def train_cells(crops: np.ndarray, labels: np.ndarray, *, epochs: int = 8, batch
     """Train the cell classifier on uint8 crops (N, 48, 48, 3) with (die, colour, value) labels."""
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
-    net = CellNet()
+    net = fast.prepare(CellNet())
     optimizer = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     steps_per_epoch = math.ceil(len(crops) / batch)
     scheduler = _schedule(optimizer, epochs * steps_per_epoch, 4e-3)
@@ -143,7 +144,7 @@ def train_cells(crops: np.ndarray, labels: np.ndarray, *, epochs: int = 8, batch
             x = _random_affine(x, generator)
             x = _colour_jitter(x, generator)
             x, colour_known = _recolour(x, generator)
-            die, colour, value = net(x)
+            die, colour, value = fast.forward(net, x)
             loss = _heads_loss((die, colour, value), y, colour_known)
             _step(optimizer, scheduler, loss)
             total += float(loss.detach()) * len(idx)
@@ -152,7 +153,7 @@ def train_cells(crops: np.ndarray, labels: np.ndarray, *, epochs: int = 8, batch
             correct += int(ok.sum())
             seen += len(idx)
         log(f"cells epoch {epoch + 1}/{epochs}: loss {total / seen:.4f}, train cells right {correct / seen:.4f} ({time.perf_counter() - started:.0f} s)")
-    return net.eval()
+    return fast.finish(net)
 
 
 def _low_resolution(x: torch.Tensor, generator: torch.Generator, share: float = 0.3) -> torch.Tensor:
@@ -208,6 +209,7 @@ def fine_tune_values(net: CellNet, crops: np.ndarray, labels: np.ndarray, real_c
     x_all = torch.from_numpy(np.concatenate([crops[pick], np.repeat(real_crops, real_repeat, axis=0)]))
     y_all = torch.from_numpy(np.concatenate([labels[pick], np.repeat(real_labels, real_repeat, axis=0)]))
     rendered = torch.cat([torch.ones(len(pick)), torch.zeros(real_repeat * len(real_crops))]).bool()
+    net = fast.prepare(net)
     optimizer = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     steps = math.ceil(len(x_all) / batch)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs * steps)
@@ -229,12 +231,12 @@ def fine_tune_values(net: CellNet, crops: np.ndarray, labels: np.ndarray, real_c
                 x[~synthetic_rows] = _random_affine(x[~synthetic_rows], generator, scale=0.15, angle=math.pi)
             x = _colour_jitter(_low_resolution(x, generator), generator)
             x, recoloured = _recolour(x, generator)
-            loss = _heads_loss(net(x), y, synthetic_rows.float() * recoloured)
+            loss = _heads_loss(fast.forward(net, x), y, synthetic_rows.float() * recoloured)
             _step(optimizer, scheduler, loss)
             total += float(loss.detach()) * len(idx)
             seen += len(idx)
         log(f"cells fine-tune (real dice) epoch {epoch + 1}/{epochs}: loss {total / seen:.4f} ({time.perf_counter() - started:.0f} s)")
-    return net.eval()
+    return fast.finish(net)
 
 
 def cell_logits(net: CellNet, crops: np.ndarray, batch: int = 512) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -269,7 +271,7 @@ def train_finder(images: np.ndarray, masks: np.ndarray, *, epochs: int = 14, bat
     """Train the grid-area segmenter on letterboxed photos and their 1/4-resolution masks."""
     torch.manual_seed(seed + 1)
     generator = torch.Generator().manual_seed(seed + 1)
-    net = FinderNet()
+    net = fast.prepare(FinderNet())
     optimizer = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     steps_per_epoch = math.ceil(len(images) / batch)
     scheduler = _schedule(optimizer, epochs * steps_per_epoch, 4e-3)
@@ -288,7 +290,7 @@ def train_finder(images: np.ndarray, masks: np.ndarray, *, epochs: int = 14, bat
             if torch.rand(1, generator=generator) < 0.5:
                 x, m = torch.flip(x, dims=(3,)), torch.flip(m, dims=(2,))
             x = _colour_jitter(x, generator)
-            logits = net(x)
+            logits = fast.forward(net, x)
             loss = nn.functional.binary_cross_entropy_with_logits(logits, m)
             prob = torch.sigmoid(logits)
             dice = 1 - (2 * (prob * m).sum((1, 2)) + 1) / (prob.sum((1, 2)) + m.sum((1, 2)) + 1)
@@ -300,7 +302,7 @@ def train_finder(images: np.ndarray, masks: np.ndarray, *, epochs: int = 14, bat
             total += float(loss.detach()) * len(idx)
             seen += len(idx)
         log(f"finder epoch {epoch + 1}/{epochs}: loss {total / seen:.4f} ({time.perf_counter() - started:.0f} s)")
-    return net.eval()
+    return fast.finish(net)
 
 
 # --------------------------------------------------------------------------------------------- refiner
@@ -311,7 +313,7 @@ def train_refiner(patches: np.ndarray, corners: np.ndarray, turns: np.ndarray, *
     """Train the corner refiner on patches, the true corners in patch px and the top-left's turn."""
     torch.manual_seed(seed + 2)
     generator = torch.Generator().manual_seed(seed + 2)
-    net = RefinerNet()
+    net = fast.prepare(RefinerNet())
     optimizer = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     steps_per_epoch = math.ceil(len(patches) / batch)
     scheduler = _schedule(optimizer, epochs * steps_per_epoch, 4e-3)
@@ -325,7 +327,7 @@ def train_refiner(patches: np.ndarray, corners: np.ndarray, turns: np.ndarray, *
         for step in range(steps_per_epoch):
             idx = order[step * batch:(step + 1) * batch]
             x = _colour_jitter(x_all[idx].permute(0, 3, 1, 2).float().div_(255.0), generator)
-            heat, turn = net(x)
+            heat, turn = fast.forward(net, x)
             logp = nn.functional.log_softmax(heat.flatten(2), dim=2)
             heat_loss = -(targets[idx].flatten(2) * logp).sum(2).mean()
             loss = heat_loss + 0.5 * nn.functional.cross_entropy(turn, t_all[idx])
@@ -337,18 +339,21 @@ def train_refiner(patches: np.ndarray, corners: np.ndarray, turns: np.ndarray, *
             turn_ok += int((turn.argmax(1) == t_all[idx]).sum())
             seen += len(idx)
         log(f"refiner epoch {epoch + 1}/{epochs}: loss {total / seen:.4f}, turn right {turn_ok / seen:.4f} ({time.perf_counter() - started:.0f} s)")
-    return net.eval()
+    return fast.finish(net)
 
 
 # --------------------------------------------------------------------------------------------- main
 
 
-def _train_refiner_process(train: dict, epochs: int) -> None:
-    """Train and export the refiner (run in a child process when two cores are available)."""
-    _threads(1)
+def _train_grid_models(train: dict, only: set[str], refiner_epochs: int, finder_epochs: int, threads: int = 1) -> None:
+    """Train and export the refiner, then the finder (in a child process while the cell model trains)."""
+    _threads(threads)
     from models.sagrada_dice import export
 
-    export.export_refiner(train_refiner(train["patches"], train["patch_corners"], train["patch_turns"], epochs=epochs))
+    if "refiner" in only:
+        export.export_refiner(train_refiner(train["patches"], train["patch_corners"], train["patch_turns"], epochs=refiner_epochs))
+    if "finder" in only:
+        export.export_finder(train_finder(train["finder_input"], train["finder_mask"], epochs=finder_epochs))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -373,10 +378,12 @@ def main(argv: list[str] | None = None) -> None:
     from models.sagrada_dice import export
 
     only = set(args.only or ["cells", "finder", "refiner"])
+    grid_models = only & {"finder", "refiner"}
     side = None
-    if "refiner" in only and args.threads >= 2 and len(only) > 1:
-        # the refiner trains in a second process (one thread each) while this one trains the rest
-        side = get_context("fork").Process(target=_train_refiner_process, args=(train, args.refiner_epochs))
+    if grid_models and "cells" in only and args.threads >= 2:
+        # two lanes of one thread each (faster than two threads on one lane): the refiner and then
+        # the finder train in a child process while this one trains the cell model
+        side = get_context("fork").Process(target=_train_grid_models, args=(train, grid_models, args.refiner_epochs, args.finder_epochs))
         side.start()
         _threads(1)
     if "cells" in only:
@@ -389,15 +396,12 @@ def main(argv: list[str] | None = None) -> None:
         temperature = fit_temperature(cell_logits(cells, val["crops"]), val["crop_labels"])
         print(f"cell temperature {temperature:.3f}", flush=True)
         export.export_cells(cells, temperature)
-    if "finder" in only:
-        finder = train_finder(train["finder_input"], train["finder_mask"], epochs=args.finder_epochs)
-        export.export_finder(finder)
     if side is not None:
         side.join()
         if side.exitcode != 0:
-            raise SystemExit(f"refiner training failed (exit {side.exitcode})")
-    elif "refiner" in only:
-        _train_refiner_process(train, args.refiner_epochs)
+            raise SystemExit(f"finder/refiner training failed (exit {side.exitcode})")
+    elif grid_models:
+        _train_grid_models(train, grid_models, args.refiner_epochs, args.finder_epochs, args.threads)
     print(f"trained in {time.perf_counter() - started:.0f} s", flush=True)
     if not args.skip_evaluate:
         from models.sagrada_dice import evaluate

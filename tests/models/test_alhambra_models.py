@@ -166,3 +166,29 @@ def test_train_only_tiles_leaves_the_locator_alone(monkeypatch):
     calls.clear()
     train.main(["--skip-evaluate", "--threads", "1"])  # the full command trains and exports both
     assert calls[0] == "train_locate" and "export_locate" in calls and calls[-1][0] == "export_tiles"
+
+
+def test_fast_training_arithmetic_matches_float32_and_hands_back_a_plain_network():
+    torch = pytest.importorskip("torch", reason="training code needs the train extra")
+    from models import fast
+    from models.alhambra_tiles.net import TileNet
+
+    torch.manual_seed(0)
+    plain = TileNet().eval()
+    quick = fast.prepare(TileNet())
+    quick.load_state_dict(plain.state_dict())
+    quick.eval()
+    x = torch.rand(8, 3, CROP_PX, CROP_PX)
+    with torch.no_grad():
+        expected = plain(x)
+        got = fast.forward(quick, x)
+    assert all(g.dtype == torch.float32 for g in got)  # the losses see float32
+    for e, g in zip(expected, got):  # bfloat16 products: close, not equal
+        assert torch.allclose(e, g, atol=0.05 * float(e.abs().max()) + 0.02)
+    quick.train()
+    loss = sum(o.float().mean() for o in fast.forward(quick, x))
+    loss.backward()
+    assert all(p.grad is not None and p.grad.dtype == torch.float32 for p in quick.parameters() if p.requires_grad)
+    done = fast.finish(quick)
+    assert not done.training
+    assert all(p.is_contiguous() for p in done.parameters())  # exported as a plain NCHW network

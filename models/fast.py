@@ -1,0 +1,72 @@
+"""The training loops' arithmetic: channels-last tensors and bfloat16 autocast on the CPU.
+
+On this project's 2-core machine (AMD EPYC with AVX-512 BF16) a training step of each of the five
+networks runs 1.8-2.8x faster this way than in plain float32 with the default memory layout
+(measured by ``python -m models.fast``); the weights, the optimiser, the losses and everything
+exported stay float32. ``TRAIN_FP32=1`` turns autocast off (channels-last stays: it does not change
+the arithmetic's precision).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import torch
+from torch import nn
+
+BF16 = os.environ.get("TRAIN_FP32") != "1"
+
+
+def prepare(net: nn.Module) -> nn.Module:
+    """The network with its convolution weights in channels-last layout, in training mode."""
+    return net.to(memory_format=torch.channels_last).train()
+
+
+def forward(net: nn.Module, x: torch.Tensor):
+    """Run ``net`` on a float batch under autocast; return its output(s) as float32 tensors."""
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=BF16):
+        out = net(x.contiguous(memory_format=torch.channels_last))
+    if isinstance(out, (tuple, list)):
+        return tuple(o.float() for o in out)
+    return out.float()
+
+
+def finish(net: nn.Module) -> nn.Module:
+    """The trained network back in the default layout, in evaluation mode (for calibration and export)."""
+    return net.to(memory_format=torch.contiguous_format).eval()
+
+
+def _benchmark() -> None:
+    """Print the median time of one training step of each network, plain and fast, on one thread."""
+    from models.alhambra_tiles.net import LocateNet, TileNet
+    from models.sagrada_dice.nets import CellNet, FinderNet, RefinerNet
+
+    global BF16
+    torch.set_num_threads(1)
+    print("| network | batch | float32 ms | channels-last + bf16 ms | speed-up |")
+    print("|---|---|---|---|---|")
+    for cls, shape in ((CellNet, (128, 3, 48, 48)), (FinderNet, (32, 3, 128, 128)), (RefinerNet, (64, 3, 96, 96)),
+                       (LocateNet, (16, 3, 240, 320)), (TileNet, (128, 3, 64, 64))):
+        times = []
+        for fast in (False, True):
+            torch.manual_seed(0)
+            net = prepare(cls()) if fast else cls().train()
+            BF16 = fast
+            optimizer = torch.optim.SGD(net.parameters(), lr=1e-3)
+            x = torch.rand(*shape)
+            runs = []
+            for _ in range(6):
+                started = time.perf_counter()
+                out = forward(net, x) if fast else net(x)
+                loss = sum(o.float().mean() for o in (out if isinstance(out, tuple) else (out,)))
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                runs.append(time.perf_counter() - started)
+            times.append(sorted(runs[1:])[2] * 1000)
+        print(f"| {cls.__name__} | {shape[0]} | {times[0]:.0f} | {times[1]:.0f} | {times[0] / times[1]:.1f}x |")
+
+
+if __name__ == "__main__":
+    _benchmark()
