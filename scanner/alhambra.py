@@ -54,6 +54,8 @@ ROTATIONS = ("0", "90", "180", "270")  # crop = np.rot90(upright, k): quarter tu
 SIDES = "NESW"
 CROP_SIDES = ("top", "right", "bottom", "left")
 PEAK_THRESHOLD = 0.35
+TILE_AT_CENTRE = 0.5  # a cell with a located centre holds a tile unless the classifier finds no tile likelier (a loose die, a card)
+TILE_OFF_CENTRE = 0.15  # an empty neighbour cell holds a tile only when P(no tile) is under this
 SMALL_TILE_OUT_PX = 4.6  # smaller tiles in the locator's output get a second, closer look
 BIG_TILE_OUT_PX = 9.0  # bigger ones a second, farther look
 GOOD_TILE_OUT_PX = 6.0
@@ -254,9 +256,12 @@ def fit_lattice(points: np.ndarray, scores: np.ndarray, pitch_hint: float | None
     coords = best
     grid = _fit_grid(coords, points, allow_perspective=False)
     for round_index in range(3):  # re-assign every centre with the fitted map, then refit
-        coords = _assign(grid, points, scores)
+        assigned = _assign(grid, points, scores)
+        if not assigned:  # the map fits no centre (scattered specks): keep the linked ones
+            break
+        coords = assigned
         grid = _fit_grid(coords, points, allow_perspective=round_index == 2)
-    coords = _main_group(_assign(grid, points, scores))
+    coords = _main_group(_assign(grid, points, scores) or coords)
     grid = refine_grid(grid, coords, points)
     cells = {cell: points[j] for j, cell in coords.items()}
     pitch = float(np.median(_local_pitch(grid, np.array(list(cells), dtype=np.float64))))
@@ -623,7 +628,7 @@ class AlhambraReader:
             is_tile = {}
             for index, cell in enumerate(cells):
                 p_none = kind[index, 0]
-                is_tile[cell] = p_none < (0.9 if cell in occupied else 0.15)
+                is_tile[cell] = p_none < (TILE_AT_CENTRE if cell in occupied else TILE_OFF_CENTRE)
                 if cell in leaving and p_none < 0.5:  # a tile partly outside the photo
                     raise BoardNotFoundError(
                         f"{photo.name}: the palace is cut off by the photo's edge (a tile leaves the frame); "
