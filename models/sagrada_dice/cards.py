@@ -8,9 +8,10 @@ from pathlib import Path
 MODELS = Path(__file__).resolve().parents[1]
 REBUILD = ("python -m models.sagrada_dice.train  # renders 1,150 photos, trains all three, exports, evaluates; "
            "measured on the quiet 2-core machine (2026-11-30): 100 s rendering, 12.2 min training in two one-thread lanes "
-           "(cell model 10 epochs x 35 s then its real-dice fine-tune 16 x 24 s | refiner 16 x 10 s then finder 20 x 2 s; "
+           "(cell model 10 epochs x 35 s then its real-dice fine-tune 16 x 24 s | refiner 48 x 9 s then finder 60 x 2 s; "
            "channels-last + bfloat16 autocast, `models.fast`), 13.8 min in all; every model of both games: "
-           "`python -m models.train`, 23.3 min (a second run gave bit-identical weights)")
+           "`python -m models.train`, 23.3 min (a second run gave bit-identical weights; the finder and refiner were then "
+           "retrained alone with their longer schedules by the same code on the same lane: `python -m models.sagrada_dice.train --only refiner --only finder --threads 1`, 10.0 min, weights identical to the experiment's)")
 ATTRIBUTION = (
     "Real photos (never committed, read from `../shared/realdata` when present): "
     "`sagrada-hejmsdz` (two windows, 39 dice; from github.com/hejmsdz/sagrada by Mikołaj Rozwadowski, MIT) and "
