@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--train-count", type=int, default=1800)
     parser.add_argument("--val-count", type=int, default=300)
     parser.add_argument("--locate-epochs", type=int, default=24)
-    parser.add_argument("--tile-epochs", type=int, default=7)
+    parser.add_argument("--tile-epochs", type=int, default=14)
     parser.add_argument("--threads", type=int, default=int(os.environ.get("TRAIN_THREADS", "2")))
     parser.add_argument("--only", choices=("all", "tiles"), default="all",
                         help="'tiles': retrain, calibrate and export only the tile classifier (alhambra_locate stays as shipped)")
