@@ -345,6 +345,8 @@ GRID_ASPECT = 5 / 4  # the window's grid: 5 cells wide, 4 high, square cells
 ASSUMED_FOCAL = 0.75  # a phone's focal length, in units of the photo's long side (only to judge shapes)
 MAX_SKEW_COS = 0.15  # the grid's sides, seen through that camera, meet at 90 degrees give or take ~9
 MAX_ASPECT_OFF = 0.2  # |log(seen aspect / 5:4)|; lens distortion and the true focal stay well inside
+# choosing among retried grids: misfit beyond what true grids show (~0.08 cos, ~0.1 aspect) in steps of 0.05
+TRUE_SKEW_COS, TRUE_ASPECT_OFF, MISFIT_STEP = 0.08, 0.1, 0.05
 
 
 def rectangle_misfit(quad: np.ndarray, image_size: tuple[int, int]) -> tuple[float, float]:
@@ -391,7 +393,8 @@ def _recomplete(image_rgb: np.ndarray, found: tuple[np.ndarray, np.ndarray, np.n
 
     def misfit(option: tuple[np.ndarray, np.ndarray, np.ndarray]) -> float:
         cos, aspect_off = rectangle_misfit(option[0], image_size)
-        return max(0.0, cos - 0.08) / 0.05 + max(0.0, aspect_off - 0.1) / 0.05 - float(option[1].min())
+        excess = max(0.0, cos - TRUE_SKEW_COS) + max(0.0, aspect_off - TRUE_ASPECT_OFF)
+        return excess / MISFIT_STEP - float(option[1].min())
 
     return min(options, key=misfit)
 

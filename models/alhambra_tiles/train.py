@@ -12,7 +12,6 @@ fits temperatures on the calibration set, exports both to ONNX with their manife
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import time
 
@@ -210,9 +209,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.only == "all" and args.threads >= 2:
         # two lanes of one thread each (faster than two threads on one lane): the locator trains
         # in a child process while this one trains the tile classifier
-        side = multiprocessing.get_context("fork").Process(target=_train_locate_process, args=(train, args.locate_epochs, recipe, 1))
-        side.start()
-        torch.set_num_threads(1)
+        side = fast.start_lane(_train_locate_process, train, args.locate_epochs, recipe, 1)
     elif args.only == "all":
         _train_locate_process(train, args.locate_epochs, recipe, args.threads)
     else:
@@ -222,9 +219,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"temperatures: {temps}")
     export.export_tiles(tiles, temps, recipe)
     if side is not None:
-        side.join()
-        if side.exitcode != 0:
-            raise SystemExit(f"locator training failed (exit {side.exitcode})")
+        fast.join_lane(side, "locator")
     print(f"trained and exported in {time.perf_counter() - start:.0f} s")
     if not args.skip_evaluate:
         from models.alhambra_tiles import evaluate

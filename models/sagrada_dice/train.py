@@ -12,7 +12,6 @@ import argparse
 import math
 import os
 import time
-from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
@@ -383,9 +382,7 @@ def main(argv: list[str] | None = None) -> None:
     if grid_models and "cells" in only and args.threads >= 2:
         # two lanes of one thread each (faster than two threads on one lane): the refiner and then
         # the finder train in a child process while this one trains the cell model
-        side = get_context("fork").Process(target=_train_grid_models, args=(train, grid_models, args.refiner_epochs, args.finder_epochs))
-        side.start()
-        _threads(1)
+        side = fast.start_lane(_train_grid_models, train, grid_models, args.refiner_epochs, args.finder_epochs)
     if "cells" in only:
         cells = train_cells(train["crops"], train["crop_labels"], epochs=args.cell_epochs)
         real = make_dataset.real_dice(fold=0)
@@ -397,9 +394,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"cell temperature {temperature:.3f}", flush=True)
         export.export_cells(cells, temperature)
     if side is not None:
-        side.join()
-        if side.exitcode != 0:
-            raise SystemExit(f"finder/refiner training failed (exit {side.exitcode})")
+        fast.join_lane(side, "finder/refiner")
     elif grid_models:
         _train_grid_models(train, grid_models, args.refiner_epochs, args.finder_epochs, args.threads)
     print(f"trained in {time.perf_counter() - started:.0f} s", flush=True)
