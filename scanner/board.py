@@ -238,7 +238,7 @@ def _batch(image_rgb: np.ndarray) -> np.ndarray:
 
 
 RETRY_HINT = "retake from above with the whole board in frame and more light, or give --corners x,y,x,y,x,y,x,y"
-REFINE_STEPS = 3
+REFINE_STEPS = 4
 SETTLED_MOVE = 0.03  # a step that moves no corner by more than this share of the grid's mean side (~0.15 cell) ends the refinement
 
 
@@ -325,10 +325,12 @@ def implausible_grid(corners: np.ndarray, start: np.ndarray, image_size: tuple[i
     return None
 
 
-def refine(image_rgb: np.ndarray, guess: np.ndarray, refiner, reduced: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def refine(image_rgb: np.ndarray, guess: np.ndarray, refiner, reduced: tuple[np.ndarray, np.ndarray],
+           trail: list | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Refine ``guess`` for up to ``REFINE_STEPS`` steps (fewer once the corners settle).
 
-    Returns the corners, each corner's heat peak and the top-left probabilities, as ``refine_views``.
+    Returns the corners, each corner's heat peak and the top-left probabilities, as ``refine_views``;
+    each step's result is also appended to ``trail`` when one is given.
     """
     peaks, turn_prob = np.zeros(4), np.full(4, 0.25)
     for _ in range(REFINE_STEPS):
@@ -336,6 +338,8 @@ def refine(image_rgb: np.ndarray, guess: np.ndarray, refiner, reduced: tuple[np.
         accepted = _accept_step(guess, moved)
         settled = _largest_move(guess, accepted) < SETTLED_MOVE
         guess = accepted
+        if trail is not None:
+            trail.append((guess, peaks, turn_prob))
         if settled:
             break
     return guess, peaks, turn_prob
@@ -374,29 +378,43 @@ def not_a_rectangle(quad: np.ndarray, image_size: tuple[int, int]) -> bool:
     return cos > MAX_SKEW_COS or aspect_off > MAX_ASPECT_OFF
 
 
-def _recomplete(image_rgb: np.ndarray, found: tuple[np.ndarray, np.ndarray, np.ndarray], refiner,
-                reduced: tuple[np.ndarray, np.ndarray], image_size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Retry a grid whose corners do not make a rectangle: each corner in turn is put where the
-    other three say (completing a parallelogram) and the refiner runs again from there.
+RETRY_PEAK = 0.5  # a refined grid whose weakest corner's heat peak is lower than this is retried too
+STRICT_MASKS = (0.9, 0.97)  # the retry also starts from the finder's mask cut at these probabilities
 
-    At strong tilt the dice hide a corner and the refiner can pull it onto an inner cell corner.
-    Of the refinements (and the first one) the one closest to a rectangle wins, its weakest
-    corner's heat peak breaking near-ties.
+
+def doubtful(found: tuple[np.ndarray, np.ndarray, np.ndarray], image_size: tuple[int, int]) -> bool:
+    """True when a refined grid should be retried: no rectangle, or a corner the refiner barely saw."""
+    return not_a_rectangle(found[0], image_size) or float(found[1].min()) < RETRY_PEAK
+
+
+def _misfit_score(option: tuple[np.ndarray, np.ndarray, np.ndarray], image_size: tuple[int, int]) -> float:
+    """Lower is better: misfit beyond a true grid's, in ``MISFIT_STEP``s, less the weakest corner's peak."""
+    cos, aspect_off = rectangle_misfit(option[0], image_size)
+    excess = max(0.0, cos - TRUE_SKEW_COS) + max(0.0, aspect_off - TRUE_ASPECT_OFF)
+    return excess / MISFIT_STEP - float(option[1].min())
+
+
+def _retry(image_rgb: np.ndarray, found: tuple[np.ndarray, np.ndarray, np.ndarray], refiner,
+           reduced: tuple[np.ndarray, np.ndarray], image_size: tuple[int, int], *,
+           earlier: list | None = None, starts: list[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Retry a doubtful grid from other starting quads and keep the one closest to a rectangle.
+
+    At strong tilt the dice hide a corner and the refiner can pull it onto an inner cell corner,
+    or wander off over a board full of dice. The options: the grid found; ``earlier`` results
+    (the steps on the way to it, the finder's own quad); refinements from each corner put where the
+    other three say (completing a parallelogram) and from ``starts`` (other cuts of the finder's
+    mask). The option closest to a rectangle wins, its weakest corner's heat peak breaking near-ties.
     """
     guess = found[0]
-    options = [found]
+    options = [found, *(earlier or [])]
     for i in range(4):
         moved = guess.copy()
         moved[i] = guess[(i - 1) % 4] + guess[(i + 1) % 4] - guess[(i + 2) % 4]
         if cv2.isContourConvex(moved.astype(np.float32).reshape(-1, 1, 2)):
             options.append(refine(image_rgb, moved, refiner, reduced))
-
-    def misfit(option: tuple[np.ndarray, np.ndarray, np.ndarray]) -> float:
-        cos, aspect_off = rectangle_misfit(option[0], image_size)
-        excess = max(0.0, cos - TRUE_SKEW_COS) + max(0.0, aspect_off - TRUE_ASPECT_OFF)
-        return excess / MISFIT_STEP - float(option[1].min())
-
-    return min(options, key=misfit)
+    for start in starts or []:  # a photo reduced to suit each start's size, as for the first start
+        options.append(refine(image_rgb, start, refiner, reduced_source(image_rgb, patch_homography(start), (PATCH_PX, PATCH_PX), whole=True)))
+    return min(options, key=lambda option: _misfit_score(option, image_size))
 
 
 def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") -> Location:
@@ -428,9 +446,13 @@ def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") ->
                                  f"or give --corners x,y,x,y,x,y,x,y")
     start = guess.copy()
     reduced = reduced_source(image_rgb, patch_homography(guess), (PATCH_PX, PATCH_PX), whole=True)  # once for all steps
-    guess, peaks, turn_prob = refine(image_rgb, guess, refiner, reduced)
-    if not_a_rectangle(guess, (width, height)):
-        guess, peaks, turn_prob = _recomplete(image_rgb, (guess, peaks, turn_prob), refiner, reduced, (width, height))
+    trail: list = []
+    found = refine(image_rgb, guess, refiner, reduced, trail)
+    if doubtful(found, (width, height)):
+        earlier = [*trail[:-1], (start, np.zeros(4), trail[0][2])]  # the finder's quad, the refiner's first turn reading
+        strict = [quads_from_mask(prob, scale, threshold=cut) for cut in STRICT_MASKS]
+        found = _retry(image_rgb, found, refiner, reduced, (width, height), earlier=earlier, starts=[q[0][0] for q in strict if q])
+    guess, peaks, turn_prob = found
     problem = implausible_grid(guess, start, (width, height))
     if problem:
         raise BoardNotFoundError(f"{name}: no Sagrada window found (a window-like area was seen, but {problem}); {RETRY_HINT}")

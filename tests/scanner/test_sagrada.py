@@ -332,10 +332,61 @@ def test_a_corner_pulled_onto_an_inner_cell_is_put_back(monkeypatch, tilt, azimu
     assert board.not_a_rectangle(trapped, (1600, 1200))
     pitch = np.linalg.norm(truth[1] - truth[0]) / 5
 
-    def refine(image, guess, refiner, reduced):  # snaps corners near the truth onto it; others stay
+    def refine(image, guess, refiner, reduced, trail=None):  # snaps corners near the truth onto it; others stay
         near = np.linalg.norm(guess - truth, axis=1) < 1.0 * pitch
         return np.where(near[:, None], truth, guess), np.where(near, 0.95, 0.3), np.eye(4)[0]
 
     monkeypatch.setattr(board, "refine", refine)
-    corners, _, _ = board._recomplete(None, (trapped, np.full(4, 0.9), np.eye(4)[0]), None, None, (1600, 1200))
+    corners, _, _ = board._retry(None, (trapped, np.full(4, 0.9), np.eye(4)[0]), None, None, (1600, 1200))
     assert np.allclose(corners, truth)
+
+
+def _same_quad(corners: np.ndarray, truth: np.ndarray) -> bool:
+    """Whether two quads have the same corners, whichever comes first."""
+    return any(np.allclose(np.roll(corners, k, axis=0), truth) for k in range(4))
+
+
+def _snapping_refine_views(truth: np.ndarray, reach: float, after: int | None = None):
+    """A stand-in for ``board.refine_views``: corners within ``reach`` cells of the truth snap onto it
+    (peak 0.95), the others stay (peak 0.2); from call ``after`` on, it drags two corners inwards instead."""
+    pitch = np.linalg.norm(truth[1] - truth[0]) / 5
+    calls = []
+
+    def refine_views(image, guess, refiner, views=4, reduced=None):
+        calls.append(guess)
+        if after is not None and len(calls) > after:
+            centre = guess.mean(axis=0)
+            dragged = guess.copy()
+            dragged[2:] += 0.3 * (centre - guess[2:])
+            return dragged, np.array([0.95, 0.95, 0.3, 0.3]), np.eye(4)[0]
+        distance = np.linalg.norm(guess[:, None] - truth[None], axis=2)
+        near = distance.min(axis=1) < reach * pitch
+        return np.where(near[:, None], truth[distance.argmin(axis=1)], guess), np.where(near, 0.95, 0.2), np.eye(4)[0]
+
+    return refine_views, calls
+
+
+def test_a_refinement_that_wanders_off_gives_back_its_best_step(monkeypatch) -> None:
+    image = np.full((1200, 1600, 3), 90, np.uint8)
+    truth = _photographed_grid(30.0, 10.0, 5.0, 1200.0)
+    refine_views, calls = _snapping_refine_views(truth, 2.0, after=1)  # right at the first step, then astray
+    monkeypatch.setattr(board, "refine_views", refine_views)
+    location = board.find_grid(image, _MaskFinder(image, truth), None)
+    assert len(calls) > board.REFINE_STEPS  # the wandering grid was retried
+    assert _same_quad(location.corners, truth)
+
+
+def test_a_mask_spilling_past_the_grid_is_retried_from_its_core(monkeypatch) -> None:
+    image = np.full((1200, 1600, 3), 90, np.uint8)
+    truth = _photographed_grid(25.0, 200.0, -30.0, 1300.0)
+    finder = _MaskFinder(image, truth)
+    pitch = np.linalg.norm(truth[1] - truth[0]) / 5
+    spill = truth + [[0, 0], [3 * pitch, 2 * pitch], [4 * pitch, 3 * pitch], [0, 0]]  # the finder half-sure of a card by the grid
+    _, wide = board.finder_example(image, spill)
+    finder.logits = np.where(finder.logits > 0, finder.logits, np.where(wide > 127, 1.0, -8.0)[None]).astype(np.float32)
+    first = board.quads_from_mask(board._sigmoid(finder.logits[0]), board.letterbox(image)[1])[0][0]
+    assert np.linalg.norm(first - truth, axis=1).max() > 2.0 * pitch  # the 0.5 cut starts well off
+    refine_views, _ = _snapping_refine_views(truth, 1.2)  # the 32 x 32 mask's quads are ~a cell off at best
+    monkeypatch.setattr(board, "refine_views", refine_views)
+    location = board.find_grid(image, finder, None)
+    assert _same_quad(location.corners, truth)
