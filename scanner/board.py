@@ -15,6 +15,7 @@ scanning prepare pixels the same way.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -380,6 +381,7 @@ def not_a_rectangle(quad: np.ndarray, image_size: tuple[int, int]) -> bool:
 
 RETRY_PEAK = 0.5  # a refined grid whose weakest corner's heat peak is lower than this is retried too
 STRICT_MASKS = (0.9, 0.97)  # the retry also starts from the finder's mask cut at these probabilities
+JUDGED = 3  # the retry's options closest to a rectangle that a judge (how surely the cells read) chooses among
 
 
 def doubtful(found: tuple[np.ndarray, np.ndarray, np.ndarray], image_size: tuple[int, int]) -> bool:
@@ -396,14 +398,17 @@ def _misfit_score(option: tuple[np.ndarray, np.ndarray, np.ndarray], image_size:
 
 def _retry(image_rgb: np.ndarray, found: tuple[np.ndarray, np.ndarray, np.ndarray], refiner,
            reduced: tuple[np.ndarray, np.ndarray], image_size: tuple[int, int], *,
-           earlier: list | None = None, starts: list[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+           earlier: list | None = None, starts: list[np.ndarray] | None = None,
+           judge: Callable[[np.ndarray], float] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Retry a doubtful grid from other starting quads and keep the one closest to a rectangle.
 
     At strong tilt the dice hide a corner and the refiner can pull it onto an inner cell corner,
     or wander off over a board full of dice. The options: the grid found; ``earlier`` results
     (the steps on the way to it, the finder's own quad); refinements from each corner put where the
     other three say (completing a parallelogram) and from ``starts`` (other cuts of the finder's
-    mask). The option closest to a rectangle wins, its weakest corner's heat peak breaking near-ties.
+    mask). The option closest to a rectangle wins, its weakest corner's heat peak breaking near-ties;
+    with a ``judge`` (corners, top-left first -> how surely the cells read there), the judge picks
+    among the ``JUDGED`` closest instead: a grid shifted off the dice reads unsure cells.
     """
     guess = found[0]
     options = [found, *(earlier or [])]
@@ -414,13 +419,18 @@ def _retry(image_rgb: np.ndarray, found: tuple[np.ndarray, np.ndarray, np.ndarra
             options.append(refine(image_rgb, moved, refiner, reduced))
     for start in starts or []:  # a photo reduced to suit each start's size, as for the first start
         options.append(refine(image_rgb, start, refiner, reduced_source(image_rgb, patch_homography(start), (PATCH_PX, PATCH_PX), whole=True)))
-    return min(options, key=lambda option: _misfit_score(option, image_size))
+    options.sort(key=lambda option: _misfit_score(option, image_size))
+    if judge is None:
+        return options[0]
+    return max(options[:JUDGED], key=lambda option: judge(np.roll(option[0], int(np.argmax(option[2])), axis=0)))
 
 
-def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") -> Location:
+def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo",
+              judge: Callable[[np.ndarray], float] | None = None) -> Location:
     """Find the window's grid corners (TL, TR, BR, BL in ``image_rgb`` px) with the finder and refiner models.
 
-    ``finder`` and ``refiner`` are ``scanner.model.OnnxModel``-like objects (``run(batch) -> dict``).
+    ``finder`` and ``refiner`` are ``scanner.model.OnnxModel``-like objects (``run(batch) -> dict``);
+    ``judge``, when given, chooses among a doubtful grid's retries (see ``_retry``).
 
     Raises:
         BoardNotFoundError: no grid, two grids, or a grid cut off by the photo's edge.
@@ -451,7 +461,8 @@ def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo") ->
     if doubtful(found, (width, height)):
         earlier = [*trail[:-1], (start, np.zeros(4), trail[0][2])]  # the finder's quad, the refiner's first turn reading
         strict = [quads_from_mask(prob, scale, threshold=cut) for cut in STRICT_MASKS]
-        found = _retry(image_rgb, found, refiner, reduced, (width, height), earlier=earlier, starts=[q[0][0] for q in strict if q])
+        found = _retry(image_rgb, found, refiner, reduced, (width, height), earlier=earlier,
+                       starts=[q[0][0] for q in strict if q], judge=judge)
     guess, peaks, turn_prob = found
     problem = implausible_grid(guess, start, (width, height))
     if problem:

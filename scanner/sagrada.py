@@ -256,6 +256,10 @@ class SagradaReader:
         rectified, _ = rectify_grid(image_rgb, lift_corners(grid_corners, (width, height), CROP_HEIGHT_MM))
         return cell_crops(rectified)
 
+    def _cell_certainty(self, image_rgb: np.ndarray, grid_corners: np.ndarray) -> float:
+        """How surely the cells within ``grid_corners`` read (mean of each cell's likeliest state): judges grid retries."""
+        return float(self.classify(self.crops(image_rgb, grid_corners)).max(axis=1).mean())
+
     def classify(self, crops: np.ndarray, turns: int = TTA_TURNS) -> np.ndarray:
         """Return calibrated (N, 42) state probabilities for uint8 cell crops.
 
@@ -284,7 +288,8 @@ class SagradaReader:
         with timings.stage("locate"):
             if corners is None:
                 try:
-                    location = board_finder.find_grid(image, self.finder, self.refiner, name=photo.name)
+                    location = board_finder.find_grid(image, self.finder, self.refiner, name=photo.name,
+                                                      judge=lambda grid: self._cell_certainty(image, grid))
                 except BoardNotFoundError as error:
                     raise BoardNotFoundError(_with_photo_quality(str(error), image)) from None
                 grid_corners = location.corners

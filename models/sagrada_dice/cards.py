@@ -77,8 +77,9 @@ def _render_section(results: dict) -> list[str]:
         f"| cell confidence ECE (15 bins) | {r['ece']:.4f} |",
         f"| read time per photo, median (locate+rectify+classify+decode) | {1000 * (r['read_seconds_median'] or 0):.0f} ms |",
         *([f"| model work per board, median board (finder + {results['latency_ms'].get('refine_steps_median', 3):.0f} refiner steps "
-           f"(mean {results['latency_ms'].get('refine_steps', 3):.2f}: they stop when the corners settle, and a grid that is no "
-           f"rectangle is retried) x 4 views + 20 cells x 2 views, onnxruntime CPU); 90th percentile board | "
+           f"(mean {results['latency_ms'].get('refine_steps', 3):.2f}: they stop when the corners settle, and a doubtful grid "
+           f"is retried) x 4 views + 20 cells x 2 views (read {results['latency_ms'].get('cell_reads', 1):.2f} times on average: a "
+           f"retried grid's best options are judged by their cells), onnxruntime CPU); 90th percentile board | "
            f"{results['latency_ms']['total']:.1f} ms (finder {results['latency_ms']['finder']:.1f}, refiner "
            f"{results['latency_ms']['refiner']:.1f}, cells {results['latency_ms']['dice']:.1f}); "
            f"{results['latency_ms'].get('total_p90', results['latency_ms']['total']):.1f} ms |"] if results.get("latency_ms") else []),

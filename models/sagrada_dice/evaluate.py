@@ -62,7 +62,7 @@ def evaluate_renders(count: int, reader: SagradaReader, first_seed: int = make_d
     cells_right = boards_right = found = patterns_right = 0
     corner_errors, confidences, correct, colour_pairs, value_pairs = [], [], [], [], []
     overrides_total = overrides_right = raw_right = 0
-    seconds, steps = [], []
+    seconds, steps, reads = [], [], []
     for seed in range(first_seed, first_seed + count):
         sample = render(seed)
         truth_rows = sample.label["players"][0]["window"]
@@ -70,6 +70,7 @@ def evaluate_renders(count: int, reader: SagradaReader, first_seed: int = make_d
         photo = Photo.from_array(sample.image_rgb, name=f"render-{seed}")
         started = time.perf_counter()
         runs_before = getattr(reader.refiner, "runs", 0)  # a _CountingModel counts the refinement steps
+        reads_before = getattr(reader.dice, "runs", 0)  # and the cell reads (more than one when grid retries are judged)
         try:
             reading = reader.read(photo)
         except BoardNotFoundError:
@@ -78,6 +79,7 @@ def evaluate_renders(count: int, reader: SagradaReader, first_seed: int = make_d
             continue
         seconds.append(time.perf_counter() - started)
         steps.append(getattr(reader.refiner, "runs", 0) - runs_before)
+        reads.append(getattr(reader.dice, "runs", 0) - reads_before)
         found += 1
         true_corners = np.array(sample.label["render"]["corners"])
         pitch = np.linalg.norm(true_corners[1] - true_corners[0]) / 5
@@ -107,7 +109,7 @@ def evaluate_renders(count: int, reader: SagradaReader, first_seed: int = make_d
         "corner_error_pitch_max": float(np.max(corner_errors)) if corner_errors else None,
         "ece": ece(np.array(confidences), np.array(correct)),
         "read_seconds_median": float(np.median(seconds)) if seconds else None,
-        "refine_steps": steps,
+        "refine_steps": steps, "cell_reads": reads,
         "colour_confusion": {"labels": COLOUR_NAMES, "matrix": _confusion(colour_pairs, COLOUR_NAMES)},
         "value_confusion": {"labels": list("123456."), "matrix": _confusion(value_pairs, list("123456."))},
     }
@@ -184,7 +186,7 @@ def evaluate_no_window(reader: SagradaReader) -> dict | None:
 
 
 class _CountingModel:
-    """Counts the runs of a model (the refiner: one run per refinement step, its views in one batch)."""
+    """Counts the runs of a model (the refiner: one per refinement step; the cell model: one per read of the 20 cells)."""
 
     def __init__(self, model) -> None:
         self.model = model
@@ -198,19 +200,21 @@ class _CountingModel:
         return getattr(self.model, name)
 
 
-def model_latency(reader: SagradaReader, runs: int = 60, steps: list[int] | None = None) -> dict:
+def model_latency(reader: SagradaReader, runs: int = 60, steps: list[int] | None = None, reads: list[int] | None = None) -> dict:
     """Wall time of all model work for one board: finder, refiner steps (4 views each), 20 cells (2 views each).
 
-    ``steps`` holds how many refinement steps each board's scan took (measured on the renders: up to
-    ``REFINE_STEPS``, fewer when the corners settle, more when a grid that is no rectangle is retried);
-    each part is timed ``runs`` times, and a board's model work is the finder's and the cells' median
-    time plus its steps times the median step. Returns the median board's (``total``) and the 90th
-    percentile board's (``total_p90``) model work in ms, the parts' medians and the mean step count.
+    ``steps`` holds how many refinement steps each board's scan took and ``reads`` how many times it
+    read its 20 cells (measured on the renders: up to ``REFINE_STEPS`` steps, fewer when the corners
+    settle; more steps and reads when a doubtful grid is retried and its options judged). Each part
+    is timed ``runs`` times; a board's model work is the finder's median time plus its steps times the
+    median step plus its reads times the median read. Returns the median board's (``total``) and the
+    90th percentile board's (``total_p90``) model work in ms, the parts' medians and the mean counts.
     """
     from scanner.board import FINDER_PX, PATCH_PX, REFINE_STEPS, REFINE_VIEWS
     from scanner.cells import CROP_PX
 
     steps = [REFINE_STEPS] if not steps else steps
+    reads = [1] * len(steps) if not reads else reads
     rng = np.random.default_rng(0)
     finder_in = rng.random((1, 3, FINDER_PX, FINDER_PX), dtype=np.float32)
     patch_in = rng.random((REFINE_VIEWS, 3, PATCH_PX, PATCH_PX), dtype=np.float32)
@@ -227,12 +231,14 @@ def model_latency(reader: SagradaReader, runs: int = 60, steps: list[int] | None
         parts["refiner"].append(end - mid)
         parts["dice"].append(time.perf_counter() - end)
     medians = {k: 1000 * float(np.median(v)) for k, v in parts.items()}
-    boards = medians["finder"] + medians["dice"] + medians["refiner"] * np.asarray(steps, np.float64)
+    boards = medians["finder"] + medians["dice"] * np.asarray(reads, np.float64) + medians["refiner"] * np.asarray(steps, np.float64)
     medians["refiner"] *= float(np.median(steps))  # the median board's refinement
+    medians["dice"] *= float(np.median(reads))
     medians["total"] = float(np.median(boards))
     medians["total_p90"] = float(np.percentile(boards, 90))
     medians["refine_steps"] = float(np.mean(steps))
     medians["refine_steps_median"] = float(np.median(steps))
+    medians["cell_reads"] = float(np.mean(reads))
     return medians
 
 
@@ -242,17 +248,17 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--renders", type=int, default=100)
     args = parser.parse_args(argv)
     reader = SagradaReader()
-    counting = _CountingModel(reader.refiner)
-    reader._refiner = counting
+    counting, reading = _CountingModel(reader.refiner), _CountingModel(reader.dice)
+    reader._refiner, reader.dice = counting, reading
     renders = evaluate_renders(args.renders, reader)
-    steps = renders.pop("refine_steps")
-    reader._refiner = counting.model
+    steps, reads = renders.pop("refine_steps"), renders.pop("cell_reads")
+    reader._refiner, reader.dice = counting.model, reading.model
     results = {
         "renders": renders,
         "real_windows": evaluate_real_windows(reader),
         "real_dice": evaluate_real_dice(reader, fold=1),
         "real_dice_fold0": evaluate_real_dice(reader, fold=0),
-        "latency_ms": model_latency(reader, steps=steps),
+        "latency_ms": model_latency(reader, steps=steps, reads=reads),
         "no_window": evaluate_no_window(reader),
     }
     (HERE / "evaluation.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

@@ -6,6 +6,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import onnxruntime as ort
 import pytest
@@ -120,3 +121,17 @@ def test_shipped_cell_model_reads_held_out_real_dice_values():
     assert result["dice"] == 759
     assert result["accuracy"] >= 0.95  # one view; the target; the first shipped model read 59.8%
     assert result["scanner_accuracy"] >= result["accuracy"] - 0.01  # the scanner's second view does not lose
+
+
+def test_shipped_cells_read_surest_on_the_true_grid():
+    from scanner.sagrada import SagradaReader
+
+    reader = SagradaReader()
+    sample = render(3000001)
+    truth = np.array(sample.label["render"]["corners"], np.float64)
+    sure = reader._cell_certainty(sample.image_rgb, truth)
+    to_photo = cv2.getPerspectiveTransform(np.float32([[0, 0], [5, 0], [5, 4], [0, 4]]), truth.astype(np.float32))
+    for shift in ((0.5, 0), (0, 0.5), (0.5, 0.5)):  # half a cell off, as a misplaced retry would be
+        moved = np.float64([[0, 0], [5, 0], [5, 4], [0, 4]]) + shift
+        off = cv2.perspectiveTransform(moved.reshape(-1, 1, 2), to_photo.astype(np.float64)).reshape(4, 2)
+        assert reader._cell_certainty(sample.image_rgb, off) < sure - 0.05

@@ -390,3 +390,21 @@ def test_a_mask_spilling_past_the_grid_is_retried_from_its_core(monkeypatch) -> 
     monkeypatch.setattr(board, "refine_views", refine_views)
     location = board.find_grid(image, finder, None)
     assert _same_quad(location.corners, truth)
+
+
+def test_a_judge_chooses_among_the_retried_grids_closest_to_a_rectangle(monkeypatch) -> None:
+    truth = _photographed_grid(30.0, 60.0, 10.0, 1200.0)
+    to_photo = cv2.getPerspectiveTransform(np.float32([[0, 0], [5, 0], [5, 4], [0, 4]]), truth.astype(np.float32)).astype(np.float64)
+    shifted = cv2.perspectiveTransform(np.array([[[1, 0]], [[6, 0]], [[6, 4]], [[1, 4]]], np.float64), to_photo).reshape(4, 2)
+    monkeypatch.setattr(board, "refine", lambda image, guess, refiner, reduced, trail=None: (guess, np.full(4, 0.1), np.eye(4)[0]))
+    found = (shifted, np.full(4, 0.45), np.eye(4)[0])  # one cell off: still a 5:4 rectangle, and surer corners
+    earlier = [(truth, np.full(4, 0.4), np.eye(4)[0])]
+    assert _same_quad(board._retry(None, found, None, None, (1600, 1200), earlier=earlier)[0], shifted)
+    judged = []
+
+    def judge(corners):
+        judged.append(corners)
+        return -float(np.abs(corners - truth).max())  # the cells read surest on the true grid
+
+    assert _same_quad(board._retry(None, found, None, None, (1600, 1200), earlier=earlier, judge=judge)[0], truth)
+    assert len(judged) == board.JUDGED
