@@ -326,6 +326,11 @@ def implausible_grid(corners: np.ndarray, start: np.ndarray, image_size: tuple[i
     return None
 
 
+def _reduced_for(image_rgb: np.ndarray, guess: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The whole photo reduced to suit refiner patches around ``guess`` (shared by all its steps)."""
+    return reduced_source(image_rgb, patch_homography(guess), (PATCH_PX, PATCH_PX), whole=True)
+
+
 def refine(image_rgb: np.ndarray, guess: np.ndarray, refiner, reduced: tuple[np.ndarray, np.ndarray],
            trail: list | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Refine ``guess`` for up to ``REFINE_STEPS`` steps (fewer once the corners settle).
@@ -418,7 +423,7 @@ def _retry(image_rgb: np.ndarray, found: tuple[np.ndarray, np.ndarray, np.ndarra
         if cv2.isContourConvex(moved.astype(np.float32).reshape(-1, 1, 2)):
             options.append(refine(image_rgb, moved, refiner, reduced))
     for start in starts or []:  # a photo reduced to suit each start's size, as for the first start
-        options.append(refine(image_rgb, start, refiner, reduced_source(image_rgb, patch_homography(start), (PATCH_PX, PATCH_PX), whole=True)))
+        options.append(refine(image_rgb, start, refiner, _reduced_for(image_rgb, start)))
     options.sort(key=lambda option: _misfit_score(option, image_size))
     if judge is None:
         return options[0]
@@ -455,7 +460,7 @@ def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo",
         raise BoardNotFoundError(f"{name}: the window is cut off by the photo's edge; step back so the whole board is in frame, "
                                  f"or give --corners x,y,x,y,x,y,x,y")
     start = guess.copy()
-    reduced = reduced_source(image_rgb, patch_homography(guess), (PATCH_PX, PATCH_PX), whole=True)  # once for all steps
+    reduced = _reduced_for(image_rgb, guess)  # once for all steps
     trail: list = []
     found = refine(image_rgb, guess, refiner, reduced, trail)
     if doubtful(found, (width, height)):

@@ -256,9 +256,16 @@ class SagradaReader:
         rectified, _ = rectify_grid(image_rgb, lift_corners(grid_corners, (width, height), CROP_HEIGHT_MM))
         return cell_crops(rectified)
 
-    def _cell_certainty(self, image_rgb: np.ndarray, grid_corners: np.ndarray) -> float:
-        """How surely the cells within ``grid_corners`` read (mean of each cell's likeliest state): judges grid retries."""
-        return float(self.classify(self.crops(image_rgb, grid_corners)).max(axis=1).mean())
+    def _cell_certainty(self, image_rgb: np.ndarray, grid_corners: np.ndarray, seen: dict | None = None) -> float:
+        """How surely the cells within ``grid_corners`` read (mean of each cell's likeliest state): judges grid retries.
+
+        The crops and states read are kept in ``seen`` (by the corners' bytes), so the grid chosen is not read twice.
+        """
+        crops = self.crops(image_rgb, grid_corners)
+        states = self.classify(crops)
+        if seen is not None:
+            seen[np.asarray(grid_corners, np.float64).tobytes()] = (crops, states)
+        return float(states.max(axis=1).mean())
 
     def classify(self, crops: np.ndarray, turns: int = TTA_TURNS) -> np.ndarray:
         """Return calibrated (N, 42) state probabilities for uint8 cell crops.
@@ -285,11 +292,12 @@ class SagradaReader:
         image = photo.image_rgb
         notes: list[str] = list(photo.notes)
         location = None
+        judged: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}  # the cells the grid retry's judge read, by grid
         with timings.stage("locate"):
             if corners is None:
                 try:
                     location = board_finder.find_grid(image, self.finder, self.refiner, name=photo.name,
-                                                      judge=lambda grid: self._cell_certainty(image, grid))
+                                                      judge=lambda grid: self._cell_certainty(image, grid, judged))
                 except BoardNotFoundError as error:
                     raise BoardNotFoundError(_with_photo_quality(str(error), image)) from None
                 grid_corners = location.corners
@@ -299,10 +307,11 @@ class SagradaReader:
                 grid_corners, sure = board_finder.orient_corners(image, np.asarray(corners, np.float64).reshape(4, 2), self.refiner)
                 if sure < 0.9:
                     notes.append(f"orientation of the given corners uncertain ({sure:.2f})")
+        read_before = judged.get(np.asarray(grid_corners, np.float64).tobytes())
         with timings.stage("rectify"):
-            crops = self.crops(image, grid_corners)
+            crops = read_before[0] if read_before else self.crops(image, grid_corners)
         with timings.stage("classify"):
-            states = self.classify(crops)
+            states = read_before[1] if read_before else self.classify(crops)
         with timings.stage("decode"):
             decoded = decode_window(states)
             if location is not None and location.flipped_probability > FLIP_CHECK:

@@ -314,6 +314,12 @@ def _photographed_grid(tilt: float, azimuth: float, roll: float, focal: float) -
     return cv2.perspectiveTransform(art.reshape(-1, 1, 2), plane(0.0)).reshape(4, 2) + [800, 600]
 
 
+def _at_cells(grid: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Where ``points`` in cell units (the grid's top-left at 0, 0; it spans 5 x 4) lie in the photo of ``grid``."""
+    to_photo = cv2.getPerspectiveTransform(np.float32([[0, 0], [5, 0], [5, 4], [0, 4]]), grid.astype(np.float32)).astype(np.float64)
+    return cv2.perspectiveTransform(np.asarray(points, np.float64).reshape(-1, 1, 2), to_photo).reshape(-1, 2)
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.floats(0, 40), st.floats(0, 360), st.floats(-180, 180), st.floats(900, 1800), st.integers(0, 3))
 def test_a_photographed_grid_is_a_rectangle_whatever_the_camera(tilt, azimuth, roll, focal, turn) -> None:
@@ -325,10 +331,9 @@ def test_a_photographed_grid_is_a_rectangle_whatever_the_camera(tilt, azimuth, r
 def test_a_corner_pulled_onto_an_inner_cell_is_put_back(monkeypatch, tilt, azimuth, corner) -> None:
     truth = _photographed_grid(tilt, azimuth, 15.0, 1200.0)
     # the refiner's trap: one corner on the inner cell corner one cell in along both sides
-    to_photo = cv2.getPerspectiveTransform(np.float32([[0, 0], [5, 0], [5, 4], [0, 4]]), truth.astype(np.float32))
     inner = np.array([[1, 1], [4, 1], [4, 3], [1, 3]], np.float64)[corner]
     trapped = truth.copy()
-    trapped[corner] = cv2.perspectiveTransform(inner.reshape(1, 1, 2), to_photo.astype(np.float64)).reshape(2)
+    trapped[corner] = _at_cells(truth, inner[None])[0]
     assert board.not_a_rectangle(trapped, (1600, 1200))
     pitch = np.linalg.norm(truth[1] - truth[0]) / 5
 
@@ -394,8 +399,7 @@ def test_a_mask_spilling_past_the_grid_is_retried_from_its_core(monkeypatch) -> 
 
 def test_a_judge_chooses_among_the_retried_grids_closest_to_a_rectangle(monkeypatch) -> None:
     truth = _photographed_grid(30.0, 60.0, 10.0, 1200.0)
-    to_photo = cv2.getPerspectiveTransform(np.float32([[0, 0], [5, 0], [5, 4], [0, 4]]), truth.astype(np.float32)).astype(np.float64)
-    shifted = cv2.perspectiveTransform(np.array([[[1, 0]], [[6, 0]], [[6, 4]], [[1, 4]]], np.float64), to_photo).reshape(4, 2)
+    shifted = _at_cells(truth, np.array([[1, 0], [6, 0], [6, 4], [1, 4]], np.float64))
     monkeypatch.setattr(board, "refine", lambda image, guess, refiner, reduced, trail=None: (guess, np.full(4, 0.1), np.eye(4)[0]))
     found = (shifted, np.full(4, 0.45), np.eye(4)[0])  # one cell off: still a 5:4 rectangle, and surer corners
     earlier = [(truth, np.full(4, 0.4), np.eye(4)[0])]
