@@ -724,6 +724,9 @@ _NAMES = ("Ana", "Bo", "Chen", "Dana", "Emre", "Femi")
 _DEFAULT_SIZE = {1: 5, 2: 11, 3: 17}
 
 
+_GAME_ATTEMPTS = 20  # whole games drawn before giving up (5-6 players of 10 tiles use nearly every tile)
+
+
 def generate(
     rng: random.Random, players: int = 2, size: int | None = None, scoring_round: int = 3, dirk: bool | None = None
 ) -> AlhambraState:
@@ -750,8 +753,14 @@ def generate(
         raise StateError(
             f"size: expected an integer 0-{len(CATALOGUE) // players} for {players} players, got {describe(size)}"
         )
-    used: set[int] = set()
-    palaces = [generate_palace(rng, size, used) for _ in range(players)]
+    for attempt in range(_GAME_ATTEMPTS):  # the last palaces grow from what the first left: start over if they cannot
+        used: set[int] = set()
+        try:
+            palaces = [generate_palace(rng, size, used) for _ in range(players)]
+            break
+        except StateError:
+            if attempt == _GAME_ATTEMPTS - 1:
+                raise
     left = [tile for tile in CATALOGUE if tile.tile_id not in used]
     rng.shuffle(left)
     market = None
