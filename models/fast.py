@@ -58,8 +58,8 @@ def join_lane(process: BaseProcess, what: str) -> None:
 
 def _benchmark() -> None:
     """Print the median time of one training step of each network, plain and fast, on one thread."""
-    from models.alhambra_tiles.net import LocateNet, TileNet
-    from models.sagrada_dice.nets import CellNet, FinderNet, RefinerNet
+    from models.alhambra.net import LocateNet, TileNet
+    from models.sagrada.nets import CellNet, FinderNet, RefinerNet
 
     global BF16
     torch.set_num_threads(1)

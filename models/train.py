@@ -18,8 +18,8 @@ import subprocess
 import sys
 import time
 
-COMMANDS = ("models.sagrada_dice.train", "models.alhambra_tiles.train")
-EVALUATIONS = (("models.sagrada_dice.evaluate",), ("models.alhambra_tiles.evaluate", "--scan-count", "100"))
+COMMANDS = ("models.sagrada.train", "models.alhambra.train")
+EVALUATIONS = (("models.sagrada.evaluate",), ("models.alhambra.evaluate", "--scan-count", "100"))
 
 
 def _run(module: str, *args: str) -> int:

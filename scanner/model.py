@@ -49,7 +49,7 @@ class OnnxModel:
 
     def __init__(self, name: str, directory: Path | None = None, *, threads: int = 2) -> None:
         folder = (directory or models_dir()) / name
-        rebuild = f"rebuild it with `python -m models.{name}.train`"
+        rebuild = f"rebuild it with `python -m models.{name.split('_')[0]}.train`"
         manifest_path = folder / "manifest.json"
         model_path = folder / "model.onnx"
         if not manifest_path.is_file():

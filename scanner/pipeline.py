@@ -18,7 +18,7 @@ from scoring.issue import Issue
 from scoring.registry import GAMES
 
 # game id -> module defining READER (a BoardReader); imported on first use.
-READER_MODULES = {"sagrada": "scanner.sagrada", "alhambra": "scanner.alhambra"}
+READER_MODULES = {"sagrada": "scanner.sagrada.reader", "alhambra": "scanner.alhambra.reader"}
 WORKING_LONG_SIDE_PX = 1600
 
 

@@ -8,14 +8,14 @@ from importlib import resources
 
 
 @cache
-def load_data(name: str) -> dict:
-    """Return the parsed JSON data file ``scoring/data/<name>.json`` (cached, read-only use).
+def load_data(game: str, name: str) -> dict:
+    """Return the parsed JSON data file ``scoring/<game>/data/<name>.json`` (cached, read-only use).
 
-    >>> len(load_data("alhambra_tiles")["tiles"])
+    >>> len(load_data("alhambra", "tiles")["tiles"])
     54
 
     Raises:
         FileNotFoundError: when no such data file is shipped.
     """
-    text = resources.files("scoring").joinpath("data", f"{name}.json").read_text(encoding="utf-8")
+    text = resources.files("scoring").joinpath(game, "data", f"{name}.json").read_text(encoding="utf-8")
     return json.loads(text)

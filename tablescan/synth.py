@@ -23,7 +23,7 @@ def render_sample(game: str, seed: int):
     """
     if game not in SYNTH_GAMES:
         raise StateError(f"--game: expected one of {', '.join(SYNTH_GAMES)}; got {game!r}")
-    module = importlib.import_module(f"models.synth.{game}")
+    module = importlib.import_module(f"models.{game}.render")
     return module.render(seed)
 
 

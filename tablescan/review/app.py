@@ -261,7 +261,7 @@ def _clean_fields(game: str, current: dict, change: dict) -> dict:
         if "nobles" in change:
             nobles = change["nobles"]
             if isinstance(nobles, list):  # which nobles: the core checks the bonuses can meet each one
-                known = {noble["id"] for noble in load_data("splendor_cards")["nobles"]}
+                known = {noble["id"] for noble in load_data("splendor", "cards")["nobles"]}
                 if len(set(nobles)) != len(nobles) or any(noble not in known for noble in nobles):
                     raise StateError(f"fields.nobles: expected distinct noble ids of {', '.join(sorted(known))}")
                 fields["nobles"] = list(nobles)

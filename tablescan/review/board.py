@@ -40,12 +40,12 @@ _DIE = re.compile(r"^[RYGBP][1-6]$")
 
 def pattern_names() -> list[str]:
     """Return the Sagrada window pattern names, as in the data file."""
-    return [pattern["name"] for pattern in load_data("sagrada_patterns")["patterns"]]
+    return [pattern["name"] for pattern in load_data("sagrada", "patterns")["patterns"]]
 
 
 def pattern_grid(name: str | None) -> list[str] | None:
     """Return a pattern's 4 restriction rows, or None for no/unknown pattern."""
-    for pattern in load_data("sagrada_patterns")["patterns"]:
+    for pattern in load_data("sagrada", "patterns")["patterns"]:
         if pattern["name"] == name:
             return pattern["grid"]
     return None
@@ -56,13 +56,13 @@ def options() -> dict:
     return {
         "public_objectives": list(PUBLIC_OBJECTIVES),
         "colors": list(COLOR_NAMES),
-        "patterns": [{"name": p["name"], "difficulty": p["difficulty"], "grid": p["grid"]} for p in load_data("sagrada_patterns")["patterns"]],
+        "patterns": [{"name": p["name"], "difficulty": p["difficulty"], "grid": p["grid"]} for p in load_data("sagrada", "patterns")["patterns"]],
         "tile_types": list(ALHAMBRA_TYPES),
         "currencies": list(CURRENCIES),
         "splendor_colors": list(SPLENDOR_COLORS),
         "nobles": [
             {"id": n["id"], "label": " ".join(f"{count} {colour}" for colour, count in n["requires"].items() if count)}
-            for n in load_data("splendor_cards")["nobles"]
+            for n in load_data("splendor", "cards")["nobles"]
         ],
         "splendor_points": list(SPLENDOR_POINTS),
     }
@@ -246,7 +246,7 @@ def _tile_text(tile: Any) -> str:
     if tile.get("tile") == "fountain" or tile.get("type") == "fountain":
         return "fountain"
     if "tile_id" in tile:
-        for known in load_data("alhambra_tiles")["tiles"]:
+        for known in load_data("alhambra", "tiles")["tiles"]:
             if known["id"] == tile["tile_id"]:
                 return f"{known['type']}:{known['walls']}"
         return ""

@@ -31,7 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from models.synth import sagrada as art
+from models.sagrada import render as art
 from scanner.adapt import (
     Adaptation,
     ExampleSet,
@@ -44,7 +44,7 @@ from scanner.adapt import (
     fit_head,
     scan_examples,
 )
-from scanner.cells import grid_image_crops
+from scanner.sagrada.cells import grid_image_crops
 from scanner.errors import BoardNotFoundError
 from scanner.model import load_model
 
@@ -194,7 +194,7 @@ def synthetic(test_count: int, adapt_count: int) -> dict:
 
 
 def _read_grid(reader, crops: np.ndarray) -> list[str]:
-    from scanner.sagrada import cell_text, decode_window
+    from scanner.sagrada.reader import cell_text, decode_window
 
     decoded = decode_window(reader.classify(crops))
     return [cell_text(s) for s in decoded.states]
@@ -204,7 +204,7 @@ def real() -> dict:
     """Adapt on one real window, read the other (both ways)."""
     from PIL import Image
 
-    from scanner.sagrada import make_reader
+    from scanner.sagrada.reader import make_reader
 
     if not REALDATA.is_dir():
         print(f"{REALDATA}: absent, real-photo part skipped")

@@ -179,7 +179,7 @@ def bench_models(count: int) -> None:
         f"\n== models: Sagrada cell accuracy on {count} renders, warm cast + barrel lens added, with and without a profile"
     )
     try:
-        from models.synth import sagrada as sagrada_renders  # noqa: PLC0415
+        from models.sagrada import render as sagrada_renders  # noqa: PLC0415
         from scanner import Scanner  # noqa: PLC0415
         from scanner.photo import Photo  # noqa: PLC0415
 

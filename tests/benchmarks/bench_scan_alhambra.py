@@ -40,7 +40,7 @@ def cells_of(palace: list[dict]) -> dict[tuple[int, int], str]:
 
 def render_folder(folder: Path, count: int, megapixels: float) -> None:
     """Render ``count`` held-out photos with truth files into ``folder``."""
-    from models.synth.alhambra import render
+    from models.alhambra.render import render
 
     width = int(round(math.sqrt(megapixels * 1e6 * 4 / 3)))
     height = int(round(width * 3 / 4))

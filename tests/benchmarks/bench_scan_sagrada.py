@@ -32,8 +32,8 @@ from scanner.photo import decode_seconds  # noqa: E402
 
 def render_folder(count: int, folder: Path, upscale: float) -> None:
     """Write ``count`` held-out renders (JPEG + truth) into ``folder``."""
-    from models.sagrada_dice.make_dataset import TEST_SEED
-    from models.synth.sagrada import render
+    from models.sagrada.make_dataset import TEST_SEED
+    from models.sagrada.render import render
 
     for seed in range(TEST_SEED, TEST_SEED + count):
         sample = render(seed)
@@ -99,8 +99,8 @@ def bench_folder(folder: Path) -> dict:
 
 def bench_real() -> None:
     """Read the real windows of ../shared/realdata (already cut to the grid) and print cells right."""
-    from models.sagrada_dice.evaluate import evaluate_real_dice, evaluate_real_windows
-    from scanner.sagrada import SagradaReader
+    from models.sagrada.evaluate import evaluate_real_dice, evaluate_real_windows
+    from scanner.sagrada.reader import SagradaReader
 
     reader = SagradaReader()
     windows = evaluate_real_windows(reader)
@@ -120,7 +120,7 @@ def main() -> None:
     parser.add_argument("folder", nargs="?", type=Path)
     parser.add_argument("--render", type=int, default=50)
     parser.add_argument("--upscale", type=float, default=1.0)
-    parser.add_argument("--save", metavar="KEY", help="store the figures under KEY in models/sagrada_dice/bench.json (the card shows them)")
+    parser.add_argument("--save", metavar="KEY", help="store the figures under KEY in models/sagrada/bench.json (the card shows them)")
     args = parser.parse_args()
     if args.folder:
         figures = bench_folder(args.folder)
@@ -130,7 +130,7 @@ def main() -> None:
             figures = bench_folder(Path(tmp))
     bench_real()
     if args.save:
-        path = ROOT / "models" / "sagrada_dice" / "bench.json"
+        path = ROOT / "models" / "sagrada" / "bench.json"
         saved = json.loads(path.read_text()) if path.is_file() else {}
         saved[args.save] = figures
         path.write_text(json.dumps(saved, indent=1) + "\n")

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models.synth.alhambra import render
-from scanner.alhambra import CROP_PX, KINDS, LOCATE_MODEL, LOCATE_SIZE, TILES_MODEL
+from models.alhambra.render import render
+from scanner.alhambra.reader import CROP_PX, KINDS, LOCATE_MODEL, LOCATE_SIZE, TILES_MODEL
 from scanner.errors import ModelError
 from scanner.model import OnnxModel
 from scoring.registry import GAMES
@@ -49,7 +49,7 @@ def test_truncated_model_names_the_file_and_the_rebuild(tmp_path):
     folder.mkdir()
     (folder / "manifest.json").write_text((MODELS / TILES_MODEL / "manifest.json").read_text())
     (folder / "model.onnx").write_bytes((MODELS / TILES_MODEL / "model.onnx").read_bytes()[:1000])
-    with pytest.raises(ModelError, match=r"model.onnx.*models.alhambra_tiles.train"):
+    with pytest.raises(ModelError, match=r"model.onnx.*models.alhambra.train"):
         OnnxModel(TILES_MODEL, directory=tmp_path)
 
 
@@ -71,7 +71,7 @@ def test_render_is_deterministic_and_legal(seed):
 
 def test_rendered_tiles_have_their_type_colour():
     """The price octagon (bottom-right) carries the type's colour in the top-down art."""
-    from models.synth.alhambra import PRICE_FILL, draw_tile
+    from models.alhambra.render import PRICE_FILL, draw_tile
 
     rng = np.random.default_rng(0)
     for kind, colour in PRICE_FILL.items():
@@ -96,7 +96,7 @@ class _Misaligned:
     def read(self, photo, trace):
         import dataclasses
 
-        from scanner.alhambra import Lattice
+        from scanner.alhambra.reader import Lattice
 
         reading = self.reader.read(photo, trace=trace)
         lattice = trace["lattice"]
@@ -110,8 +110,8 @@ class _Misaligned:
 
 
 def test_diagnosis_blames_the_right_stage():
-    from models.alhambra_tiles.diagnose import diagnose_photo
-    from scanner.alhambra import make_reader
+    from models.alhambra.diagnose import diagnose_photo
+    from scanner.alhambra.reader import make_reader
 
     seed = 2_500_000  # read exactly by the shipped reader
     truth = len(render(seed).label["render"]["cells"])
@@ -126,8 +126,8 @@ def test_diagnosis_blames_the_right_stage():
 def test_misalign_moves_crops_by_at_most_the_shift_and_keeps_some_still():
     torch = pytest.importorskip("torch", reason="training code needs the train extra")
 
-    from models.alhambra_tiles.train import SHIFT, SHIFT_P, _misalign
-    from scanner.alhambra import CROP_MARGIN
+    from models.alhambra.train import SHIFT, SHIFT_P, _misalign
+    from scanner.alhambra.reader import CROP_MARGIN
 
     n = 400
     x = torch.zeros(n, 3, CROP_PX, CROP_PX)
@@ -150,7 +150,7 @@ def test_misalign_moves_crops_by_at_most_the_shift_and_keeps_some_still():
 def test_train_only_tiles_leaves_the_locator_alone(monkeypatch):
     pytest.importorskip("torch", reason="training code needs the train extra")
     pytest.importorskip("onnx", reason="training code needs the train extra")
-    from models.alhambra_tiles import export, train
+    from models.alhambra import export, train
 
     calls = []
     monkeypatch.setattr(train, "build", lambda split, count, workers=2: {"split": split})
@@ -171,7 +171,7 @@ def test_train_only_tiles_leaves_the_locator_alone(monkeypatch):
 def test_fast_training_arithmetic_matches_float32_and_hands_back_a_plain_network():
     torch = pytest.importorskip("torch", reason="training code needs the train extra")
     from models import fast
-    from models.alhambra_tiles.net import TileNet
+    from models.alhambra.net import TileNet
 
     torch.manual_seed(0)
     plain = TileNet().eval()

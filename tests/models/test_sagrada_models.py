@@ -12,8 +12,8 @@ import onnxruntime as ort
 import pytest
 from click.testing import CliRunner
 
-from models.synth import scene
-from models.synth.sagrada import render
+from models import scene
+from models.sagrada.render import render
 from scoring.registry import GAMES
 from tablescan.cli import cli
 
@@ -104,8 +104,8 @@ REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata"
 
 @pytest.mark.skipif(not (REALDATA / "sagrada-hejmsdz" / "labels.json").is_file(), reason="needs ../shared/realdata")
 def test_shipped_cell_model_reads_the_real_windows():
-    from models.sagrada_dice.evaluate import evaluate_real_windows
-    from scanner.sagrada import SagradaReader
+    from models.sagrada.evaluate import evaluate_real_windows
+    from scanner.sagrada.reader import SagradaReader
 
     result = evaluate_real_windows(SagradaReader())
     assert result["cells"] == 40
@@ -114,8 +114,8 @@ def test_shipped_cell_model_reads_the_real_windows():
 
 @pytest.mark.skipif(not (REALDATA / "dice-nellbyler-d6" / "annotations.json").is_file(), reason="needs ../shared/realdata")
 def test_shipped_cell_model_reads_held_out_real_dice_values():
-    from models.sagrada_dice.evaluate import evaluate_real_dice
-    from scanner.sagrada import SagradaReader
+    from models.sagrada.evaluate import evaluate_real_dice
+    from scanner.sagrada.reader import SagradaReader
 
     result = evaluate_real_dice(SagradaReader(), fold=1)  # photos never trained on
     assert result["dice"] == 759
@@ -124,7 +124,7 @@ def test_shipped_cell_model_reads_held_out_real_dice_values():
 
 
 def test_shipped_cells_read_surest_on_the_true_grid():
-    from scanner.sagrada import SagradaReader
+    from scanner.sagrada.reader import SagradaReader
 
     reader = SagradaReader()
     sample = render(3000001)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scanner.alhambra import (
+from scanner.alhambra.reader import (
     KINDS,
     PRICES,
     TileEvidence,
@@ -26,7 +26,7 @@ from scanner.alhambra import (
     upright_walls_to_crop,
 )
 from scanner.errors import BoardNotFoundError
-from scoring.palace import CATALOGUE, LEGAL_WALLS
+from scoring.alhambra.palace import CATALOGUE, LEGAL_WALLS
 
 cells = st.tuples(st.integers(-20, 20), st.integers(-20, 20))
 quarter = st.integers(0, 3)
@@ -48,7 +48,7 @@ def test_wall_orders_round_trip(walls, k):
 @pytest.mark.parametrize("walls", ["N", "E", "ES", "NEW"])
 def test_wall_convention_matches_rotated_art(walls, k):
     """np.rot90(art, k) puts the walls where upright_walls_to_crop says (dark strips at the border)."""
-    from models.synth.alhambra import draw_tile
+    from models.alhambra.render import draw_tile
 
     art = draw_tile({"type": "garden", "walls": walls, "price": 5}, np.random.default_rng(1), 96)
     crop = np.rot90(art, k).astype(float).mean(axis=2)
@@ -263,7 +263,7 @@ def test_decode_keeps_every_tile_reachable_from_the_fountain():
 def test_decode_of_a_clean_legal_palace_is_the_palace(seed):
     import random
 
-    from scoring.palace import generate_palace
+    from scoring.alhambra.palace import generate_palace
 
     palace = generate_palace(random.Random(seed), 12)
     evidence = {
@@ -297,7 +297,7 @@ def test_fit_lattice_counts_a_second_palace_as_far_strays():
     ],
 )
 def test_palace_touches_edge_only_through_the_palace_blob(blob, peak, expected):
-    from scanner.alhambra import _palace_touches_edge
+    from scanner.alhambra.reader import _palace_touches_edge
 
     mask = np.zeros((60, 80), np.float64)
     x0, y0, x1, y1 = blob
@@ -307,7 +307,7 @@ def test_palace_touches_edge_only_through_the_palace_blob(blob, peak, expected):
 
 def test_value_probs_sum_twin_tiles():
     """Two catalogue tiles share 'garden:' (different prices): the reading's probability is their sum."""
-    from scanner.alhambra import _value_probs
+    from scanner.alhambra.reader import _value_probs
 
     scores = np.full(len(CATALOGUE), -50.0)
     twins = [i for i, tile in enumerate(CATALOGUE) if tile.type == "garden" and tile.walls == ""]
@@ -331,7 +331,7 @@ class _StubTiles:
 
 def test_tiles_seen_does_not_count_sure_empty_cells_as_doubts():
     """A lattice whose extra cells lie on clutter the classifier calls empty is not marked down for them."""
-    from scanner.alhambra import AlhambraReader, Lattice
+    from scanner.alhambra.reader import AlhambraReader, Lattice
 
     sure_tile = [-9, -9, 9, -9, -9, -9, -9, -9]  # pavilion
     sure_empty = [9, -9, -9, -9, -9, -9, -9, -9]
@@ -348,7 +348,7 @@ def test_tiles_seen_does_not_count_sure_empty_cells_as_doubts():
 
 @pytest.fixture(scope="module")
 def reader():
-    from scanner.alhambra import make_reader
+    from scanner.alhambra.reader import make_reader
 
     return make_reader()
 
@@ -364,8 +364,8 @@ def reader():
     ],
 )
 def test_held_out_renders_that_used_to_fail_are_read_exactly(reader, seed, why):
-    from models.alhambra_tiles.evaluate import compare_palaces
-    from models.synth.alhambra import render
+    from models.alhambra.evaluate import compare_palaces
+    from models.alhambra.render import render
     from scanner.photo import load_photo
 
     sample = render(seed)

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scanner import board
-from scanner.cells import CROP_PX, RECT_H, RECT_W, cell_crops, die_box_crop, grid_image_crops, rectify_grid, to_batch
-from scanner.sagrada import DICE, STATES, decode_window, state_probabilities, value_probabilities
+from scanner.sagrada import grid as board
+from scanner.sagrada.cells import CROP_PX, RECT_H, RECT_W, cell_crops, die_box_crop, grid_image_crops, rectify_grid, to_batch
+from scanner.sagrada.reader import DICE, STATES, decode_window, state_probabilities, value_probabilities
 from scoring.sagrada import PATTERNS, generate_window
 
 
@@ -214,7 +214,7 @@ def test_a_card_that_does_not_fit_is_not_trusted() -> None:
     pattern = PATTERNS["Virtus"]
     window = generate_window(random.Random(9), pattern, empty=0)
     truth = _truth_states(window, pattern)
-    from scanner.sagrada import pattern_conflicts
+    from scanner.sagrada.reader import pattern_conflicts
 
     assert pattern_conflicts(_confident(truth), "Virtus") == 0
     others = [name for name in PATTERNS if name != "Virtus"]
@@ -239,8 +239,8 @@ def test_a_refinement_step_that_folds_the_quad_is_refused() -> None:
 
 @pytest.mark.parametrize(("tilt", "azimuth", "tolerance"), [(30.0, 20.0, 0.03), (40.0, 200.0, 0.03), (18.0, 90.0, 0.08)])
 def test_lift_corners_recovers_the_dice_top_plane(tilt, azimuth, tolerance) -> None:
-    from models.synth.scene import camera_planes
-    from scanner.cells import GRID_H_MM, GRID_W_MM, lift_corners
+    from models.scene import camera_planes
+    from scanner.sagrada.cells import GRID_H_MM, GRID_W_MM, lift_corners
 
     ppm = 4.0
     art = (int(GRID_W_MM * ppm), int(GRID_H_MM * ppm))
@@ -305,8 +305,8 @@ def test_refinement_stops_once_the_corners_settle(spread, runs) -> None:
 
 def _photographed_grid(tilt: float, azimuth: float, roll: float, focal: float) -> np.ndarray:
     """The grid's corners (TL, TR, BR, BL) in a 1600x1200 photo taken by a pinhole camera."""
-    from models.synth.scene import camera_planes
-    from scanner.cells import GRID_H_MM, GRID_W_MM
+    from models.scene import camera_planes
+    from scanner.sagrada.cells import GRID_H_MM, GRID_W_MM
 
     plane = camera_planes((int(GRID_W_MM * 4), int(GRID_H_MM * 4)), 4.0, tilt_deg=tilt, azimuth_deg=azimuth, roll_deg=roll,
                           focal_px=focal, distance_mm=focal / 3.2)

@@ -23,7 +23,7 @@ from scoring.alhambra import (
     validate_palace,
 )
 from scoring.errors import StateError
-from scoring.palace import SIDES, neighbour, outer_segments, segment_ends
+from scoring.alhambra.palace import SIDES, neighbour, outer_segments, segment_ends
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -113,7 +113,7 @@ def _brute_force_longest(segments: list) -> int:
     )
 )
 def test_longest_wall_matches_brute_force(walls_at: dict) -> None:
-    from scoring.palace import Tile
+    from scoring.alhambra.palace import Tile
 
     # any shape at all, pinches included; keep small enough for the brute force
     palace = {cell: Tile("garden", walls) for cell, walls in walls_at.items()}

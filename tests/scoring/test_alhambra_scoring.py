@@ -238,7 +238,7 @@ def test_longest_wall_picks_the_longer_of_two_runs() -> None:
 
 def assert_trail(segments: list) -> None:
     """Consecutive segments share a corner, and no segment repeats."""
-    from scoring.palace import segment_ends
+    from scoring.alhambra.palace import segment_ends
 
     assert len(set(segments)) == len(segments)
     if len(segments) < 2:

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from scoring.errors import StateError
-from scoring.sagrada_identification import TOOL_RATE
+from scoring.sagrada.identification import TOOL_RATE
 from scoring.sagrada import (
     PATTERNS,
     RULES,

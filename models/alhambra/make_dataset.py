@@ -1,0 +1,147 @@
+"""Render the Alhambra training and held-out sets: locator inputs/targets and tile crops.
+
+Every crop goes through ``scanner.alhambra.reader.crop_cells`` and every locator input through
+``scanner.alhambra.reader.locate_input``, so training sees exactly what the scanner sees.
+
+    python -m models.alhambra.make_dataset --split train --count 1500
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from models.alhambra.render import render
+from scanner.alhambra.reader import CROP_PX, KINDS, LOCATE_SIZE, LOCATE_STRIDE, PRICES, crop_cells, locate_input, upright_walls_to_crop
+
+CACHE = Path(__file__).resolve().parents[2] / "build" / "alhambra"
+SEED_BASE = {"train": 0, "val": 1_000_000, "test": 2_000_000}
+TILE_VIEWS = 2
+HEAT_SHAPE = (LOCATE_SIZE[1] // LOCATE_STRIDE, LOCATE_SIZE[0] // LOCATE_STRIDE)
+
+
+def out_size_for(seed: int) -> tuple[int, int]:
+    """Photo size of a training render: mostly 800x600, some larger, some portrait."""
+    rng = np.random.default_rng(seed + 7_777_777)
+    width, height = (800, 600) if rng.random() < 0.6 else (1280, 960)
+    return (height, width) if rng.random() < 0.2 else (width, height)
+
+
+def sample_arrays(seed: int) -> dict[str, np.ndarray]:
+    """Render one seed and return its locator input/targets and labelled tile crops."""
+    cv2.setNumThreads(1)
+    sample = render(seed, out_size=out_size_for(seed))
+    rng = np.random.default_rng(seed + 99_999_999)
+    image = sample.image_rgb
+    info = sample.label["render"]
+    batch, to_image = locate_input(image)
+    loc_img = (batch[0].transpose(1, 2, 0) * 255 + 0.5).astype(np.uint8)
+    to_input = np.linalg.inv(to_image)
+    to_out = np.array([[1 / LOCATE_STRIDE, 0, -0.5], [0, 1 / LOCATE_STRIDE, -0.5], [0, 0, 1]]) @ to_input
+    heat = np.zeros(HEAT_SHAPE, np.float32)
+    mask = np.zeros(HEAT_SHAPE, np.uint8)
+    ys, xs = np.mgrid[0:HEAT_SHAPE[0], 0:HEAT_SHAPE[1]].astype(np.float32)
+    grid = np.asarray(info["grid_to_photo"], dtype=np.float64)
+    for cell in info["cells"]:
+        poly = cv2.perspectiveTransform(np.asarray(cell["polygon"], np.float64).reshape(-1, 1, 2), to_out).reshape(-1, 2)
+        cx, cy = cv2.perspectiveTransform(np.asarray(cell["centre"], np.float64).reshape(1, 1, 2), to_out).reshape(2)
+        side = float(np.sqrt(abs(cv2.contourArea(poly.astype(np.float32)))))
+        sigma = float(np.clip(0.18 * side, 0.8, 4.0))
+        heat = np.maximum(heat, np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma**2)))
+        ix, iy = int(round(cx)), int(round(cy))
+        if 0 <= ix < HEAT_SHAPE[1] and 0 <= iy < HEAT_SHAPE[0]:
+            heat[iy, ix] = 1.0  # the peak pixel is the positive of the focal loss
+        cv2.fillPoly(mask, [np.round((poly + 0.5) * 16).astype(np.int32)], 1, cv2.LINE_8, shift=4)
+
+    # tile crops through the scanner's own crop function, with a lattice slightly off
+    at_cells = [tuple(cell["at"]) for cell in info["cells"]]
+    occupied = set(at_cells)
+    ring = sorted({(x + dx, y + dy) for x, y in occupied for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))} - occupied)
+    height, width = image.shape[:2]
+    inside = []
+    for x, y in ring:
+        pts = cv2.perspectiveTransform(np.array([[[x - 0.3, y - 0.3]], [[x + 0.3, y + 0.3]], [[x - 0.3, y + 0.3]], [[x + 0.3, y - 0.3]]], np.float64), grid).reshape(-1, 2)
+        if (pts >= 0).all() and (pts[:, 0] < width).all() and (pts[:, 1] < height).all():
+            inside.append((x, y))
+    rng.shuffle(inside)
+    none_cells = inside[: max(2, len(at_cells) // 2)]
+    kinds, walls, prices, rotations = [], [], [], []
+    out_crops = []
+    for view in range(TILE_VIEWS):  # each tile seen through differently wrong lattices and turns
+        angle = np.radians(rng.normal(0, 1.5))
+        scale = 1 + rng.normal(0, 0.03)
+        jitter = np.array([[scale * np.cos(angle), -scale * np.sin(angle), 0], [scale * np.sin(angle), scale * np.cos(angle), 0], [0, 0, 1]])
+        cells = at_cells + (none_cells if view == 0 else [])
+        shifted = [(x + rng.normal(0, 0.035), y + rng.normal(0, 0.035)) for x, y in cells]
+        inverse = [((c[0] * np.cos(angle) + c[1] * np.sin(angle)) / scale, (-c[0] * np.sin(angle) + c[1] * np.cos(angle)) / scale) for c in shifted]
+        crops = crop_cells(image, grid @ jitter, inverse)
+        for index in range(len(cells)):
+            k = int(rng.integers(4))
+            out_crops.append(np.rot90(crops[index], k))
+            if index < len(at_cells):
+                value = info["cells"][index]["value"]
+                if value == "fountain":
+                    kinds.append(KINDS.index("fountain"))
+                    walls.append(upright_walls_to_crop("", k))
+                    prices.append(-1)
+                else:
+                    kind, tile_walls = value.split(":")
+                    kinds.append(KINDS.index(kind))
+                    walls.append(upright_walls_to_crop(tile_walls, k))
+                    prices.append(PRICES.index(str(info["cells"][index]["price"])))
+                rotations.append(k)
+            else:
+                kinds.append(0)
+                walls.append([-1, -1, -1, -1])
+                prices.append(-1)
+                rotations.append(-1)
+    return {
+        "loc_img": loc_img[None],
+        "heat": heat.astype(np.float16)[None],
+        "mask": mask[None],
+        "crops": np.ascontiguousarray(np.stack(out_crops)),
+        "kind": np.array(kinds, np.int64),
+        "walls": np.array(walls, np.int64).reshape(-1, 4),
+        "price": np.array(prices, np.int64),
+        "rotation": np.array(rotations, np.int64),
+        "board": np.full(len(kinds), seed, np.int64),
+    }
+
+
+def build(split: str, count: int, workers: int = 2, cache: Path = CACHE) -> dict[str, np.ndarray]:
+    """Render ``count`` samples of ``split`` (seeds ``SEED_BASE[split] + i``), cached as .npz."""
+    path = cache / f"{split}_{count}.npz"
+    if path.is_file():
+        with np.load(path) as data:
+            return {key: data[key] for key in data.files}
+    cache.mkdir(parents=True, exist_ok=True)
+    seeds = [SEED_BASE[split] + i for i in range(count)]
+    start = time.perf_counter()
+    if workers > 1:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            parts = pool.map(sample_arrays, seeds, chunksize=8)
+    else:
+        parts = [sample_arrays(seed) for seed in seeds]
+    data = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+    np.savez(path, **data)
+    print(f"{split}: {count} renders, {len(data['kind'])} crops in {time.perf_counter() - start:.0f} s -> {path}")
+    return data
+
+
+def main() -> None:
+    """Command line: render one split into the cache."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--split", choices=sorted(SEED_BASE), default="train")
+    parser.add_argument("--count", type=int, default=1500)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    build(args.split, args.count, args.workers)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,1 +1,0 @@
-"""Alhambra tile classifier (and, trained by the same command, the tile locator)."""

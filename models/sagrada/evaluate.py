@@ -1,0 +1,274 @@
+"""Measure the Sagrada models and refresh their cards' tables.
+
+- held-out renders (seeds from ``TEST_SEED``, never used in training or calibration), read end to
+  end by the scanner's ``SagradaReader`` from the photo alone: grid found, cells right, boards
+  entirely right, pattern named, calibration (ECE) of the cell confidences;
+- the real windows of ``../shared/realdata/sagrada-hejmsdz`` (already cut to the grid): cells right;
+- the real dice of ``../shared/realdata/dice-nellbyler-d6``: pip values right (value head only).
+
+``python -m models.sagrada.evaluate [--renders 100]`` writes ``evaluation.json`` beside this
+file and rewrites the three model cards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from models.sagrada import make_dataset
+from models.sagrada.render import render
+from scanner.sagrada.cells import grid_image_crops, to_batch
+from scanner.errors import BoardNotFoundError
+from scanner.photo import Photo
+from scanner.sagrada.reader import SagradaReader, cell_text, decode_window, value_probabilities
+
+HERE = Path(__file__).resolve().parent
+REALDATA = HERE.parents[2] / "shared" / "realdata"
+COLOUR_NAMES = ["R", "Y", "G", "B", "P", "."]
+
+
+def ece(confidences: np.ndarray, correct: np.ndarray, bins: int = 15) -> float:
+    """Expected calibration error with equal-width confidence bins."""
+    confidences, correct = np.asarray(confidences, float), np.asarray(correct, float)
+    edges = np.linspace(0, 1, bins + 1)
+    total = 0.0
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        inside = (confidences > lo) & (confidences <= hi)
+        if inside.any():
+            total += inside.mean() * abs(confidences[inside].mean() - correct[inside].mean())
+    return float(total)
+
+
+def _colour_of(value: str) -> str:
+    return "." if value == "." else value[0]
+
+
+def _confusion(pairs: list[tuple[str, str]], labels: list[str]) -> list[list[int]]:
+    index = {label: k for k, label in enumerate(labels)}
+    matrix = [[0] * len(labels) for _ in labels]
+    for truth, got in pairs:
+        if truth in index and got in index:
+            matrix[index[truth]][index[got]] += 1
+    return matrix
+
+
+def evaluate_renders(count: int, reader: SagradaReader, first_seed: int = make_dataset.TEST_SEED) -> dict:
+    """Read ``count`` held-out renders end to end and compare with their truth."""
+    cells_right = boards_right = found = patterns_right = 0
+    corner_errors, confidences, correct, colour_pairs, value_pairs = [], [], [], [], []
+    overrides_total = overrides_right = raw_right = 0
+    seconds, steps, reads = [], [], []
+    for seed in range(first_seed, first_seed + count):
+        sample = render(seed)
+        truth_rows = sample.label["players"][0]["window"]
+        truth = [v for row in truth_rows for v in row.split()]
+        photo = Photo.from_array(sample.image_rgb, name=f"render-{seed}")
+        started = time.perf_counter()
+        runs_before = getattr(reader.refiner, "runs", 0)  # a _CountingModel counts the refinement steps
+        reads_before = getattr(reader.dice, "runs", 0)  # and the cell reads (more than one when grid retries are judged)
+        try:
+            reading = reader.read(photo)
+        except BoardNotFoundError:
+            confidences.extend([1.0] * 20)
+            correct.extend([0] * 20)
+            continue
+        seconds.append(time.perf_counter() - started)
+        steps.append(getattr(reader.refiner, "runs", 0) - runs_before)
+        reads.append(getattr(reader.dice, "runs", 0) - reads_before)
+        found += 1
+        true_corners = np.array(sample.label["render"]["corners"])
+        pitch = np.linalg.norm(true_corners[1] - true_corners[0]) / 5
+        corner_errors.append(float(np.linalg.norm(reading.corners - true_corners, axis=1).max() / pitch))
+        got = [cell.value for cell in reading.cells]
+        right = [g == t for g, t in zip(got, truth)]
+        cells_right += sum(right)
+        boards_right += all(right)
+        patterns_right += reading.player.get("pattern") == sample.label["players"][0]["pattern"]
+        confidences.extend(cell.confidence for cell in reading.cells)
+        correct.extend(right)
+        colour_pairs.extend((_colour_of(t), _colour_of(g)) for t, g in zip(truth, got))
+        value_pairs.extend((t[-1] if t != "." else ".", g[-1] if g != "." else ".") for t, g in zip(truth, got))
+        for override in reading.overrides:
+            r, c = override.cell
+            overrides_total += 1
+            overrides_right += override.chosen_value == truth[r * 5 + c]
+        raw = {tuple(o.cell): o.model_value for o in reading.overrides}
+        raw_right += sum((raw.get(cell.cell, cell.value) == t) for cell, t in zip(reading.cells, truth))
+    return {
+        "photos": count, "first_seed": first_seed, "grid_found": found,
+        "cells_right": cells_right / (20 * count), "boards_right": boards_right / count,
+        "cells_right_before_rules": raw_right / (20 * count),
+        "pattern_named_right": patterns_right / count,
+        "overrides": overrides_total, "overrides_right": overrides_right,
+        "corner_error_pitch_median": float(np.median(corner_errors)) if corner_errors else None,
+        "corner_error_pitch_max": float(np.max(corner_errors)) if corner_errors else None,
+        "ece": ece(np.array(confidences), np.array(correct)),
+        "read_seconds_median": float(np.median(seconds)) if seconds else None,
+        "refine_steps": steps, "cell_reads": reads,
+        "colour_confusion": {"labels": COLOUR_NAMES, "matrix": _confusion(colour_pairs, COLOUR_NAMES)},
+        "value_confusion": {"labels": list("123456."), "matrix": _confusion(value_pairs, list("123456."))},
+    }
+
+
+def evaluate_real_windows(reader: SagradaReader) -> dict | None:
+    """Read the two real windows (already cut to the grid) and compare with their labels."""
+    folder = REALDATA / "sagrada-hejmsdz"
+    if not (folder / "labels.json").is_file():
+        return None
+    labels = json.loads((folder / "labels.json").read_text())["images"]
+    result = {"boards": {}, "cells": 0, "right": 0, "right_before_rules": 0, "dice": 0, "dice_right": 0, "errors": []}
+    pairs = []
+    for name, rows in sorted(labels.items()):
+        grid = np.asarray(Image.open(folder / name).convert("RGB"))
+        states = reader.classify(grid_image_crops(grid))
+        decoded = decode_window(states)
+        truth = [v or "." for row in rows for v in row]
+        got = [cell_text(s) for s in decoded.states]
+        raw = [max(value_probabilities(p).items(), key=lambda kv: kv[1])[0] for p in states]
+        right = sum(g == t for g, t in zip(got, truth))
+        result["boards"][name] = {"right": right, "of": 20, "pattern": decoded.pattern}
+        result["cells"] += 20
+        result["right"] += right
+        result["right_before_rules"] += sum(g == t for g, t in zip(raw, truth))
+        for index, (t, g) in enumerate(zip(truth, got)):
+            if t != ".":
+                result["dice"] += 1
+                result["dice_right"] += g == t
+            if g != t:
+                result["errors"].append({"board": name, "cell": list(divmod(index, 5)), "truth": t, "read": g})
+            pairs.append((_colour_of(t), _colour_of(g)))
+    result["colour_confusion"] = {"labels": COLOUR_NAMES, "matrix": _confusion(pairs, COLOUR_NAMES)}
+    return result
+
+
+def evaluate_real_dice(reader: SagradaReader, fold: int = 1) -> dict | None:
+    """Pip values of the real loose dice of one fold, read by the value head (argmax over 1-6).
+
+    Fold 1 (odd photos) is never trained on; fold 0 may have been used to fine-tune the value head.
+    """
+    real = make_dataset.real_dice(fold)
+    if real is None:
+        return None
+    crops, truth_arr = real
+    out = reader.dice.run(to_batch(crops))
+    got = out["value"][:, 1:].argmax(axis=1) + 1
+    per_value = {str(v): float((got[truth_arr == v] == v).mean()) for v in range(1, 7)}
+    # as the scanner reads a cell: the crop and its quarter turn, the 30 die states summed over colour
+    states = reader.classify(crops)[:, :30].reshape(len(crops), 5, 6).sum(axis=1)
+    scanner_right = int((states.argmax(axis=1) + 1 == truth_arr).sum())
+    return {"fold": fold, "scanner_right": scanner_right, "scanner_accuracy": scanner_right / len(truth_arr), "photos": "odd-numbered (held out)" if fold else "even-numbered (fine-tuning fold)",
+            "dice": int(len(truth_arr)), "right": int((got == truth_arr).sum()), "accuracy": float((got == truth_arr).mean()),
+            "per_value": per_value,
+            "confusion": {"labels": list("123456"), "matrix": _confusion([(str(t), str(g)) for t, g in zip(truth_arr, got)], list("123456"))}}
+
+
+def evaluate_no_window(reader: SagradaReader) -> dict | None:
+    """How many of the real dice-tray photos (no Sagrada window in them) are wrongly read as a window."""
+    folder = REALDATA / "dice-nellbyler-d6" / "images"
+    if not folder.is_dir():
+        return None
+    from scanner.photo import load_photo
+
+    photos = sorted(folder.glob("*.jpg"))
+    wrong = 0
+    for path in photos:
+        try:
+            reader.read(load_photo(path, min_long_side_px=1600))
+            wrong += 1
+        except BoardNotFoundError:
+            pass
+    return {"photos": len(photos), "read_as_window": wrong}
+
+
+class _CountingModel:
+    """Counts the runs of a model (the refiner: one per refinement step; the cell model: one per read of the 20 cells)."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.runs = 0
+
+    def run(self, batch: np.ndarray) -> dict:
+        self.runs += 1
+        return self.model.run(batch)
+
+    def __getattr__(self, name: str):
+        return getattr(self.model, name)
+
+
+def model_latency(reader: SagradaReader, runs: int = 60, steps: list[int] | None = None, reads: list[int] | None = None) -> dict:
+    """Wall time of all model work for one board: finder, refiner steps (4 views each), 20 cells (2 views each).
+
+    ``steps`` holds how many refinement steps each board's scan took and ``reads`` how many times it
+    read its 20 cells (measured on the renders: up to ``REFINE_STEPS`` steps, fewer when the corners
+    settle; more steps and reads when a doubtful grid is retried and its options judged). Each part
+    is timed ``runs`` times; a board's model work is the finder's median time plus its steps times the
+    median step plus its reads times the median read. Returns the median board's (``total``) and the
+    90th percentile board's (``total_p90``) model work in ms, the parts' medians and the mean counts.
+    """
+    from scanner.sagrada.grid import FINDER_PX, PATCH_PX, REFINE_STEPS, REFINE_VIEWS
+    from scanner.sagrada.cells import CROP_PX
+
+    steps = [REFINE_STEPS] if not steps else steps
+    reads = [1] * len(steps) if not reads else reads
+    rng = np.random.default_rng(0)
+    finder_in = rng.random((1, 3, FINDER_PX, FINDER_PX), dtype=np.float32)
+    patch_in = rng.random((REFINE_VIEWS, 3, PATCH_PX, PATCH_PX), dtype=np.float32)
+    cells_in = rng.integers(0, 256, (20, CROP_PX, CROP_PX, 3), dtype=np.uint8)
+    parts = {"finder": [], "refiner": [], "dice": []}
+    for _ in range(runs):
+        start = time.perf_counter()
+        reader.finder.run(finder_in)
+        mid = time.perf_counter()
+        reader.refiner.run(patch_in)
+        end = time.perf_counter()
+        reader.classify(cells_in)  # 20 crops x the read's 90-degree views, one batch
+        parts["finder"].append(mid - start)
+        parts["refiner"].append(end - mid)
+        parts["dice"].append(time.perf_counter() - end)
+    medians = {k: 1000 * float(np.median(v)) for k, v in parts.items()}
+    boards = medians["finder"] + medians["dice"] * np.asarray(reads, np.float64) + medians["refiner"] * np.asarray(steps, np.float64)
+    medians["refiner"] *= float(np.median(steps))  # the median board's refinement
+    medians["dice"] *= float(np.median(reads))
+    medians["total"] = float(np.median(boards))
+    medians["total_p90"] = float(np.percentile(boards, 90))
+    medians["refine_steps"] = float(np.mean(steps))
+    medians["refine_steps_median"] = float(np.median(steps))
+    medians["cell_reads"] = float(np.mean(reads))
+    return medians
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Command line: evaluate and rewrite the model cards."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--renders", type=int, default=100)
+    args = parser.parse_args(argv)
+    reader = SagradaReader()
+    counting, reading = _CountingModel(reader.refiner), _CountingModel(reader.dice)
+    reader._refiner, reader.dice = counting, reading
+    renders = evaluate_renders(args.renders, reader)
+    steps, reads = renders.pop("refine_steps"), renders.pop("cell_reads")
+    reader._refiner, reader.dice = counting.model, reading.model
+    results = {
+        "renders": renders,
+        "real_windows": evaluate_real_windows(reader),
+        "real_dice": evaluate_real_dice(reader, fold=1),
+        "real_dice_fold0": evaluate_real_dice(reader, fold=0),
+        "latency_ms": model_latency(reader, steps=steps, reads=reads),
+        "no_window": evaluate_no_window(reader),
+    }
+    (HERE / "evaluation.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    from models.sagrada import cards
+
+    cards.write_cards(results)
+    print(json.dumps({k: (v if k != "renders" else {kk: vv for kk, vv in v.items() if "confusion" not in kk}) for k, v in results.items()
+                      if v is not None}, indent=1, default=str)[:3000])
+    return results
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,408 @@
+"""Train every Sagrada model from scratch (fixed seeds), export them to ONNX and refresh the cards.
+
+``python -m models.sagrada.train`` renders the data (cached in build/sagrada/), trains the cell
+classifier (``sagrada_dice``), the grid finder (``sagrada_finder``) and the corner refiner
+(``sagrada_refiner``), fits the cell model's temperature on held-out renders, exports the three
+ONNX files with their manifests, then runs ``evaluate`` to rewrite the model cards' tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from models import fast
+from models.sagrada import make_dataset
+from models.sagrada.nets import CellNet, FinderNet, RefinerNet
+from scanner.sagrada.grid import heat_targets
+
+SEED = 20261130
+TRAIN_PHOTOS = 1000
+VAL_PHOTOS = 150
+FINE_TUNE_EPOCHS = 16
+FINE_TUNE_SYNTHETIC = 12_000  # rendered crops mixed with the real dice in the fine-tune
+FINE_TUNE_REAL_REPEAT = 20
+FINE_TUNE_LR = 3e-3
+
+
+def _threads(count: int) -> None:
+    torch.set_num_threads(count)
+
+
+def _colour_jitter(x: torch.Tensor, generator: torch.Generator, strength: float = 1.0) -> torch.Tensor:
+    """Random per-sample brightness, contrast, channel gains and noise on a float batch in [0, 1]."""
+    n = x.shape[0]
+    gain = 1 + strength * 0.12 * (torch.rand(n, 3, 1, 1, generator=generator) * 2 - 1)
+    bright = 1 + strength * 0.25 * (torch.rand(n, 1, 1, 1, generator=generator) * 2 - 1)
+    contrast = 1 + strength * 0.2 * (torch.rand(n, 1, 1, 1, generator=generator) * 2 - 1)
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = (x - mean) * contrast + mean
+    x = x * gain * bright
+    x = x + torch.randn(x.shape, generator=generator) * (0.02 * torch.rand(n, 1, 1, 1, generator=generator))
+    return x.clamp(0, 1)
+
+
+def _random_affine(x: torch.Tensor, generator: torch.Generator, scale: float = 0.08, shift: float = 0.06,
+                   angle: float = 0.12) -> torch.Tensor:
+    """Random zoom, shift and rotation (up to ``angle`` radians either way) per sample.
+
+    The finder is never exact and dice sit anywhere in their cells; loose dice lie at every angle.
+    """
+    n = x.shape[0]
+    zoom = torch.exp((torch.rand(n, generator=generator) * 2 - 1) * scale)
+    turn = (torch.rand(n, generator=generator) * 2 - 1) * angle
+    cos, sin = torch.cos(turn) / zoom, torch.sin(turn) / zoom
+    tx, ty = ((torch.rand(2, n, generator=generator) * 2 - 1) * shift * 2)
+    theta = torch.stack([torch.stack([cos, -sin, tx], 1), torch.stack([sin, cos, ty], 1)], 1)
+    grid = nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
+    return nn.functional.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+
+
+def _recolour(x: torch.Tensor, generator: torch.Generator, share: float = 0.25) -> tuple[torch.Tensor, torch.Tensor]:
+    """Swap colour channels and sometimes invert a share of the batch, so pips are counted whatever their colours.
+
+    Returns the batch and a 0/1 weight per sample: 0 where the colour label no longer holds.
+    """
+    n = x.shape[0]
+    chosen = torch.rand(n, generator=generator) < share
+    if not chosen.any():
+        return x, torch.ones(n)
+    x = x.clone()
+    perm = torch.randperm(3, generator=generator)
+    picked = x[chosen][:, perm]
+    invert = torch.rand(int(chosen.sum()), generator=generator) < 0.4
+    picked[invert] = 1 - picked[invert]
+    x[chosen] = picked
+    return x, (~chosen).float()
+
+
+def _to_float(images: np.ndarray) -> torch.Tensor:
+    return torch.from_numpy(np.ascontiguousarray(images.transpose(0, 3, 1, 2))).float().div_(255.0)
+
+
+def _schedule(optimizer: torch.optim.Optimizer, steps: int, peak: float) -> torch.optim.lr_scheduler.LRScheduler:
+    return torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=peak, total_steps=steps, pct_start=0.15)
+
+
+def _quarter_turned(x_all: torch.Tensor, idx: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """The float batch ``idx`` of uint8 NHWC crops, turned by a random quarter turn and maybe mirrored (classes do not care)."""
+    x = x_all[idx].permute(0, 3, 1, 2).float().div_(255.0)
+    k = int(torch.randint(4, (1,), generator=generator))
+    x = torch.rot90(x, k, dims=(2, 3))
+    if torch.rand(1, generator=generator) < 0.5:
+        x = torch.flip(x, dims=(3,))
+    return x
+
+
+def _heads_loss(outputs: tuple[torch.Tensor, ...], y: torch.Tensor, colour_weight: torch.Tensor) -> torch.Tensor:
+    """Die + colour + value cross-entropy; the colour term only over samples of weight 1 (colour known and kept)."""
+    die, colour, value = outputs
+    colour_loss = (_LOSS_EACH(colour, y[:, 1]) * colour_weight).sum() / colour_weight.sum().clamp(min=1)
+    return _LOSS(die, y[:, 0]) + colour_loss + _LOSS(value, y[:, 2])
+
+
+def _step(optimizer: torch.optim.Optimizer, scheduler: torch.optim.lr_scheduler.LRScheduler, loss: torch.Tensor) -> None:
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    scheduler.step()
+
+
+_LOSS = nn.CrossEntropyLoss(label_smoothing=0.02)
+_LOSS_EACH = nn.CrossEntropyLoss(label_smoothing=0.02, reduction="none")
+
+
+# --------------------------------------------------------------------------------------------- cells
+
+
+def train_cells(crops: np.ndarray, labels: np.ndarray, *, epochs: int = 8, batch: int = 128, seed: int = SEED, log=print) -> CellNet:
+    """Train the cell classifier on uint8 crops (N, 48, 48, 3) with (die, colour, value) labels."""
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    net = fast.prepare(CellNet())
+    optimizer = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps_per_epoch = math.ceil(len(crops) / batch)
+    scheduler = _schedule(optimizer, epochs * steps_per_epoch, 4e-3)
+    x_all = torch.from_numpy(crops)
+    y_all = torch.from_numpy(labels)
+    for epoch in range(epochs):
+        net.train()
+        order = torch.randperm(len(crops), generator=generator)
+        total, correct, seen, started = 0.0, 0, 0, time.perf_counter()
+        for step in range(steps_per_epoch):
+            idx = order[step * batch:(step + 1) * batch]
+            x = _quarter_turned(x_all, idx, generator)
+            y = y_all[idx]
+            x = _random_affine(x, generator)
+            x = _colour_jitter(x, generator)
+            x, colour_known = _recolour(x, generator)
+            die, colour, value = fast.forward(net, x)
+            loss = _heads_loss((die, colour, value), y, colour_known)
+            _step(optimizer, scheduler, loss)
+            total += float(loss.detach()) * len(idx)
+            with torch.no_grad():
+                ok = (die.argmax(1) == y[:, 0]) & (colour.argmax(1) == y[:, 1]) & (value.argmax(1) == y[:, 2])
+            correct += int(ok.sum())
+            seen += len(idx)
+        log(f"cells epoch {epoch + 1}/{epochs}: loss {total / seen:.4f}, train cells right {correct / seen:.4f} ({time.perf_counter() - started:.0f} s)")
+    return fast.finish(net)
+
+
+def _low_resolution(x: torch.Tensor, generator: torch.Generator, share: float = 0.3) -> torch.Tensor:
+    """Shrink a share of the batch to 45-95% and blow it back up (small, soft dice of a phone photo cut to the grid)."""
+    pick = torch.nonzero(torch.rand(x.shape[0], generator=generator) < share).flatten()
+    if len(pick) == 0:
+        return x
+    side = x.shape[-1]
+    small = int(side * float(0.45 + 0.5 * torch.rand(1, generator=generator)))
+    out = x.clone()
+    reduced = nn.functional.interpolate(x[pick], size=(small, small), mode="area")
+    out[pick] = nn.functional.interpolate(reduced, size=(side, side), mode="bilinear", align_corners=False)
+    return out
+
+
+def _streaks(x: torch.Tensor, generator: torch.Generator, share: float = 0.3) -> torch.Tensor:
+    """Paint 1-3 soft, whitish, curved streaks near the middle of a share of the batch.
+
+    Real translucent dice show bright marbling and glints that the renders lack; they are not pips.
+    """
+    side = x.shape[-1]
+    ys, xs = torch.meshgrid(torch.arange(float(side)), torch.arange(float(side)), indexing="ij")
+    out = x.clone()
+    for i in torch.nonzero(torch.rand(x.shape[0], generator=generator) < share).flatten().tolist():
+        for _ in range(int(torch.randint(1, 4, (1,), generator=generator))):
+            cx, cy = (side * (0.3 + 0.4 * torch.rand(2, generator=generator))).tolist()
+            angle = float(torch.rand(1, generator=generator) * math.pi)
+            bend = float((torch.rand(1, generator=generator) * 2 - 1) * 0.08)
+            width = float(0.8 + 1.8 * torch.rand(1, generator=generator))
+            length = float(5 + 12 * torch.rand(1, generator=generator))
+            along = (xs - cx) * math.cos(angle) + (ys - cy) * math.sin(angle)
+            across = -(xs - cx) * math.sin(angle) + (ys - cy) * math.cos(angle) - bend * along * along
+            alpha = torch.exp(-(across / width) ** 2) * torch.sigmoid((length - along.abs()) * 1.5)
+            alpha = alpha * float(0.25 + 0.5 * torch.rand(1, generator=generator))
+            tint = out[i].mean(dim=(1, 2), keepdim=True) * 0.3 + 0.7
+            out[i] = out[i] * (1 - alpha) + tint * alpha
+    return out.clamp(0, 1)
+
+
+def fine_tune_values(net: CellNet, crops: np.ndarray, labels: np.ndarray, real_crops: np.ndarray, real_values: np.ndarray, *,
+                     epochs: int = FINE_TUNE_EPOCHS, synthetic: int = FINE_TUNE_SYNTHETIC, real_repeat: int = FINE_TUNE_REAL_REPEAT,
+                     lr: float = FINE_TUNE_LR, batch: int = 128, seed: int = SEED, log=print) -> CellNet:
+    """Continue training on a share of the synthetic crops mixed with real loose dice (fold 0).
+
+    Real dice teach the value and die heads (their colour is not labelled) and are turned by any
+    angle; renders get marbling streaks; every crop may be seen at a lower resolution. Batch-norm
+    statistics stay as the synthetic training left them.
+    """
+    torch.manual_seed(seed + 3)
+    generator = torch.Generator().manual_seed(seed + 3)
+    pick = torch.randperm(len(crops), generator=generator)[:synthetic].numpy()
+    real_labels = np.stack([np.ones_like(real_values), np.zeros_like(real_values), real_values], axis=1)
+    x_all = torch.from_numpy(np.concatenate([crops[pick], np.repeat(real_crops, real_repeat, axis=0)]))
+    y_all = torch.from_numpy(np.concatenate([labels[pick], np.repeat(real_labels, real_repeat, axis=0)]))
+    rendered = torch.cat([torch.ones(len(pick)), torch.zeros(real_repeat * len(real_crops))]).bool()
+    net = fast.prepare(net)
+    optimizer = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    steps = math.ceil(len(x_all) / batch)
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs * steps)
+    for epoch in range(epochs):
+        net.train()
+        for module in net.modules():
+            if isinstance(module, nn.BatchNorm2d):
+                module.eval()
+        order = torch.randperm(len(x_all), generator=generator)
+        total, seen, started = 0.0, 0, time.perf_counter()
+        for step in range(steps):
+            idx = order[step * batch:(step + 1) * batch]
+            x = _quarter_turned(x_all, idx, generator).clone()
+            y = y_all[idx]
+            synthetic_rows = rendered[idx]
+            if synthetic_rows.any():
+                x[synthetic_rows] = _streaks(_random_affine(x[synthetic_rows], generator), generator)
+            if (~synthetic_rows).any():
+                x[~synthetic_rows] = _random_affine(x[~synthetic_rows], generator, scale=0.15, angle=math.pi)
+            x = _colour_jitter(_low_resolution(x, generator), generator)
+            x, recoloured = _recolour(x, generator)
+            loss = _heads_loss(fast.forward(net, x), y, synthetic_rows.float() * recoloured)
+            _step(optimizer, scheduler, loss)
+            total += float(loss.detach()) * len(idx)
+            seen += len(idx)
+        log(f"cells fine-tune (real dice) epoch {epoch + 1}/{epochs}: loss {total / seen:.4f} ({time.perf_counter() - started:.0f} s)")
+    return fast.finish(net)
+
+
+def cell_logits(net: CellNet, crops: np.ndarray, batch: int = 512) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return the three heads' logits for uint8 crops."""
+    outs = [[], [], []]
+    with torch.no_grad():
+        for start in range(0, len(crops), batch):
+            for index, out in enumerate(net(_to_float(crops[start:start + batch]))):
+                outs[index].append(out.numpy())
+    return tuple(np.concatenate(o) for o in outs)  # type: ignore[return-value]
+
+
+def fit_temperature(logits: tuple[np.ndarray, ...], labels: np.ndarray) -> float:
+    """Return the one temperature (shared by the heads) minimising held-out negative log-likelihood."""
+    best, best_t = math.inf, 1.0
+    for t in np.exp(np.linspace(np.log(0.3), np.log(5.0), 120)):
+        nll = 0.0
+        for head, logit in enumerate(logits):
+            z = logit / t
+            z = z - z.max(axis=1, keepdims=True)
+            logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+            nll -= logp[np.arange(len(labels)), labels[:, head]].mean()
+        if nll < best:
+            best, best_t = nll, float(t)
+    return best_t
+
+
+# --------------------------------------------------------------------------------------------- finder
+
+
+def train_finder(images: np.ndarray, masks: np.ndarray, *, epochs: int = 14, batch: int = 32, seed: int = SEED, log=print) -> FinderNet:
+    """Train the grid-area segmenter on letterboxed photos and their 1/4-resolution masks."""
+    torch.manual_seed(seed + 1)
+    generator = torch.Generator().manual_seed(seed + 1)
+    net = fast.prepare(FinderNet())
+    optimizer = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps_per_epoch = math.ceil(len(images) / batch)
+    scheduler = _schedule(optimizer, epochs * steps_per_epoch, 4e-3)
+    x_all = torch.from_numpy(images)
+    m_all = torch.from_numpy(masks)
+    for epoch in range(epochs):
+        net.train()
+        order = torch.randperm(len(images), generator=generator)
+        total, seen, started = 0.0, 0, time.perf_counter()
+        for step in range(steps_per_epoch):
+            idx = order[step * batch:(step + 1) * batch]
+            x = x_all[idx].permute(0, 3, 1, 2).float().div_(255.0)
+            m = m_all[idx].float().div_(255.0)
+            k = int(torch.randint(4, (1,), generator=generator))
+            x, m = torch.rot90(x, k, dims=(2, 3)), torch.rot90(m, k, dims=(1, 2))
+            if torch.rand(1, generator=generator) < 0.5:
+                x, m = torch.flip(x, dims=(3,)), torch.flip(m, dims=(2,))
+            x = _colour_jitter(x, generator)
+            logits = fast.forward(net, x)
+            loss = nn.functional.binary_cross_entropy_with_logits(logits, m)
+            prob = torch.sigmoid(logits)
+            dice = 1 - (2 * (prob * m).sum((1, 2)) + 1) / (prob.sum((1, 2)) + m.sum((1, 2)) + 1)
+            loss = loss + 0.5 * dice.mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+            total += float(loss.detach()) * len(idx)
+            seen += len(idx)
+        log(f"finder epoch {epoch + 1}/{epochs}: loss {total / seen:.4f} ({time.perf_counter() - started:.0f} s)")
+    return fast.finish(net)
+
+
+# --------------------------------------------------------------------------------------------- refiner
+
+
+def train_refiner(patches: np.ndarray, corners: np.ndarray, turns: np.ndarray, *, epochs: int = 12, batch: int = 64,
+                  seed: int = SEED, log=print) -> RefinerNet:
+    """Train the corner refiner on patches, the true corners in patch px and the top-left's turn."""
+    torch.manual_seed(seed + 2)
+    generator = torch.Generator().manual_seed(seed + 2)
+    net = fast.prepare(RefinerNet())
+    optimizer = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps_per_epoch = math.ceil(len(patches) / batch)
+    scheduler = _schedule(optimizer, epochs * steps_per_epoch, 4e-3)
+    x_all = torch.from_numpy(patches)
+    targets = torch.from_numpy(np.stack([heat_targets(c) for c in corners]))
+    t_all = torch.from_numpy(turns)
+    for epoch in range(epochs):
+        net.train()
+        order = torch.randperm(len(patches), generator=generator)
+        total, turn_ok, seen, started = 0.0, 0, 0, time.perf_counter()
+        for step in range(steps_per_epoch):
+            idx = order[step * batch:(step + 1) * batch]
+            x = _colour_jitter(x_all[idx].permute(0, 3, 1, 2).float().div_(255.0), generator)
+            heat, turn = fast.forward(net, x)
+            logp = nn.functional.log_softmax(heat.flatten(2), dim=2)
+            heat_loss = -(targets[idx].flatten(2) * logp).sum(2).mean()
+            loss = heat_loss + 0.5 * nn.functional.cross_entropy(turn, t_all[idx])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+            total += float(loss.detach()) * len(idx)
+            turn_ok += int((turn.argmax(1) == t_all[idx]).sum())
+            seen += len(idx)
+        log(f"refiner epoch {epoch + 1}/{epochs}: loss {total / seen:.4f}, turn right {turn_ok / seen:.4f} ({time.perf_counter() - started:.0f} s)")
+    return fast.finish(net)
+
+
+# --------------------------------------------------------------------------------------------- main
+
+
+def _train_grid_models(train: dict, only: set[str], refiner_epochs: int, finder_epochs: int, threads: int = 1) -> None:
+    """Train and export the refiner, then the finder (in a child process while the cell model trains)."""
+    _threads(threads)
+    from models.sagrada import export
+
+    if "refiner" in only:
+        export.export_refiner(train_refiner(train["patches"], train["patch_corners"], train["patch_turns"], epochs=refiner_epochs))
+    if "finder" in only:
+        export.export_finder(train_finder(train["finder_input"], train["finder_mask"], epochs=finder_epochs))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line: render, train, calibrate, export and evaluate every Sagrada model."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--cache", type=Path, default=make_dataset.CACHE, help="where rendered data are cached")
+    parser.add_argument("--photos", type=int, default=TRAIN_PHOTOS, help="training renders")
+    parser.add_argument("--only", choices=["cells", "finder", "refiner"], action="append", help="train only these")
+    parser.add_argument("--cell-epochs", type=int, default=10)
+    parser.add_argument("--finder-epochs", type=int, default=60)
+    parser.add_argument("--refiner-epochs", type=int, default=48)
+    parser.add_argument("--synthetic-only", action="store_true", help="skip the value fine-tune on real dice (fold 0)")
+    parser.add_argument("--skip-evaluate", action="store_true")
+    args = parser.parse_args(argv)
+    _threads(args.threads)
+    started = time.perf_counter()
+    train = make_dataset.load_or_make(make_dataset.TRAIN_SEED, args.photos, workers=args.threads, cache=args.cache)
+    val = make_dataset.load_or_make(make_dataset.VAL_SEED, VAL_PHOTOS, workers=args.threads, cache=args.cache)
+    print(f"data ready: {len(train['crops'])} crops, {len(train['finder_input'])} photos, {len(train['patches'])} patches "
+          f"({time.perf_counter() - started:.0f} s)", flush=True)
+    from models.sagrada import export
+
+    only = set(args.only or ["cells", "finder", "refiner"])
+    grid_models = only & {"finder", "refiner"}
+    side = None
+    if grid_models and "cells" in only and args.threads >= 2:
+        # two lanes of one thread each (faster than two threads on one lane): the refiner and then
+        # the finder train in a child process while this one trains the cell model
+        side = fast.start_lane(_train_grid_models, train, grid_models, args.refiner_epochs, args.finder_epochs)
+    if "cells" in only:
+        cells = train_cells(train["crops"], train["crop_labels"], epochs=args.cell_epochs)
+        real = make_dataset.real_dice(fold=0)
+        if real is not None and not args.synthetic_only:
+            cells = fine_tune_values(cells, train["crops"], train["crop_labels"], *real)
+        else:
+            print("no real dice photos found (or --synthetic-only): the cell model is trained on renders only", flush=True)
+        temperature = fit_temperature(cell_logits(cells, val["crops"]), val["crop_labels"])
+        print(f"cell temperature {temperature:.3f}", flush=True)
+        export.export_cells(cells, temperature)
+    if side is not None:
+        fast.join_lane(side, "finder/refiner")
+    elif grid_models:
+        _train_grid_models(train, grid_models, args.refiner_epochs, args.finder_epochs, args.threads)
+    print(f"trained in {time.perf_counter() - started:.0f} s", flush=True)
+    if not args.skip_evaluate:
+        from models.sagrada import evaluate
+
+        evaluate.main([])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,1 +1,0 @@
-"""The sagrada_finder model (trained with the other Sagrada models by `python -m models.sagrada_dice.train`)."""

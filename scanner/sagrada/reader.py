@@ -1,0 +1,404 @@
+"""Reading a Sagrada window from a photo: find the grid, classify the 20 cells, decode with the rules.
+
+Decoding picks the most probable reading that the rules allow. Each cell's classifier output is
+a distribution over 42 states: 30 dice (colour x value) and 12 empty-cell prints (blank, five
+colours, six values). The empty cells' prints and the dice identify the pattern card
+(``scoring.sagrada.identify_patterns``); then an exact search over the rows (dynamic programming
+over each cell's few likely states) maximises the joint probability under these rules:
+
+- two orthogonally adjacent dice never share a colour or a value (a hard rule: a misread);
+- an empty cell shows the card's print there;
+- a die on a colour or value print matches it, unless a tool card was used: allowed, but only
+  where the model is unsure (a penalty factor ``TOOL_RATE``).
+
+Every cell whose value differs from the classifier's first choice is reported as an ``Override``.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from scanner.sagrada import grid as board_finder
+from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN_PX, PITCH_PX, ROWS, cell_crops, lift_corners, rectify_grid, to_batch
+from scanner.errors import BoardNotFoundError
+from scanner.geometry import project
+from scanner.model import OnnxModel, load_model
+from scanner.photo import Photo
+from scanner.reading import BoardReading, CellReading, Override, Timings
+from scoring.sagrada import PATTERNS, identify_patterns
+
+COLOURS = ("R", "Y", "G", "B", "P")
+DICE = tuple(f"{c}{v}" for c in COLOURS for v in range(1, 7))
+PRINT_STATES = (".",) + COLOURS + tuple(str(v) for v in range(1, 7))
+STATES = DICE + tuple("_" + p for p in PRINT_STATES)  # "_R": empty cell with a red print
+EMPTY_STATES = slice(len(DICE), len(STATES))
+TOOL_RATE = 0.05
+VIOLATION = 1e-3  # per neighbour clash: a clash costs as much as a 1000:1 reading
+PRINT_MISMATCH = 1e-3
+PATTERN_CONFIDENCE = 0.9
+MAX_CANDIDATES = 4
+CANDIDATE_FLOOR = 1e-4
+ROW_BUDGET = 256
+FLIP_CHECK = 0.02
+MIN_MEAN_CONFIDENCE = 0.6  # below this, with no pattern card recognised, the "window" is something else
+TTA_TURNS = 2  # each crop read as it is and turned 90 degrees
+MAX_CONFLICTS = 2  # a tool card or two, or a misread: more and the card is not trusted
+
+
+def state_probabilities(die: np.ndarray, colour: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """Combine the three heads' probabilities (N, 2), (N, 6), (N, 7) into (N, 42) state probabilities.
+
+    The heads' orders are ``[empty, die]``, ``[none, R, Y, G, B, P]`` and ``[none, 1..6]``.
+    """
+    n = die.shape[0]
+    dice = die[:, 1, None, None] * colour[:, 1:, None] * value[:, None, 1:]  # (N, 5, 6)
+    empty = np.empty((n, len(PRINT_STATES)))
+    empty[:, 0] = colour[:, 0] * value[:, 0]
+    empty[:, 1:6] = colour[:, 1:] * value[:, 0, None]
+    empty[:, 6:] = colour[:, 0, None] * value[:, 1:]
+    empty *= die[:, 0, None]
+    states = np.concatenate([dice.reshape(n, -1), empty], axis=1)
+    return states / states.sum(axis=1, keepdims=True)
+
+
+def cell_text(state: str) -> str:
+    """The FORMATS.md text of a state: a die name, or ``.`` for any empty cell."""
+    return "." if state.startswith("_") else state
+
+
+def value_probabilities(states: np.ndarray) -> dict[str, float]:
+    """Sum one cell's state probabilities into FORMATS.md values (dice names and ``.``)."""
+    out = {die: float(p) for die, p in zip(DICE, states[: len(DICE)])}
+    out["."] = float(states[EMPTY_STATES].sum())
+    return out
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """The decoded window: one state per cell, the pattern (or None) and its posterior."""
+
+    states: tuple[str, ...]
+    pattern: str | None
+    pattern_probability: float
+    log_probability: float
+
+
+def _evidence(states: np.ndarray) -> list[list[dict[str, float]]]:
+    """Soft evidence per cell for ``identify_patterns``: the likely states with their probabilities."""
+    grid = []
+    for r in range(ROWS):
+        row = []
+        for c in range(COLS):
+            p = states[r * COLS + c]
+            keep = np.argsort(p)[::-1][:6]
+            evidence = {}
+            for k in keep:
+                if p[k] < 1e-3 and evidence:
+                    break
+                name = STATES[k]
+                evidence[name[1:] if name.startswith("_") else name] = float(p[k])
+            row.append(evidence)
+        grid.append(row)
+    return grid
+
+
+def _cell_factor(state: str, mark: str | None) -> float:
+    """How the pattern's print ``mark`` weighs a state (1 when no pattern is known)."""
+    if mark is None:
+        return 1.0
+    if state.startswith("_"):
+        return 1.0 if state[1:] == mark else PRINT_MISMATCH
+    if mark == ".":
+        return 1.0
+    if mark in COLOURS:
+        return 1.0 if state[0] == mark else TOOL_RATE
+    return 1.0 if state[1] == mark else TOOL_RATE
+
+
+@functools.cache
+def _factors(mark: str | None) -> np.ndarray:
+    """``_cell_factor`` for every state, as a vector."""
+    return np.array([_cell_factor(state, mark) for state in STATES])
+
+
+def pattern_conflicts(states: np.ndarray, pattern: str) -> int:
+    """Count the cells whose first reading contradicts ``pattern``: a die breaking its print, or another print.
+
+    The 24 cards' posterior only says which card fits best; this says whether it fits at all.
+    """
+    grid = PATTERNS[pattern].grid
+    conflicts = 0
+    for index in range(ROWS * COLS):
+        r, c = divmod(index, COLS)
+        state = STATES[int(np.argmax(states[index]))]
+        conflicts += _cell_factor(state, grid[r][c]) < 1.0
+    return conflicts
+
+
+def decode_window(states: np.ndarray, pattern: str | None = None) -> Decoded:
+    """Return the most probable rule-abiding window for (20, 42) cell state probabilities.
+
+    With ``pattern`` None the card is identified from the cells and used when its posterior is
+    at least ``PATTERN_CONFIDENCE``.
+    """
+    probability = 1.0
+    if pattern is None:
+        ranked = identify_patterns(_evidence(states))
+        if ranked[0][1] >= PATTERN_CONFIDENCE and pattern_conflicts(states, ranked[0][0]) <= MAX_CONFLICTS:
+            pattern, probability = ranked[0]
+        else:
+            probability = ranked[0][1]
+    grid = PATTERNS[pattern].grid if pattern else None
+    # candidate states per cell, weighted by the pattern; each row's combinations kept under a budget
+    ranked_cells: list[list[tuple[int, float]]] = []
+    for index in range(ROWS * COLS):
+        r, c = divmod(index, COLS)
+        mark = grid[r][c] if grid else None
+        weighted = states[index] * _factors(mark)
+        order = np.argsort(weighted)[::-1][:MAX_CANDIDATES]
+        top = weighted[order[0]]
+        ranked_cells.append([(int(k), math.log(max(weighted[k], 1e-300))) for k in order if weighted[k] >= top * CANDIDATE_FLOOR])
+    candidates: list[list[tuple[int, float]]] = []
+    for r in range(ROWS):
+        row = ranked_cells[r * COLS:(r + 1) * COLS]
+        counts = [1] * COLS
+        while True:  # add the next most likely alternative anywhere in the row while the budget allows
+            options = [(row[c][counts[c]][1], c) for c in range(COLS) if counts[c] < len(row[c])]
+            if not options:
+                break
+            _, c = max(options)
+            if math.prod(counts) // counts[c] * (counts[c] + 1) > ROW_BUDGET:
+                break
+            counts[c] += 1
+        candidates.extend(row[c][:counts[c]] for c in range(COLS))
+    best_states, best_log = _row_search(candidates)
+    return Decoded(states=tuple(STATES[k] for k in best_states), pattern=pattern,
+                   pattern_probability=float(probability), log_probability=best_log)
+
+
+def _clash_table() -> np.ndarray:
+    """(42, 42) bool: whether two orthogonally adjacent states break the colour/value rule."""
+    table = np.zeros((len(STATES), len(STATES)), bool)
+    for a, sa in enumerate(DICE):
+        for b, sb in enumerate(DICE):
+            table[a, b] = sa[0] == sb[0] or sa[1] == sb[1]
+    return table
+
+
+CLASH = _clash_table()
+
+
+def _row_options(candidates: list[list[tuple[int, float]]]) -> tuple[np.ndarray, np.ndarray]:
+    """Every combination of one row's candidates: (M, COLS) state ids and (M,) log scores, clashes penalised."""
+    ids = np.array(list(itertools.product(*[[k for k, _ in cell] for cell in candidates])), np.int64)
+    logs = np.array(list(itertools.product(*[[lp for _, lp in cell] for cell in candidates])), np.float64).sum(axis=1)
+    clashes = sum(CLASH[ids[:, c], ids[:, c + 1]].astype(np.int64) for c in range(COLS - 1))
+    return ids, logs + math.log(VIOLATION) * clashes
+
+
+def _row_search(candidates: list[list[tuple[int, float]]]) -> tuple[list[int], float]:
+    """Exact best assignment: dynamic programming over rows, each row's combinations enumerated."""
+    penalty = math.log(VIOLATION)
+    rows = [_row_options(candidates[r * COLS:(r + 1) * COLS]) for r in range(ROWS)]
+    best = rows[0][1]
+    back = []
+    for r in range(1, ROWS):
+        prev_ids, (ids, scores) = rows[r - 1][0], rows[r]
+        clashes = sum(CLASH[prev_ids[:, c][:, None], ids[:, c][None, :]].astype(np.int64) for c in range(COLS))
+        total = best[:, None] + penalty * clashes
+        pointer = np.argmax(total, axis=0)
+        best = total[pointer, np.arange(len(ids))] + scores
+        back.append(pointer)
+    j = int(np.argmax(best))
+    score = float(best[j])
+    chosen = [rows[ROWS - 1][0][j]]
+    for r in range(ROWS - 1, 0, -1):
+        j = int(back[r - 1][j])
+        chosen.append(rows[r - 1][0][j])
+    chosen.reverse()
+    return [int(k) for ids in chosen for k in ids], score
+
+
+class SagradaReader:
+    """Finds, reads and decodes one Sagrada window per photo (models load once)."""
+
+    game = "sagrada"
+
+    def __init__(self, dice: OnnxModel | None = None, finder: OnnxModel | None = None, refiner: OnnxModel | None = None) -> None:
+        self.dice = dice or load_model("sagrada_dice")
+        self._finder = finder
+        self._refiner = refiner
+
+    @property
+    def finder(self) -> OnnxModel:
+        """The grid finder model (loaded on first use: not needed when corners are given)."""
+        if self._finder is None:
+            self._finder = load_model("sagrada_finder")
+        return self._finder
+
+    @property
+    def refiner(self) -> OnnxModel:
+        """The corner refiner model (loaded on first use)."""
+        if self._refiner is None:
+            self._refiner = load_model("sagrada_refiner")
+        return self._refiner
+
+    @staticmethod
+    def crops(image_rgb: np.ndarray, grid_corners: np.ndarray) -> np.ndarray:
+        """Cut the 20 cell crops, on the plane ``CROP_HEIGHT_MM`` above the board (see ``scanner.sagrada.cells``)."""
+        height, width = image_rgb.shape[:2]
+        rectified, _ = rectify_grid(image_rgb, lift_corners(grid_corners, (width, height), CROP_HEIGHT_MM))
+        return cell_crops(rectified)
+
+    def _cell_certainty(self, image_rgb: np.ndarray, grid_corners: np.ndarray, seen: dict | None = None) -> float:
+        """How surely the cells within ``grid_corners`` read (mean of each cell's likeliest state): judges grid retries.
+
+        The crops and states read are kept in ``seen`` (by the corners' bytes), so the grid chosen is not read twice.
+        """
+        crops = self.crops(image_rgb, grid_corners)
+        states = self.classify(crops)
+        if seen is not None:
+            seen[np.asarray(grid_corners, np.float64).tobytes()] = (crops, states)
+        return float(states.max(axis=1).mean())
+
+    def classify(self, crops: np.ndarray, turns: int = TTA_TURNS) -> np.ndarray:
+        """Return calibrated (N, 42) state probabilities for uint8 cell crops.
+
+        Each crop is also read turned by 90 degrees (``turns`` views in one batch; dice and prints
+        read the same turned) and the heads' log-probabilities are averaged.
+        """
+        views = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(turns)])
+        out = self.dice.run(to_batch(np.ascontiguousarray(views)))
+        t = self.dice.manifest.temperature
+        probs = []
+        for head in ("die", "colour", "value"):
+            logp = np.log(np.maximum(_softmax_rows(out[head] / t), 1e-12)).reshape(turns, len(crops), -1).mean(axis=0)
+            probs.append(_softmax_rows(logp))
+        return state_probabilities(*probs)
+
+    def read(self, photo: Photo, *, corners: np.ndarray | None = None, timings: Timings | None = None) -> BoardReading:
+        """Locate, rectify, classify and decode one window.
+
+        Raises:
+            BoardNotFoundError: no window (or two) found, or the photo is too dark or blurred to tell.
+        """
+        timings = timings or Timings()
+        image = photo.image_rgb
+        notes: list[str] = list(photo.notes)
+        location = None
+        judged: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}  # the cells the grid retry's judge read, by grid
+        with timings.stage("locate"):
+            if corners is None:
+                try:
+                    location = board_finder.find_grid(image, self.finder, self.refiner, name=photo.name,
+                                                      judge=lambda grid: self._cell_certainty(image, grid, judged))
+                except BoardNotFoundError as error:
+                    raise BoardNotFoundError(_with_photo_quality(str(error), image)) from None
+                grid_corners = location.corners
+                if location.orientation_confidence < 0.9:
+                    notes.append(f"orientation uncertain ({location.orientation_confidence:.2f})")
+            else:  # given corners, in any order: the refiner's orientation head says which is the top-left
+                grid_corners, sure = board_finder.orient_corners(image, np.asarray(corners, np.float64).reshape(4, 2), self.refiner)
+                if sure < 0.9:
+                    notes.append(f"orientation of the given corners uncertain ({sure:.2f})")
+        read_before = judged.get(np.asarray(grid_corners, np.float64).tobytes())
+        with timings.stage("rectify"):
+            crops = read_before[0] if read_before else self.crops(image, grid_corners)
+        with timings.stage("classify"):
+            states = read_before[1] if read_before else self.classify(crops)
+        with timings.stage("decode"):
+            decoded = decode_window(states)
+            if location is not None and location.flipped_probability > FLIP_CHECK:
+                # the refiner hesitates between the board and its 180-degree turn: let the rules decide
+                flipped = decode_window(states[::-1])
+                keep = decoded.log_probability + math.log(location.orientation_confidence)
+                turn = flipped.log_probability + math.log(location.flipped_probability)
+                if turn > keep:
+                    decoded, states, crops = flipped, states[::-1], crops[::-1]
+                    grid_corners = np.roll(grid_corners, 2, axis=0)
+                    notes.append("orientation chosen by the rules (board turned 180 degrees)")
+        cells, overrides = [], []
+        to_photo = cell_outline_homography(grid_corners)
+        for index in range(ROWS * COLS):
+            r, c = divmod(index, COLS)
+            values = value_probabilities(states[index])
+            model_value = max(values, key=values.get)
+            chosen = cell_text(decoded.states[index])
+            x0, y0 = MARGIN_PX + c * PITCH_PX, MARGIN_PX + r * PITCH_PX
+            square = np.array([[x0, y0], [x0 + PITCH_PX, y0], [x0 + PITCH_PX, y0 + PITCH_PX], [x0, y0 + PITCH_PX]], np.float64)
+            polygon = tuple((float(x), float(y)) for x, y in project(square, to_photo).round(1))
+            alternatives = tuple((v, round(p, 4)) for v, p in sorted(values.items(), key=lambda kv: -kv[1]) if v != chosen)[:3]
+            cells.append(CellReading(cell=(r, c), value=chosen, confidence=float(min(1.0, values.get(chosen, 0.0))), polygon=polygon,
+                                     alternatives=alternatives, crop=crops[index]))
+            if chosen != model_value:
+                overrides.append(Override(cell=(r, c), model_value=model_value, model_confidence=values[model_value],
+                                          chosen_value=chosen, chosen_confidence=values.get(chosen, 0.0),
+                                          reason=_reason(decoded, index)))
+        mean_confidence = float(np.mean([cell.confidence for cell in cells]))
+        if location is not None and decoded.pattern is None and mean_confidence < MIN_MEAN_CONFIDENCE:
+            raise BoardNotFoundError(
+                f"{photo.name}: no Sagrada window found (a window-like area was seen, but its cells do not read as dice "
+                f"or pattern prints: mean confidence {mean_confidence:.2f}); {board_finder.RETRY_HINT}")
+        rows = [" ".join(cell_text(decoded.states[r * COLS + c]) for c in range(COLS)) for r in range(ROWS)]
+        player: dict = {"window": rows}
+        if decoded.pattern is not None:
+            player["pattern"] = decoded.pattern
+        else:
+            notes.append(f"pattern card not identified (best {decoded.pattern_probability:.2f})")
+        model = f"{self.dice.manifest.label}; {self.refiner.manifest.label}"
+        if corners is None:
+            model += f"; {self.finder.manifest.label}"
+        return BoardReading(player=player, corners=grid_corners, cells=tuple(cells), overrides=tuple(overrides), model=model,
+                            notes=tuple(notes))
+
+
+def cell_outline_homography(grid_corners: np.ndarray) -> np.ndarray:
+    """Homography from the rectified grid's pixels (with its margin) to the photo, on the board's plane."""
+    m = MARGIN_PX
+    w, h = COLS * PITCH_PX, ROWS * PITCH_PX
+    target = np.array([[m, m], [m + w, m], [m + w, m + h], [m, m + h]], np.float32)
+    return cv2.getPerspectiveTransform(target, np.asarray(grid_corners, np.float32).reshape(4, 2)).astype(np.float64)
+
+
+def _reason(decoded: Decoded, index: int) -> str:
+    r, c = divmod(index, COLS)
+    if decoded.pattern:
+        mark = PATTERNS[decoded.pattern].grid[r][c]
+        if mark != ".":
+            return f"neighbour rule and the {decoded.pattern} card's print '{mark}' here"
+    return "two orthogonal neighbours never share a colour or a value"
+
+
+def _softmax_rows(logits: np.ndarray) -> np.ndarray:
+    z = logits.astype(np.float64)
+    z -= z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _with_photo_quality(message: str, image: np.ndarray) -> str:
+    """Add what the photo's exposure and sharpness say to a board-not-found message."""
+    grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+    small = cv2.resize(grey, (max(1, grey.shape[1] // 2), max(1, grey.shape[0] // 2)), interpolation=cv2.INTER_AREA)
+    brightness = float(small.mean())
+    sharpness = float(cv2.Laplacian(small, cv2.CV_64F).var())
+    if brightness < 40:
+        return f"{message} (the photo is very dark: mean brightness {brightness:.0f}/255; add light)"
+    if sharpness < 15:
+        return f"{message} (the photo looks blurred: sharpness {sharpness:.0f}; hold steady and focus on the board)"
+    return message
+
+
+def make_reader() -> SagradaReader:
+    """Return the Sagrada board reader the scanner pipeline uses.
+
+    Raises:
+        ModelError: a shipped model file is missing or corrupt.
+    """
+    return SagradaReader()
