@@ -6,8 +6,8 @@ Every objective returns an ``Objective`` result: the points and the units that e
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from scoring.sagrada.window import (
     COLOR_NAMES,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import difflib
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from scoring.data import load_data
 from scoring.errors import StateError
