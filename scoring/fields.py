@@ -119,7 +119,7 @@ def field(obj: dict, key: str, path: str, default: Any = _MISSING) -> Any:
     Raises:
         StateError: when the key is required and missing.
     """
-    value = obj.get(key, None)
+    value = obj.get(key)
     if value is None:
         if default is _MISSING:
             raise fail(child(path, key), "missing required key")
