@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
+from typing import Any
 
 
 @cache
-def load_data(game: str, name: str) -> dict:
+def load_data(game: str, name: str) -> dict[str, Any]:
     """Return the parsed JSON data file ``scoring/<game>/data/<name>.json`` (cached, read-only use).
 
     >>> len(load_data("alhambra", "tiles")["tiles"])
@@ -18,4 +19,5 @@ def load_data(game: str, name: str) -> dict:
         FileNotFoundError: when no such data file is shipped.
     """
     text = resources.files("scoring").joinpath(game, "data", f"{name}.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    data: dict[str, Any] = json.loads(text)
+    return data

@@ -54,7 +54,7 @@ def fail(path: str, message: str) -> StateError:
     return StateError(f"{path or '(document)'}: {message}")
 
 
-def expect_object(value: Any, path: str) -> dict:
+def expect_object(value: Any, path: str) -> dict[str, Any]:
     """Return ``value`` if it is a JSON object.
 
     Raises:
@@ -65,7 +65,7 @@ def expect_object(value: Any, path: str) -> dict:
     return value
 
 
-def expect_list(value: Any, path: str, length: int | None = None, *, min_length: int = 0) -> list:
+def expect_list(value: Any, path: str, length: int | None = None, *, min_length: int = 0) -> list[Any]:
     """Return ``value`` if it is a JSON array (of exactly ``length`` items when given).
 
     Raises:
@@ -113,7 +113,7 @@ def expect_str(value: Any, path: str, choices: tuple[str, ...] | None = None) ->
     return value
 
 
-def field(obj: dict, key: str, path: str, default: Any = _MISSING) -> Any:
+def field(obj: dict[str, Any], key: str, path: str, default: Any = _MISSING) -> Any:
     """Return ``obj[key]``, or ``default`` when absent (or null) and a default is given.
 
     Raises:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -23,9 +24,9 @@ class Issue:
     player: int | None = None
     explained_by: tuple[str, ...] = ()
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Return the generic JSON form (games may shape their own report entries)."""
-        doc: dict = {"rule": self.rule, "detail": self.detail, "cells": [list(c) for c in self.cells]}
+        doc: dict[str, Any] = {"rule": self.rule, "detail": self.detail, "cells": [list(c) for c in self.cells]}
         if self.player is not None:
             doc["player"] = self.player
         if self.explained_by:

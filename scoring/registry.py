@@ -8,11 +8,12 @@ from scoring import alhambra, sagrada, splendor
 from scoring.errors import StateError
 from scoring.fields import describe, expect_object
 from scoring.game import Game
+from scoring.report import Report
 
-GAMES: dict[str, Game] = {module.GAME.id: module.GAME for module in (alhambra, sagrada, splendor)}
+GAMES: dict[str, Game[Any, Report]] = {module.GAME.id: module.GAME for module in (alhambra, sagrada, splendor)}
 
 
-def game_of(doc: Any) -> Game:
+def game_of(doc: Any) -> Game[Any, Report]:
     """Return the ``Game`` named by a document's ``game`` key.
 
     >>> game_of({"game": "sagrada"}).id

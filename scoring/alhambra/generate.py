@@ -65,7 +65,7 @@ def generate(
         reserve = tuple(left.pop() for _ in range(min(len(left), rng.randint(0, 2))))
         money = {currency: rng.randint(0, 12) for currency in CURRENCIES} if scoring_round == 3 else None
         before = 0 if scoring_round == 1 else rng.randint(5, 30) * (scoring_round - 1)
-        members.append(AlhambraPlayer(_NAMES[index], palace, reserve, before, money))
+        members.append(AlhambraPlayer(_NAMES[index], tuple(palace.items()), reserve, before, money))
     with_dirk = players == 2 if dirk is None else dirk
     dirk_counts = {kind: rng.randint(0, 2 * scoring_round) for kind in BUILDING_TYPES} if with_dirk else None
     return AlhambraState(scoring_round, tuple(members), dirk_counts, market)

@@ -30,7 +30,7 @@ def validate(state: AlhambraState) -> list[Issue]:
         for issue in validate_palace(palace_map(player)):
             issues.append(Issue(issue.rule, issue.detail, issue.cells, index, issue.explained_by))
     issues.extend(_overuse(state))
-    return sorted(issues, key=lambda issue: issue.player)
+    return sorted(issues, key=lambda issue: -1 if issue.player is None else issue.player)
 
 
 def _overuse(state: AlhambraState) -> list[Issue]:

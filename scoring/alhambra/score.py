@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
+from typing import Any
 
 from scoring.alhambra.palace import (
     BUILDING_TYPES,
@@ -62,7 +63,7 @@ class Standing:
         return ("=" if self.tied > 1 else "") + f"{self.place}{suffix}"
 
 
-def rank_majorities(counts: list[Mapping[str, int]], scoring_round: int) -> list[dict[str, Standing]]:
+def rank_majorities(counts: Sequence[Mapping[str, int]], scoring_round: int) -> list[dict[str, Standing]]:
     """Place every party (players, then Dirk) in every building type and share out the points.
 
     Tied parties add up the points of the places they occupy and share them rounded down; the
@@ -112,7 +113,11 @@ class PlayerScore:
 
 @dataclass(frozen=True)
 class AlhambraReport:
-    """The result of one scoring: per player, Dirk, market awards and the ranking."""
+    """The result of one scoring: per player, Dirk, market awards and the ranking.
+
+    ``tie_breaks`` is always empty: Alhambra breaks no tie, tied players share the place
+    (``to_text`` marks them with ``=``).
+    """
 
     scoring_round: int
     players: tuple[PlayerScore, ...]
@@ -120,6 +125,7 @@ class AlhambraReport:
     dirk_standings: dict[str, Standing] | None = None
     market_awards: tuple[tuple[str, Tile, str | None], ...] | None = None
     ranking: tuple[str, ...] = dataclass_field(default=())
+    tie_breaks: tuple[str, ...] = ()
 
     @property
     def dirk_points(self) -> dict[str, int] | None:
@@ -128,14 +134,14 @@ class AlhambraReport:
             return None
         return {kind: s.points for kind, s in self.dirk_standings.items() if s.points > 0}
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Return the FORMATS.md Alhambra output document.
 
         >>> ana = AlhambraPlayer("Ana", {(0, 0): Tile("fountain")})
         >>> list(score(AlhambraState(1, (ana,))).to_json())
         ['game', 'scoring_round', 'players', 'ranking']
         """
-        doc: dict = {
+        doc: dict[str, Any] = {
             "game": "alhambra",
             "scoring_round": self.scoring_round,
             "players": [

@@ -155,7 +155,7 @@ class AlhambraState:
         items = expect_list(field(doc, "players", ""), "players", min_length=1)
         if len(items) > MAX_PLAYERS:
             raise fail("players", f"expected 1-{MAX_PLAYERS} players, got {len(items)}")
-        players = []
+        players: list[AlhambraPlayer] = []
         for index, item in enumerate(items):
             player = _parse_player(item, child("players", index))
             for earlier, other in enumerate(players):
@@ -186,14 +186,14 @@ class AlhambraState:
                 market.append((currency, _parse_tile(entry, path, allow_fountain=False)))
         return cls(scoring_round, tuple(players), dirk, None if market is None else tuple(market))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Return the FORMATS.md document; ``AlhambraState.from_json`` reads it back equal.
 
         >>> state = AlhambraState(1, (AlhambraPlayer("Ana", {(0, 0): Tile("fountain")}),))
         >>> state.to_json()["players"][0]["palace"], AlhambraState.from_json(state.to_json()) == state
         ([{'at': [0, 0], 'tile': 'fountain'}], True)
         """
-        doc: dict = {
+        doc: dict[str, Any] = {
             "game": "alhambra",
             "scoring_round": self.scoring_round,
             "players": [_player_json(player) for player in self.players],
@@ -295,17 +295,17 @@ def _parse_counts(value: Any, path: str, names: tuple[str, ...]) -> dict[str, in
     return {name: expect_int(value.get(name, 0), child(path, name), low=0) for name in names}
 
 
-def _tile_json(tile: Tile) -> dict:
+def _tile_json(tile: Tile) -> dict[str, Any]:
     if tile.type == FOUNTAIN:
         return {"tile": FOUNTAIN}
-    doc: dict = {"type": tile.type, "walls": tile.walls}
+    doc: dict[str, Any] = {"type": tile.type, "walls": tile.walls}
     if tile.tile_id is not None:
         doc["tile_id"] = tile.tile_id
     return doc
 
 
-def _player_json(player: AlhambraPlayer) -> dict:
-    doc: dict = {
+def _player_json(player: AlhambraPlayer) -> dict[str, Any]:
+    doc: dict[str, Any] = {
         "name": player.name,
         "palace": [{"at": [x, y], **_tile_json(tile)} for (x, y), tile in player.palace],
         "reserve": [_tile_json(tile) for tile in player.reserve],

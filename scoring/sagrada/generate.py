@@ -47,14 +47,15 @@ def generate(
         raise ValueError(f"players: expected 1-{MAX_PLAYERS}, got {players!r}")
     solo = players == 1
     objectives = tuple(rng.sample(sorted(OBJECTIVES), SOLO_PUBLIC_COUNT if solo else PUBLIC_COUNT))
-    cards = rng.sample(sorted(PATTERNS), players) if patterns else [None] * players
+    cards: list[str | None] = list(rng.sample(sorted(PATTERNS), players)) if patterns else [None] * players
     colors = rng.sample(COLOR_CHOICES, 2 if solo else players)
     for attempt in range(20):  # the bag can run dry for late players: deal every window again
         supply = {color: DICE_PER_COLOR for color in COLORS}
         made = []
         try:
             for index in range(players):
-                pattern = PATTERNS[cards[index]] if cards[index] is not None else None
+                card = cards[index]
+                pattern = PATTERNS[card] if card is not None else None
                 holes = empty if empty is not None else rng.choice((0, 0, 0, 0, 1, 1, 2, 3))
                 window = generate_window(rng, pattern, holes, supply)
                 tokens = 0 if solo else rng.randint(0, pattern.difficulty if pattern is not None else 4)

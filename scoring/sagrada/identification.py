@@ -50,8 +50,8 @@ def _soft_likelihood(evidence: dict[str, float], mark: str) -> float:
     for state, weight in evidence.items():
         if state in PRINTS:
             likelihood += weight / total * EMPTY_SHARE * _print_likelihood(state, mark)
-        else:
-            likelihood += weight / total * (1 - EMPTY_SHARE) * _die_likelihood(parse_cell(state), mark)
+        elif (die := parse_cell(state)) is not None:  # "." is a print, so every other state is a die
+            likelihood += weight / total * (1 - EMPTY_SHARE) * _die_likelihood(die, mark)
     return likelihood
 
 

@@ -74,7 +74,7 @@ def _columns(window: Window) -> list[tuple[str, list[tuple[Cell, object]]]]:
     return [(f"column {c + 1}", [((r, c), window[r][c]) for r in range(ROWS)]) for c in range(COLS)]
 
 
-def _variety(lines: Callable, key: str) -> Callable[[Window], tuple[tuple[Unit, ...], str]]:
+def _variety(lines: Callable[[Window], list[tuple[str, list[tuple[Cell, object]]]]], key: str) -> Callable[[Window], tuple[tuple[Unit, ...], str]]:
     """Count complete lines whose dice all differ in ``key`` (``color`` or ``value``)."""
 
     def measure(window: Window) -> tuple[tuple[Unit, ...], str]:
@@ -92,11 +92,11 @@ def _variety(lines: Callable, key: str) -> Callable[[Window], tuple[tuple[Unit, 
     return measure
 
 
-def _sets(kinds: tuple, key: str) -> Callable[[Window], tuple[tuple[Unit, ...], str]]:
+def _sets(kinds: tuple[object, ...], key: str) -> Callable[[Window], tuple[tuple[Unit, ...], str]]:
     """Count complete sets of ``kinds`` (values or colours): the smallest count among them."""
 
     def measure(window: Window) -> tuple[tuple[Unit, ...], str]:
-        by_kind: dict = {kind: [] for kind in kinds}
+        by_kind: dict[object, list[Cell]] = {kind: [] for kind in kinds}
         for cell, die in dice_of(window):
             kind = getattr(die, key)
             if kind in by_kind:
@@ -112,7 +112,7 @@ def _sets(kinds: tuple, key: str) -> Callable[[Window], tuple[tuple[Unit, ...], 
 
 
 def _kind_label(kind: object) -> str:
-    return f"{kind}s" if isinstance(kind, int) else COLOR_NAMES[kind]
+    return f"{kind}s" if isinstance(kind, int) else COLOR_NAMES[str(kind)]
 
 
 def _color_diagonals(window: Window) -> tuple[tuple[Unit, ...], str]:
@@ -122,7 +122,7 @@ def _color_diagonals(window: Window) -> tuple[tuple[Unit, ...], str]:
         partners = [
             other
             for other in diagonal(cell)
-            if window[other[0]][other[1]] is not None and window[other[0]][other[1]].color == die.color
+            if (partner := window[other[0]][other[1]]) is not None and partner.color == die.color
         ]
         if partners:
             units.append(Unit(f"{die} {short_place(cell)}", (cell,)))

@@ -43,7 +43,7 @@ class PlayerScore:
         """
         return sum(o.points for o in self.public) + self.private.points + self.favor_tokens + self.empty_points
 
-    def breakdown(self) -> dict:
+    def breakdown(self) -> dict[str, Any]:
         """Return the FORMATS.md ``breakdown`` object.
 
         >>> score(SagradaState.from_json(SAMPLE)).players[1].breakdown()["empty_cells"]
@@ -56,7 +56,7 @@ class PlayerScore:
             "empty_cells": self.empty_points,
         }
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Return the FORMATS.md per-player report.
 
         >>> list(score(SagradaState.from_json(SAMPLE)).players[0].to_json())
@@ -70,7 +70,7 @@ class PlayerScore:
         }
 
 
-def violation_json(issue: Issue) -> dict:
+def violation_json(issue: Issue) -> dict[str, Any]:
     """Return the report form of a placement issue: ``cell`` (its first cell), ``cells``, ``rule``, ...
 
     >>> violation_json(Issue("isolated-die", "x", ((1, 2),), 0, ("Cork-backed Straightedge",)))["cell"]
@@ -108,7 +108,7 @@ class SagradaReport:
             return None
         return self.players[0].total > self.solo_target
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Return the FORMATS.md score report.
 
         >>> score(SagradaState.from_json(SAMPLE)).to_json()["ranking"]
@@ -223,7 +223,7 @@ def score(state: SagradaState) -> SagradaReport:
     scores = []
     for index, player in enumerate(state.players):
         public = tuple(OBJECTIVES[o].score(player.window) for o in state.public_objectives)
-        colors = state.solo.private_objectives if solo else (player.private_objective,)
+        colors = state.solo.private_objectives if state.solo is not None else (player.private_objective,)
         options = tuple(
             private_points(player.window, color) if color is not None else Objective("private", 0, ())
             for color in colors
@@ -247,7 +247,7 @@ def score(state: SagradaState) -> SagradaReport:
         )
     order = sorted(range(len(scores)), key=lambda i: _rank_key(scores[i], i))
     ranking = tuple(scores[i].name for i in order)
-    if solo:
+    if state.solo is not None:
         target = state.solo.round_track_sum
         winner = scores[0].name if scores[0].total > target else None
         return SagradaReport(state.public_objectives, tuple(scores), ranking, winner, (), target, warnings)

@@ -127,7 +127,7 @@ class SagradaPlayer:
                 message = "name: missing required key"
             raise StateError(f"{path}.{message}") from None
 
-    def to_json(self, solo: bool = False) -> dict:
+    def to_json(self, solo: bool = False) -> dict[str, Any]:
         """Return the FORMATS.md player object (no favor tokens in a solo game).
 
         >>> SagradaPlayer("Bo", empty_window(), None, "blue", 1).to_json()["favor_tokens"]
@@ -190,7 +190,7 @@ class SoloSetup:
         except StateError as error:
             raise StateError(f"{path}.{error}") from None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Return the FORMATS.md solo block.
 
         >>> SoloSetup(("R", "blue"), 30).to_json()
@@ -331,7 +331,7 @@ class SagradaState:
         solo = SoloSetup.from_json(doc["solo"]) if doc.get("solo") is not None else None
         return cls(tuple(objectives), players, solo)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Return the FORMATS.md document; inverse of ``from_json``.
 
         >>> SagradaState.from_json(SAMPLE).to_json() == SAMPLE

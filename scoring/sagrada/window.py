@@ -411,10 +411,10 @@ def window_violations(window: Window, pattern: Pattern | None = None) -> list[Is
     issues: list[Issue] = []
     placed = dice_of(window)
     pairs = [
-        (cell, die, other, window[other[0]][other[1]])
+        (cell, die, other, neighbour)
         for cell, die in placed
         for other in orthogonal(cell)
-        if other > cell and window[other[0]][other[1]] is not None
+        if other > cell and (neighbour := window[other[0]][other[1]]) is not None
     ]
     for cell, die, other, neighbour in pairs:
         if die.color == neighbour.color:

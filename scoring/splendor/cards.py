@@ -143,7 +143,7 @@ class Card:
                 )
         return cls(bonus, points, level)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Return the FORMATS.md form: ``{"id": ...}`` when the id is known, else bonus and points.
 
         >>> Card("green", 2, level=2).to_json(), CARDS["L1-red-8"].to_json()
@@ -151,7 +151,7 @@ class Card:
         """
         if self.id is not None:
             return {"id": self.id}
-        doc: dict = {"bonus": self.bonus, "points": self.points}
+        doc: dict[str, Any] = {"bonus": self.bonus, "points": self.points}
         if self.level is not None:
             doc["level"] = self.level
         return doc

@@ -75,9 +75,9 @@ def generate(rng: random.Random, players: int | None = None) -> SplendorState:
             break
     table = []
     for p in range(count):
-        cards = tuple(_random_form(rng, card) for card in bought[p])
+        tableau = tuple(_random_form(rng, card) for card in bought[p])
         nobles: int | tuple[str, ...] = tuple(visits[p]) if rng.random() < 0.5 else len(visits[p])
-        table.append(SplendorPlayer(_NAMES[p], cards, nobles, rng.randint(0, MAX_RESERVED)))
+        table.append(SplendorPlayer(_NAMES[p], tableau, nobles, rng.randint(0, MAX_RESERVED)))
     return SplendorState(tuple(table))
 
 

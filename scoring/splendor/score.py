@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from scoring.issue import Issue
 from scoring.splendor.cards import (
@@ -31,7 +32,16 @@ class PlayerScore:
     points_by_level: tuple[tuple[str, int], ...]
     violations: tuple[Issue, ...]
 
-    def to_json(self) -> dict:
+    @property
+    def total(self) -> int:
+        """The player's points: their prestige (the name every game's report uses).
+
+        >>> score(SplendorState.from_json({"players": [{"name": "Ana", "cards": [{"id": "L3-red-2"}]}]})).players[0].total
+        4
+        """
+        return self.prestige
+
+    def to_json(self) -> dict[str, Any]:
         """Return the FORMATS.md per-player entry."""
         return {
             "name": self.name,
@@ -42,8 +52,8 @@ class PlayerScore:
         }
 
 
-def _violation_json(issue: Issue) -> dict:
-    doc: dict = {"rule": issue.rule, "detail": issue.detail}
+def _violation_json(issue: Issue) -> dict[str, Any]:
+    doc: dict[str, Any] = {"rule": issue.rule, "detail": issue.detail}
     if issue.cells:
         doc["cards"] = [list(cell) for cell in issue.cells]
     return doc
@@ -54,6 +64,7 @@ class SplendorReport:
     """The score of a Splendor table: per-player lines, ranking, winner and whether the game is over.
 
     ``winner`` is a name, a tuple of names for a shared win, or ``None`` while nobody has 15.
+    ``tie_breaks`` has one sentence per pair of neighbours in the ranking with equal prestige.
     """
 
     players: tuple[PlayerScore, ...]
@@ -61,8 +72,9 @@ class SplendorReport:
     winner: str | tuple[str, ...] | None
     game_over: bool
     message: str | None
+    tie_breaks: tuple[str, ...] = ()
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Return the FORMATS.md report (``message`` only when the game is not over).
 
         >>> doc = {"players": [{"name": "Ana", "cards": [{"bonus": "red", "points": 5}] * 1, "nobles": 4},
@@ -71,7 +83,7 @@ class SplendorReport:
         >>> report["ranking"], report["winner"], report["game_over"], report["players"][0]["prestige"]
         (['Ana', 'Bo'], 'Ana', True, 17)
         """
-        doc: dict = {
+        doc: dict[str, Any] = {
             "game": "splendor",
             "players": [player.to_json() for player in self.players],
             "ranking": list(self.ranking),
@@ -182,5 +194,15 @@ def score(state: SplendorState) -> SplendorReport:
         winner=winner,
         game_over=game_over,
         message=message,
+        tie_breaks=tuple(
+            _tie_sentence(lines[a], lines[b]) for a, b in zip(order, order[1:]) if lines[a].prestige == lines[b].prestige
+        ),
     )
+
+
+def _tie_sentence(first: PlayerScore, second: PlayerScore) -> str:
+    head = f"{first.name} and {second.name} both have {first.prestige} prestige"
+    if first.cards != second.cards:
+        return f"{head}; {first.name} ranks higher on fewer development cards ({first.cards} vs {second.cards})"
+    return f"{head} and {first.cards} development cards; they share the place"
 

@@ -117,7 +117,7 @@ class SplendorPlayer:
         reserved = expect_int(field(obj, "reserved", path, 0), child(path, "reserved"), low=0)
         return cls(name, cards, nobles, reserved)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Return the FORMATS.md player object (``from_json`` inverts it exactly).
 
         >>> SplendorPlayer("Bo", (Card("blue", 0),), nobles=("N3",), reserved=2).to_json()
@@ -186,7 +186,7 @@ class SplendorState:
         players = tuple(SplendorPlayer.from_json(item, child("players", i)) for i, item in enumerate(raw_players))
         return cls(players)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Return the FORMATS.md document (``from_json`` inverts it exactly).
 
         >>> SplendorState((SplendorPlayer("Ana"),)).to_json()

@@ -22,8 +22,8 @@ from scoring.alhambra import (
     validate,
     validate_palace,
 )
-from scoring.errors import StateError
 from scoring.alhambra.palace import SIDES, neighbour, outer_segments, segment_ends
+from scoring.errors import StateError
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

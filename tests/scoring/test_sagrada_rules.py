@@ -8,7 +8,6 @@ import random
 import pytest
 
 from scoring.errors import StateError
-from scoring.sagrada.identification import TOOL_RATE
 from scoring.sagrada import (
     PATTERNS,
     RULES,
@@ -22,6 +21,7 @@ from scoring.sagrada import (
     validate,
     window_violations,
 )
+from scoring.sagrada.identification import TOOL_RATE
 
 EDGE_TOOLS = ("Eglomise Brush", "Copper Foil Burnisher", "Lathekin", "Tap Wheel")
 
