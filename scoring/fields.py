@@ -57,6 +57,11 @@ def fail(path: str, message: str) -> StateError:
 def expect_object(value: Any, path: str) -> dict[str, Any]:
     """Return ``value`` if it is a JSON object.
 
+    >>> expect_object([], "players[0]")
+    Traceback (most recent call last):
+    ...
+    scoring.errors.StateError: players[0]: expected an object, got a list of 0
+
     Raises:
         StateError: when it is not.
     """
@@ -67,6 +72,11 @@ def expect_object(value: Any, path: str) -> dict[str, Any]:
 
 def expect_list(value: Any, path: str, length: int | None = None, *, min_length: int = 0) -> list[Any]:
     """Return ``value`` if it is a JSON array (of exactly ``length`` items when given).
+
+    >>> expect_list(["a"], "window", 4)
+    Traceback (most recent call last):
+    ...
+    scoring.errors.StateError: window: expected 4 items, got 1
 
     Raises:
         StateError: when it is not a list or has the wrong length.
@@ -103,6 +113,9 @@ def expect_int(value: Any, path: str, *, low: int | None = None, high: int | Non
 def expect_str(value: Any, path: str, choices: tuple[str, ...] | None = None) -> str:
     """Return ``value`` if it is a string (one of ``choices`` when given).
 
+    >>> expect_str("red", "color", ("red", "blue"))
+    'red'
+
     Raises:
         StateError: when it is not a string or not one of the choices.
     """
@@ -115,6 +128,9 @@ def expect_str(value: Any, path: str, choices: tuple[str, ...] | None = None) ->
 
 def field(obj: dict[str, Any], key: str, path: str, default: Any = _MISSING) -> Any:
     """Return ``obj[key]``, or ``default`` when absent (or null) and a default is given.
+
+    >>> field({"a": None}, "a", "doc", default=0), field({"a": 1}, "a", "doc")
+    (0, 1)
 
     Raises:
         StateError: when the key is required and missing.

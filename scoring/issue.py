@@ -25,7 +25,11 @@ class Issue:
     explained_by: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """Return the generic JSON form (games may shape their own report entries)."""
+        """Return the generic JSON form (games may shape their own report entries).
+
+        >>> Issue("isolated-die", "r1c1 alone", ((0, 0),), player=1).to_json()
+        {'rule': 'isolated-die', 'detail': 'r1c1 alone', 'cells': [[0, 0]], 'player': 1}
+        """
         doc: dict[str, Any] = {"rule": self.rule, "detail": self.detail, "cells": [list(c) for c in self.cells]}
         if self.player is not None:
             doc["player"] = self.player

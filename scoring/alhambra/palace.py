@@ -103,7 +103,11 @@ class Tile:
 
     @property
     def kind(self) -> tuple[str, str]:
-        """The (type, walls) pair that identifies a tile up to the duplicates the game holds."""
+        """The (type, walls) pair that identifies a tile up to the duplicates the game holds.
+
+        >>> Tile("tower", "NE").kind
+        ('tower', 'NE')
+        """
         return (self.type, self.walls)
 
     def __str__(self) -> str:

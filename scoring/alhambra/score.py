@@ -107,7 +107,12 @@ class PlayerScore:
 
     @property
     def majorities(self) -> dict[str, int]:
-        """Points per building type, only the types that score."""
+        """Points per building type, only the types that score.
+
+        >>> ana = AlhambraPlayer("Ana", {(0, 0): Tile("fountain"), (1, 0): Tile("garden")})
+        >>> score(AlhambraState(1, (ana,))).players[0].majorities
+        {'garden': 5}
+        """
         return {kind: s.points for kind, s in self.standings.items() if s.points > 0}
 
 
@@ -129,7 +134,12 @@ class AlhambraReport:
 
     @property
     def dirk_points(self) -> dict[str, int] | None:
-        """Dirk's points per scoring type, or ``None`` without Dirk."""
+        """Dirk's points per scoring type, or ``None`` without Dirk.
+
+        >>> ana, bo = (AlhambraPlayer(name, {(0, 0): Tile("fountain")}) for name in ("Ana", "Bo"))
+        >>> score(AlhambraState(1, (ana, bo), dirk={"tower": 1})).dirk_points
+        {'tower': 6}
+        """
         if self.dirk_standings is None:
             return None
         return {kind: s.points for kind, s in self.dirk_standings.items() if s.points > 0}

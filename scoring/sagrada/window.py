@@ -292,7 +292,11 @@ class Pattern:
                 )
 
     def restriction(self, cell: Cell) -> str:
-        """Return the print of a cell: ``.``, a colour letter or a digit."""
+        """Return the print of a cell: ``.``, a colour letter or a digit.
+
+        >>> PATTERNS["Virtus"].restriction((0, 0)) in PRINTS
+        True
+        """
         return self.grid[cell[0]][cell[1]]
 
     def allows(self, cell: Cell, die: Die) -> bool:

@@ -178,11 +178,19 @@ class Noble:
 
     @property
     def requirement(self) -> dict[str, int]:
-        """Return the non-zero requirements by colour."""
+        """Return the non-zero requirements by colour.
+
+        >>> Noble("x", (4, 4, 0, 0, 0)).requirement
+        {'white': 4, 'blue': 4}
+        """
         return {color: need for color, need in zip(COLORS, self.requires, strict=True) if need}
 
     def is_met_by(self, bonuses: dict[str, int]) -> bool:
-        """Return whether ``bonuses`` (colour -> purchased cards) meet this noble's requirement."""
+        """Return whether ``bonuses`` (colour -> purchased cards) meet this noble's requirement.
+
+        >>> Noble("x", (4, 4, 0, 0, 0)).is_met_by({"white": 4, "blue": 3})
+        False
+        """
         return all(bonuses.get(color, 0) >= need for color, need in self.requirement.items())
 
 

@@ -42,7 +42,12 @@ class PlayerScore:
         return self.prestige
 
     def to_json(self) -> dict[str, Any]:
-        """Return the FORMATS.md per-player entry."""
+        """Return the FORMATS.md per-player entry.
+
+        >>> doc = {"players": [{"name": "Ana", "cards": [{"id": "L3-red-2"}]}]}
+        >>> score(SplendorState.from_json(doc)).players[0].to_json()
+        {'name': 'Ana', 'prestige': 4, 'cards': 1, 'nobles': 0, 'violations': []}
+        """
         return {
             "name": self.name,
             "prestige": self.prestige,
@@ -95,7 +100,12 @@ class SplendorReport:
         return doc
 
     def to_text(self) -> str:
-        """Return a plain-text report: cards per colour, points per level, nobles and total per player."""
+        """Return a plain-text report: cards per colour, points per level, nobles and total per player.
+
+        >>> doc = {"players": [{"name": "Ana", "cards": [{"id": "L3-red-2"}], "nobles": 1}]}
+        >>> print(score(SplendorState.from_json(doc)).to_text().splitlines()[0])
+        Ana  7 prestige
+        """
         width = max(len(player.name) for player in self.players)
         lines = []
         for player in self.players:

@@ -59,7 +59,11 @@ class SplendorPlayer:
 
     @property
     def noble_count(self) -> int:
-        """Return how many nobles visited the player."""
+        """Return how many nobles visited the player.
+
+        >>> SplendorPlayer("Ana", (), 2).noble_count, SplendorPlayer("Bo", (), ()).noble_count
+        (2, 0)
+        """
         return len(self.nobles) if isinstance(self.nobles, tuple) else self.nobles
 
     @property
@@ -80,7 +84,12 @@ class SplendorPlayer:
 
     @property
     def prestige(self) -> int:
-        """Return card points plus noble points; reserved cards never score."""
+        """Return card points plus noble points; reserved cards never score.
+
+        >>> ana = SplendorPlayer("Ana", (CARDS["L3-red-2"],), 1, reserved=2)
+        >>> ana.card_points, ana.noble_points, ana.prestige, ana.bonuses["red"]
+        (4, 3, 7, 1)
+        """
         return self.card_points + self.noble_points
 
     @classmethod
