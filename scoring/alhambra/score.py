@@ -22,6 +22,7 @@ from scoring.alhambra.state import DIRK, AlhambraPlayer, AlhambraState, palace_m
 from scoring.errors import StateError
 from scoring.fields import describe
 from scoring.issue import Issue
+from scoring.report import Evidence, Unit
 
 
 def place_points(scoring_round: int, kind: str) -> tuple[int, ...]:
@@ -104,6 +105,28 @@ class PlayerScore:
     total: int
     issues: tuple[Issue, ...]
     palace: tuple[tuple[Cell, Tile], ...] = ()
+
+    @property
+    def evidence(self) -> tuple[Evidence, ...]:
+        """Each scoring building type (its tiles' cells) and then the longest wall (one unit per segment).
+
+        >>> ana = AlhambraPlayer("Ana", {(0, 0): Tile("fountain"), (1, 0): Tile("tower", "NE")})
+        >>> [(line.id, line.points, line.note, line.cells) for line in score(AlhambraState(1, (ana,))).players[0].evidence]
+        [('tower', 6, '1st', ((1, 0),)), ('longest-wall', 2, '', ((1, 0),))]
+        """
+        lines = [
+            Evidence(
+                kind,
+                standing.points,
+                (Unit(kind, tuple(cell for cell, tile in self.palace if tile.type == kind)),),
+                standing.label(),
+            )
+            for kind, standing in self.standings.items()
+            if standing.points > 0
+        ]
+        segments = tuple(Unit(f"{cell_text(cell)} {side}", (cell,)) for cell, side in self.wall)
+        lines.append(Evidence("longest-wall", self.wall_length, segments))
+        return tuple(lines)
 
     @property
     def majorities(self) -> dict[str, int]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from scoring.report import Evidence, Unit
 from scoring.sagrada.window import (
     COLOR_NAMES,
     COLORS,
@@ -24,24 +25,15 @@ from scoring.sagrada.window import (
 
 
 @dataclass(frozen=True)
-class Unit:
-    """One thing that earned points: a row, a column, a set or a die; ``cells`` are its dice."""
-
-    label: str
-    cells: tuple[Cell, ...]
-
-
-@dataclass(frozen=True)
-class Objective:
+class Objective(Evidence):
     """An objective's result on one window: ``points`` and the ``units`` that earned them.
 
-    ``note`` explains the count in words (e.g. the per-value counts behind a set card).
-    """
+    A ``Unit`` is a row, a column, a set or a die; its ``cells`` are its dice. ``note``
+    explains the count in words (e.g. the per-value counts behind a set card).
 
-    id: str
-    points: int
-    units: tuple[Unit, ...]
-    note: str = ""
+    >>> Objective("private-red", 9, (Unit("R3 r1c1", ((0, 0),)),)).cells
+    ((0, 0),)
+    """
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.issue import Issue
+from scoring.report import Evidence
 from scoring.sagrada.objectives import OBJECTIVES, Objective, PublicObjective, private_points
 from scoring.sagrada.rules import validate
 from scoring.sagrada.state import (  # noqa: F401  (SAMPLE: the doctests' game)
@@ -42,6 +43,15 @@ class PlayerScore:
         -4
         """
         return sum(o.points for o in self.public) + self.private.points + self.favor_tokens + self.empty_points
+
+    @property
+    def evidence(self) -> tuple[Evidence, ...]:
+        """The public objectives' results, then the private one's, each with its units and cells.
+
+        >>> [(line.id, line.points) for line in score(SagradaState.from_json(SAMPLE)).players[0].evidence][-2:]
+        [('color-diagonals', 4), ('private-red', 7)]
+        """
+        return (*self.public, self.private)
 
     def breakdown(self) -> dict[str, Any]:
         """Return the FORMATS.md ``breakdown`` object.

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.issue import Issue
+from scoring.report import Evidence
 from scoring.splendor.cards import (
     NOBLE_POINTS,
     WINNING_PRESTIGE,
@@ -31,6 +32,15 @@ class PlayerScore:
     bonuses: tuple[tuple[str, int], ...]
     points_by_level: tuple[tuple[str, int], ...]
     violations: tuple[Issue, ...]
+
+    @property
+    def evidence(self) -> tuple[Evidence, ...]:
+        """Nothing: Splendor scores cards and nobles, not board cells.
+
+        >>> score(SplendorState.from_json({"players": [{"name": "Ana", "cards": []}]})).players[0].evidence
+        ()
+        """
+        return ()
 
     @property
     def total(self) -> int:
