@@ -1,8 +1,9 @@
 """Sagrada scoring core: state, placement checks, scoring, ranking, solo play and generation.
 
-Modules: ``state`` (the game and its JSON form), ``window`` (dice, patterns, placement checks),
-``rules`` (``validate``), ``objectives``, ``score`` (the report), ``generate`` (random legal games)
-and ``identification`` (which pattern card a window was built on); their public names are
+Modules: ``window`` (dice, cells, the window grid), ``cards`` (pattern and tool cards),
+``state`` (the game and its JSON form), ``rules`` (placement checks, ``validate``),
+``objectives``, ``score`` (the report), ``generate`` (random legal windows and games) and
+``identification`` (which pattern card a window was built on); their public names are
 re-exported here.
 
 The board state follows FORMATS.md (Sagrada section). Official rules applied:
@@ -34,10 +35,11 @@ uses them to spot misreads, the review screen to show them.
 from __future__ import annotations
 
 from scoring.game import Game
-from scoring.sagrada.generate import PLAYER_NAMES, generate
+from scoring.sagrada.cards import PATTERNS, TOOLS, Pattern, Tool, pattern_named, print_allows, tools_explaining
+from scoring.sagrada.generate import PLAYER_NAMES, generate, generate_window
 from scoring.sagrada.identification import identify_patterns, pattern_log_likelihood
 from scoring.sagrada.objectives import OBJECTIVES, Objective, PublicObjective, Unit, private_points
-from scoring.sagrada.rules import validate
+from scoring.sagrada.rules import RULES, validate, window_violations
 from scoring.sagrada.score import PlayerScore, SagradaReport, score, violation_json
 from scoring.sagrada.state import (
     COLOR_CHOICES,
@@ -59,26 +61,17 @@ from scoring.sagrada.window import (
     COLORS,
     COLS,
     DICE_PER_COLOR,
-    PATTERNS,
     PRINTS,
     ROWS,
-    RULES,
-    TOOLS,
     Cell,
     Die,
-    Pattern,
-    Tool,
     Window,
     cell_name,
     dice_of,
     empty_window,
-    generate_window,
     parse_cell,
     parse_window,
-    pattern_named,
-    tools_explaining,
     window_rows,
-    window_violations,
 )
 
 __all__ = [
@@ -89,7 +82,7 @@ __all__ = [
     "pattern_log_likelihood", "generate_window", "private_points", "SagradaPlayer", "SoloSetup",
     "SagradaState", "PlayerScore", "SagradaReport", "validate", "score", "generate", "GAME",
     "COLOR_CHOICES", "EMPTY_PENALTY", "MAX_FAVOR_TOKENS", "MAX_PLAYERS", "PUBLIC_COUNT", "ROUND_TRACK_MAX",
-    "SAMPLE", "SOLO_EMPTY_PENALTY", "SOLO_PUBLIC_COUNT", "PLAYER_NAMES", "violation_json",
+    "SAMPLE", "SOLO_EMPTY_PENALTY", "SOLO_PUBLIC_COUNT", "PLAYER_NAMES", "violation_json", "print_allows",
 ]
 
 GAME: Game[SagradaState, SagradaReport] = Game(

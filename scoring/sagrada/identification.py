@@ -22,7 +22,8 @@ import math
 from typing import Any
 
 from scoring.errors import StateError
-from scoring.sagrada.window import COLORS, COLS, PATTERNS, PRINTS, ROWS, Die, Pattern, cell_problem, parse_cell
+from scoring.sagrada.cards import PATTERNS, Pattern
+from scoring.sagrada.window import COLORS, COLS, PRINTS, ROWS, Die, cell_problem, parse_cell
 
 TOOL_RATE = 0.05
 PRINT_ERROR = 0.02
@@ -77,7 +78,7 @@ def _check_entry(entry: Any, path: str) -> Any:
 def pattern_log_likelihood(observed: Any, pattern: Pattern) -> float:
     """Return log P(observation | ``pattern``) under the module's evidence model.
 
-    >>> from scoring.sagrada.window import PATTERNS
+    >>> from scoring.sagrada.cards import PATTERNS
     >>> blank = [[None] * 5 for _ in range(4)]
     >>> pattern_log_likelihood(blank, PATTERNS["Virtus"])
     0.0
@@ -109,7 +110,7 @@ def identify_patterns(observed: Any) -> list[tuple[str, float]]:
     ``observed`` is a 4x5 grid (rows top first) of ``None``, ``Die``, print strings or soft
     evidence dicts (see the module docstring). Probabilities sum to 1.
 
-    >>> from scoring.sagrada.window import PATTERNS
+    >>> from scoring.sagrada.cards import PATTERNS
     >>> observed = [list(row) for row in PATTERNS["Virtus"].grid]  # an empty window, prints read
     >>> best, probability = identify_patterns(observed)[0]
     >>> best, probability > 0.999

@@ -10,15 +10,14 @@ from typing import Any
 
 from scoring.errors import StateError
 from scoring.fields import child, describe, expect_int, expect_list, expect_object, expect_str
+from scoring.sagrada.cards import Pattern, pattern_named
 from scoring.sagrada.objectives import OBJECTIVES
 from scoring.sagrada.window import (
     COLOR_NAMES,
-    Pattern,
     Window,
     check_window,
     empty_window,  # noqa: F401  (the doctests build empty windows)
     parse_window,
-    pattern_named,
     window_rows,
 )
 
