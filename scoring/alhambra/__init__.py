@@ -1,9 +1,11 @@
 """Alhambra scoring core: board state, validation, majorities, walls, market awards and ranking.
 
-The document format is the Alhambra section of FORMATS.md. Modules: ``palace`` (tiles, walls,
-legality, the longest wall, random legal palaces), ``state`` (the game and its JSON form),
-``rules`` (``validate``), ``score`` (majorities, walls, market, the report) and ``generate``
-(random legal games); their public names are re-exported here.
+The document format is the Alhambra section of FORMATS.md.
+
+Modules: ``tiles`` (the shipped tile catalogue), ``palace`` (walls, legality, the longest
+wall, random legal palaces), ``state`` (the game and its JSON form), ``rules``
+(``validate``), ``score`` (majorities, walls, market, the report) and ``generate`` (random
+legal games); their public names are re-exported here.
 
 >>> doc = {"game": "alhambra", "scoring_round": 1, "players": [
 ...     {"name": "Ana", "palace": [{"at": [0, 0], "tile": "fountain"},
