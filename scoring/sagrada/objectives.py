@@ -17,6 +17,7 @@ from scoring.sagrada.window import (
     ROWS,
     VALUES,
     Cell,
+    Die,
     Window,
     diagonal,
     dice_of,
@@ -58,25 +59,39 @@ class PublicObjective:
         return Objective(self.id, self.per_unit * len(units), units, note)
 
 
-def _rows(window: Window) -> list[tuple[str, list[tuple[Cell, object]]]]:
+Line = tuple[str, list[tuple[Cell, Die | None]]]
+
+
+def _color(die: Die) -> str:
+    return die.color
+
+
+def _value(die: Die) -> int:
+    return die.value
+
+
+def _rows(window: Window) -> list[Line]:
     return [(f"row {r + 1}", [((r, c), window[r][c]) for c in range(COLS)]) for r in range(ROWS)]
 
 
-def _columns(window: Window) -> list[tuple[str, list[tuple[Cell, object]]]]:
+def _columns(window: Window) -> list[Line]:
     return [(f"column {c + 1}", [((r, c), window[r][c]) for r in range(ROWS)]) for c in range(COLS)]
 
 
-def _variety(lines: Callable[[Window], list[tuple[str, list[tuple[Cell, object]]]]], key: str) -> Callable[[Window], tuple[tuple[Unit, ...], str]]:
-    """Count complete lines whose dice all differ in ``key`` (``color`` or ``value``)."""
+def _variety(
+    lines: Callable[[Window], list[Line]], key: Callable[[Die], object]
+) -> Callable[[Window], tuple[tuple[Unit, ...], str]]:
+    """Count complete lines whose dice all differ in ``key`` (colour or value)."""
 
     def measure(window: Window) -> tuple[tuple[Unit, ...], str]:
         units = []
         incomplete = 0
         for label, line in lines(window):
-            if any(die is None for _, die in line):
+            dice = [die for _, die in line if die is not None]
+            if len(dice) < len(line):
                 incomplete += 1
                 continue
-            if len({getattr(die, key) for _, die in line}) == len(line):
+            if len({key(die) for die in dice}) == len(line):
                 units.append(Unit(label, tuple(cell for cell, _ in line)))
         note = f"{incomplete} incomplete skipped" if incomplete else ""
         return tuple(units), note
@@ -84,13 +99,13 @@ def _variety(lines: Callable[[Window], list[tuple[str, list[tuple[Cell, object]]
     return measure
 
 
-def _sets(kinds: tuple[object, ...], key: str) -> Callable[[Window], tuple[tuple[Unit, ...], str]]:
+def _sets(kinds: tuple[object, ...], key: Callable[[Die], object]) -> Callable[[Window], tuple[tuple[Unit, ...], str]]:
     """Count complete sets of ``kinds`` (values or colours): the smallest count among them."""
 
     def measure(window: Window) -> tuple[tuple[Unit, ...], str]:
         by_kind: dict[object, list[Cell]] = {kind: [] for kind in kinds}
         for cell, die in dice_of(window):
-            kind = getattr(die, key)
+            kind = key(die)
             if kind in by_kind:
                 by_kind[kind].append(cell)
         count = min(len(found) for found in by_kind.values())
@@ -125,18 +140,18 @@ OBJECTIVES: dict[str, PublicObjective] = {
     card.id: card
     for card in (
         PublicObjective("row-color-variety", "Row Color Variety", 6, "rows with no repeated colour",
-                        _variety(_rows, "color")),
+                        _variety(_rows, _color)),
         PublicObjective("column-color-variety", "Column Color Variety", 5, "columns with no repeated colour",
-                        _variety(_columns, "color")),
+                        _variety(_columns, _color)),
         PublicObjective("row-shade-variety", "Row Shade Variety", 5, "rows with no repeated value",
-                        _variety(_rows, "value")),
+                        _variety(_rows, _value)),
         PublicObjective("column-shade-variety", "Column Shade Variety", 4, "columns with no repeated value",
-                        _variety(_columns, "value")),
-        PublicObjective("light-shades", "Light Shades", 2, "sets of 1 & 2", _sets((1, 2), "value")),
-        PublicObjective("medium-shades", "Medium Shades", 2, "sets of 3 & 4", _sets((3, 4), "value")),
-        PublicObjective("deep-shades", "Deep Shades", 2, "sets of 5 & 6", _sets((5, 6), "value")),
-        PublicObjective("shade-variety", "Shade Variety", 5, "sets of one of each value", _sets(VALUES, "value")),
-        PublicObjective("color-variety", "Color Variety", 4, "sets of one of each colour", _sets(COLORS, "color")),
+                        _variety(_columns, _value)),
+        PublicObjective("light-shades", "Light Shades", 2, "sets of 1 & 2", _sets((1, 2), _value)),
+        PublicObjective("medium-shades", "Medium Shades", 2, "sets of 3 & 4", _sets((3, 4), _value)),
+        PublicObjective("deep-shades", "Deep Shades", 2, "sets of 5 & 6", _sets((5, 6), _value)),
+        PublicObjective("shade-variety", "Shade Variety", 5, "sets of one of each value", _sets(VALUES, _value)),
+        PublicObjective("color-variety", "Color Variety", 4, "sets of one of each colour", _sets(COLORS, _color)),
         PublicObjective("color-diagonals", "Color Diagonals", 1,
                         "dice with a diagonally adjacent die of their colour", _color_diagonals),
     )

@@ -124,12 +124,11 @@ class Card:
                     f"unknown card id {describe(card_id)}; ids look like 'L1-white-1' (see data/splendor_cards.json)",
                 )
             card = CARDS[card_id]
-            for key in ("bonus", "points", "level"):
+            printed: tuple[tuple[str, object], ...] = (("bonus", card.bonus), ("points", card.points), ("level", card.level))
+            for key, have in printed:
                 given = obj.get(key)
-                if given is not None and given != getattr(card, key):
-                    raise fail(
-                        child(path, key), f"card {card_id} has {key} {getattr(card, key)!r}, got {describe(given)}"
-                    )
+                if given is not None and given != have:
+                    raise fail(child(path, key), f"card {card_id} has {key} {have!r}, got {describe(given)}")
             return card
         bonus = expect_str(field(obj, "bonus", path), child(path, "bonus"), COLORS)
         points = expect_int(field(obj, "points", path), child(path, "points"), low=0, high=MAX_CARD_POINTS)
