@@ -10,6 +10,8 @@ default): each game's report dataclass has them as real typed fields or properti
   no tie (tied players share the place), so its tuple is always empty;
 - ``to_json()``: the FORMATS.md report document; ``to_text()``: a report to check by eye.
 
+Each report checks its hand-off in ``__post_init__`` with ``check_ranking``.
+
 The cells behind each point are ``evidence``: one ``Evidence`` per line of a player's score
 that a board position earned, each with the ``Unit``s (a label and its cells, in the game's
 own convention) that earned it. Sagrada gives its public objectives and then the private one
@@ -77,6 +79,24 @@ class Evidence:
         ((0, 1), (2, 2))
         """
         return tuple(dict.fromkeys(cell for unit in self.units for cell in unit.cells))
+
+
+def check_ranking(players: Sequence[PlayerTotal], ranking: Sequence[str], tie_breaks: Sequence[str]) -> None:
+    """Check a report's hand-off: the ranking names every player once, the tie-breaks are sentences.
+
+    >>> check_ranking((), ("Ana",), ())
+    Traceback (most recent call last):
+    ...
+    ValueError: ranking: expected each of the players' names once ([]), got ['Ana']
+
+    Raises:
+        ValueError: when the ranking is not the players' names in some order, or a tie-break is not a string.
+    """
+    names = [player.name for player in players]
+    if sorted(ranking) != sorted(names):
+        raise ValueError(f"ranking: expected each of the players' names once ({names}), got {list(ranking)}")
+    if not isinstance(tie_breaks, tuple) or not all(isinstance(line, str) for line in tie_breaks):
+        raise ValueError(f"tie_breaks: expected a tuple of sentences, got {tie_breaks!r}")
 
 
 class PlayerTotal(Protocol):

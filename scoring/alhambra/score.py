@@ -22,7 +22,7 @@ from scoring.alhambra.state import DIRK, AlhambraPlayer, AlhambraState, palace_m
 from scoring.errors import StateError
 from scoring.fields import describe
 from scoring.issue import Issue
-from scoring.report import Evidence, Unit
+from scoring.report import Evidence, Unit, check_ranking
 
 
 def place_points(scoring_round: int, kind: str) -> tuple[int, ...]:
@@ -154,6 +154,9 @@ class AlhambraReport:
     market_awards: tuple[tuple[str, Tile, str | None], ...] | None = None
     ranking: tuple[str, ...] = dataclass_field(default=())
     tie_breaks: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_ranking(self.players, self.ranking, self.tie_breaks)
 
     @property
     def dirk_points(self) -> dict[str, int] | None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.issue import Issue
-from scoring.report import Evidence
+from scoring.report import Evidence, check_ranking
 from scoring.sagrada.objectives import OBJECTIVES, Objective, PublicObjective, private_points
 from scoring.sagrada.rules import validate
 from scoring.sagrada.state import (  # noqa: F401  (SAMPLE: the doctests' game)
@@ -106,6 +106,9 @@ class SagradaReport:
     tie_breaks: tuple[str, ...] = ()
     solo_target: int | None = None
     warnings: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_ranking(self.players, self.ranking, self.tie_breaks)
 
     @property
     def solo_won(self) -> bool | None:

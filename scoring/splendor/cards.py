@@ -52,8 +52,8 @@ def bonus_text(bonuses: dict[str, int], colors: tuple[str, ...] = COLORS) -> str
 class Card:
     """One purchased development card: its bonus colour, prestige points and, when known, level and id.
 
-    A card given by id takes its level, bonus and points from ``data/splendor_cards.json``;
-    a card given as bonus + points may leave its level unknown (``None``).
+    A card given by id takes its level, bonus and points from the shipped deck
+    (``scoring/splendor/data/cards.json``); a card given as bonus + points may leave its level unknown (``None``).
 
     >>> Card("white", 1).possible_levels
     (1, 2)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.issue import Issue
-from scoring.report import Evidence
+from scoring.report import Evidence, check_ranking
 from scoring.splendor.cards import (
     NOBLE_POINTS,
     WINNING_PRESTIGE,
@@ -88,6 +88,9 @@ class SplendorReport:
     game_over: bool
     message: str | None
     tie_breaks: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_ranking(self.players, self.ranking, self.tie_breaks)
 
     def to_json(self) -> dict[str, Any]:
         """Return the FORMATS.md report (``message`` only when the game is not over).

@@ -96,3 +96,12 @@ def test_splendor_tie_breaks_fewest_cards_and_shared_places() -> None:
     )
     assert [p.total for p in report.players] == [p.prestige for p in report.players]
     assert all(p.evidence == () for p in report.players)
+
+
+@pytest.mark.parametrize("game_id", IDS)
+def test_a_report_refuses_a_ranking_that_is_not_its_players(game_id: str) -> None:
+    report = _report(game_id, 1)
+    with pytest.raises(ValueError, match=r"^ranking: expected each of the players' names once"):
+        dataclasses.replace(report, ranking=report.ranking[:-1])  # type: ignore[type-var]
+    with pytest.raises(ValueError, match=r"^tie_breaks: expected a tuple of sentences"):
+        dataclasses.replace(report, tie_breaks=[3])  # type: ignore[type-var]
