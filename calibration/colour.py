@@ -39,13 +39,21 @@ SRGB_TO_LINEAR = _decode_table()
 
 
 def srgb_to_linear(values: npt.ArrayLike) -> np.ndarray:
-    """Decode sRGB values (0-255, any shape) to linear light (0-1)."""
+    """Decode sRGB values (0-255, any shape) to linear light (0-1).
+
+    >>> srgb_to_linear([0, 118, 255]).round(3).tolist()
+    [0.0, 0.181, 1.0]
+    """
     values = np.asarray(values, np.float64) / 255.0
     return np.where(values <= 0.04045, values / 12.92, ((values + 0.055) / 1.055) ** 2.4)
 
 
 def linear_to_srgb(values: npt.ArrayLike) -> np.ndarray:
-    """Encode linear light (0-1, any shape) as sRGB values 0-255 (floats, clipped to the range)."""
+    """Encode linear light (0-1, any shape) as sRGB values 0-255 (floats, clipped to the range).
+
+    >>> linear_to_srgb([-0.5, 0.18, 2.0]).round(1).tolist()
+    [0.0, 117.6, 255.0]
+    """
     values = np.clip(np.asarray(values, np.float64), 0.0, 1.0)
     encoded = np.where(values <= 0.0031308, values * 12.92, 1.055 * values ** (1 / 2.4) - 0.055)
     return encoded * 255.0
