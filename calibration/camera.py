@@ -7,9 +7,10 @@ at zero because phone lenses rarely need it and a handful of views over-fit it.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
 import cv2
 import numpy as np
@@ -28,6 +29,12 @@ DUPLICATE_FRACTION = 0.01  # views whose corners differ by < 1 % of the image di
 MAX_RELATIVE_STD = 0.02  # focal length and principal point must be known to 2 % (one sigma)
 MIN_TILT_DEG = 10.0
 ASPECT_TOLERANCE = 0.01
+
+
+def _five(values: tuple[float, ...]) -> tuple[float, float, float, float, float]:
+    """The five distortion coefficients of a checked 5-number list."""
+    k1, k2, p1, p2, k3 = values
+    return (k1, k2, p1, p2, k3)
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,7 @@ class CameraModel:
         }
 
     @classmethod
-    def from_json(cls, doc: Any, path: str = "camera") -> "CameraModel":
+    def from_json(cls, doc: Any, path: str = "camera") -> CameraModel:
         """Read a camera written by ``to_json``.
 
         Raises:
@@ -93,7 +100,7 @@ class CameraModel:
             fy=number("fy"),
             cx=number("cx", False),
             cy=number("cy", False),
-            distortion=expect_numbers(json_field(obj, "distortion", path), child(path, "distortion"), 5),
+            distortion=_five(expect_numbers(json_field(obj, "distortion", path), child(path, "distortion"), 5)),
             rms_px=expect_number(json_field(obj, "rms_px", path, 0.0), child(path, "rms_px")),
             views=expect_int(json_field(obj, "views", path, 0), child(path, "views"), low=0),
             target=Target.from_json(json_field(obj, "target", path, {}), child(path, "target")),
@@ -255,11 +262,13 @@ def calibrate_camera(
     object_points = [view.object_points(target) for view in found]
     image_points = [view.image_points.reshape(-1, 1, 2) for view in found]
     flags = cv2.CALIB_FIX_K3
-    rms, matrix, distortion, rvecs, _tvecs, std_intrinsics, _std_extrinsics, per_view = cv2.calibrateCameraExtended(
+    # OpenCV's stubs want arrays for the initial camera matrix and distortion; None asks it to start from scratch.
+    rms, matrix, distortion, rvecs, _tvecs, std_intrinsics, _std_extrinsics, per_view = cv2.calibrateCameraExtended(  # type: ignore[call-overload]
         object_points, image_points, (width, height), None, None, flags=flags
     )
     fx, fy, cx, cy = (float(matrix[0, 0]), float(matrix[1, 1]), float(matrix[0, 2]), float(matrix[1, 2]))
-    std = tuple(float(s) for s in np.asarray(std_intrinsics).ravel()[:4])
+    std_fx, std_fy, std_cx, std_cy = (float(s) for s in np.asarray(std_intrinsics).ravel()[:4])
+    std = (std_fx, std_fy, std_cx, std_cy)
     tilts = tuple(_tilt_deg(rvec) for rvec in rvecs)
     relative = max(std[0] / fx, std[1] / fy, std[2] / width, std[3] / height)
     if not np.all(np.isfinite(std)) or relative > MAX_RELATIVE_STD or max(tilts) < MIN_TILT_DEG:
@@ -275,6 +284,7 @@ def calibrate_camera(
             f"reprojection error {rms:.2f} px is above {limit:.2f} px (worst {worst[1]}: {worst[0]:.2f} px); "
             "use sharp photos of a flat target, or drop the worst photo"
         )
+    k1, k2, p1, p2, k3 = (float(d) for d in np.asarray(distortion).ravel()[:5])
     camera = CameraModel(
         width_px=width,
         height_px=height,
@@ -282,7 +292,7 @@ def calibrate_camera(
         fy=fy,
         cx=cx,
         cy=cy,
-        distortion=tuple(float(d) for d in np.asarray(distortion).ravel()[:5]),
+        distortion=(k1, k2, p1, p2, k3),
         rms_px=float(rms),
         views=len(names),
         target=target,

@@ -13,6 +13,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from calibration.errors import CalibrationError
 from calibration.jsonfields import expect_numbers
@@ -37,14 +38,22 @@ def _decode_table() -> np.ndarray:
 SRGB_TO_LINEAR = _decode_table()
 
 
-def srgb_to_linear(values: np.ndarray) -> np.ndarray:
-    """Decode sRGB values (0-255, any shape) to linear light (0-1)."""
+def srgb_to_linear(values: npt.ArrayLike) -> np.ndarray:
+    """Decode sRGB values (0-255, any shape) to linear light (0-1).
+
+    >>> srgb_to_linear([0, 118, 255]).round(3).tolist()
+    [0.0, 0.181, 1.0]
+    """
     values = np.asarray(values, np.float64) / 255.0
     return np.where(values <= 0.04045, values / 12.92, ((values + 0.055) / 1.055) ** 2.4)
 
 
-def linear_to_srgb(values: np.ndarray) -> np.ndarray:
-    """Encode linear light (0-1, any shape) as sRGB values 0-255 (floats, clipped to the range)."""
+def linear_to_srgb(values: npt.ArrayLike) -> np.ndarray:
+    """Encode linear light (0-1, any shape) as sRGB values 0-255 (floats, clipped to the range).
+
+    >>> linear_to_srgb([-0.5, 0.18, 2.0]).round(1).tolist()
+    [0.0, 117.6, 255.0]
+    """
     values = np.clip(np.asarray(values, np.float64), 0.0, 1.0)
     encoded = np.where(values <= 0.0031308, values * 12.92, 1.055 * values ** (1 / 2.4) - 0.055)
     return encoded * 255.0
@@ -72,7 +81,8 @@ class ColourCorrection:
     def white_balance(self) -> tuple[float, float, float]:
         """The colour part of the correction: the gains with the brightness change divided out."""
         total = float(np.dot(LUMA, self.gains))
-        return tuple(g / total for g in self.gains)
+        red, green, blue = self.gains
+        return (red / total, green / total, blue / total)
 
     def tables(self) -> np.ndarray:
         """The 256-entry lookup table of each channel, uint8 (256, 1, 3)."""
@@ -84,7 +94,7 @@ class ColourCorrection:
         return {"gains": list(self.gains), "reference": self.reference}
 
     @classmethod
-    def from_json(cls, doc: Any, path: str = "colour") -> "ColourCorrection":
+    def from_json(cls, doc: Any, path: str = "colour") -> ColourCorrection:
         """Read a correction written by ``to_json``.
 
         Raises:
@@ -92,8 +102,9 @@ class ColourCorrection:
             CalibrationError: a gain is out of range.
         """
         obj = expect_object(doc, path)
+        red, green, blue = expect_numbers(field(obj, "gains", path), child(path, "gains"), 3, positive=True)
         return cls(
-            gains=expect_numbers(field(obj, "gains", path), child(path, "gains"), 3, positive=True),
+            gains=(red, green, blue),
             reference=expect_str(field(obj, "reference", path, ""), child(path, "reference")),
         )
 
@@ -148,7 +159,8 @@ def estimate_colour(
             f"{name}: the reference is too dark to measure "
             f"(sRGB {np.round(linear_to_srgb(linear)).astype(int).tolist()}); pick a white or light grey region"
         )
-    gains = tuple(float(g) for g in srgb_to_linear(level) / linear)
+    red, green, blue = (float(g) for g in srgb_to_linear(level) / linear)
+    gains = (red, green, blue)
     if not all(1 / MAX_GAIN <= g <= MAX_GAIN for g in gains):
         raise CalibrationError(
             f"{name}: the reference needs gains {tuple(round(g, 2) for g in gains)}, "

@@ -58,7 +58,7 @@ class Profile:
         }
 
     @classmethod
-    def from_json(cls, doc: Any) -> "Profile":
+    def from_json(cls, doc: Any) -> Profile:
         """Read a profile written by ``to_json``.
 
         Raises:

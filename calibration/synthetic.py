@@ -68,7 +68,7 @@ def random_poses(
     """
     rng = np.random.default_rng(seed)
     board_w, board_h = target.board_mm
-    poses = []
+    poses: list[tuple[np.ndarray, np.ndarray]] = []
     while len(poses) < count:
         tilt_x, tilt_y = np.radians(rng.uniform(-max_tilt_deg, max_tilt_deg, 2))
         spin = np.radians(rng.uniform(-20, 20))

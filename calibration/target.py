@@ -110,7 +110,7 @@ class Target:
         return doc
 
     @classmethod
-    def from_json(cls, doc: Any, path: str = "target") -> "Target":
+    def from_json(cls, doc: Any, path: str = "target") -> Target:
         """Read a target written by ``to_json``.
 
         Raises:
@@ -119,7 +119,7 @@ class Target:
         """
         obj = expect_object(doc, path)
         kind = expect_str(field(obj, "kind", path, "chessboard"), child(path, "kind"), KINDS)
-        extra = {}
+        extra: dict[str, Any] = {}
         if kind == "charuco":
             extra = {
                 "marker_mm": expect_number(field(obj, "marker_mm", path, 0.0), child(path, "marker_mm")),
@@ -137,7 +137,7 @@ class Target:
 
 
 @lru_cache(maxsize=8)
-def charuco_board(target: Target) -> "cv2.aruco.CharucoBoard":
+def charuco_board(target: Target) -> cv2.aruco.CharucoBoard:
     """The OpenCV ChArUco board of a ``charuco`` target (corner ids match ``object_points``)."""
     dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, target.dictionary))
     size = (target.columns + 1, target.rows + 1)
