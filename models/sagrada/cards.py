@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from scanner.model import Manifest, load_manifest
+
 MODELS = Path(__file__).resolve().parents[1]
 REBUILD = ("python -m models.sagrada.train  # renders 1,150 photos, trains all three, exports, evaluates; "
            "measured on the quiet 2-core machine (2026-11-30): 100 s rendering, 12.2 min training in two one-thread lanes "
@@ -26,9 +28,9 @@ ATTRIBUTION = (
 )
 
 
-def _manifest(name: str) -> dict:
+def _manifest(name: str) -> Manifest | None:
     path = MODELS / name / "manifest.json"
-    return json.loads(path.read_text()) if path.is_file() else {}
+    return load_manifest(path) if path.is_file() else None
 
 
 def _size(name: str) -> str:
@@ -51,12 +53,13 @@ def _pct(value) -> str:
 
 def _header(name: str, task: str) -> list[str]:
     m = _manifest(name)
+    heads = {head: list(classes) for head, classes in m.heads} if m else {}
     return [
         f"# {name}", "", task, "",
-        f"- File: `models/{name}/model.onnx`, {_size(name)}, sha256 `{m.get('sha256', '?')}`",
-        f"- Input: `{json.dumps(m.get('input', {}))}`",
-        f"- Classes / heads: `{json.dumps(m.get('heads') or m.get('classes'))}`",
-        f"- Temperature: {m.get('temperature', 1.0)}",
+        f"- File: `models/{name}/model.onnx`, {_size(name)}, sha256 `{m.sha256 if m else '?'}`",
+        f"- Input: `{json.dumps(m.input_spec if m else {})}`",
+        f"- Classes / heads: `{json.dumps(heads or (list(m.classes) if m else []))}`",
+        f"- Temperature: {m.temperature if m else 1.0}",
         f"- Rebuild: `{REBUILD}`", "",
     ]
 
