@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from models.alhambra.make_dataset import SEED_BASE, build
+from models.metrics import expected_calibration_error
 from scanner.alhambra.reader import KINDS, LOCATE_MODEL, PRICES, ROTATIONS, TILES_MODEL, crops_batch
 from scanner.errors import BoardNotFoundError
 from scanner.model import OnnxModel, models_dir, softmax
@@ -28,17 +29,6 @@ from scanner.model import OnnxModel, models_dir, softmax
 CARD_START = "<!-- evaluate:start -->"
 CARD_END = "<!-- evaluate:end -->"
 SCAN_SEED = SEED_BASE["test"] + 500_000
-
-
-def expected_calibration_error(confidence: np.ndarray, correct: np.ndarray, bins: int = 15) -> float:
-    """Standard ECE: |accuracy - confidence| weighted over equal-width confidence bins."""
-    edges = np.linspace(0, 1, bins + 1)
-    total = 0.0
-    for lo, hi in zip(edges[:-1], edges[1:]):
-        inside = (confidence > lo) & (confidence <= hi)
-        if inside.any():
-            total += inside.mean() * abs(correct[inside].mean() - confidence[inside].mean())
-    return float(total)
 
 
 def palace_cells(palace: list[dict[str, Any]]) -> dict[tuple[int, int], str]:

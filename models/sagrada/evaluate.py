@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from models.metrics import expected_calibration_error
 from models.sagrada import make_dataset
 from models.sagrada.render import render
 from scanner.sagrada.cells import grid_image_crops, to_batch
@@ -30,18 +31,6 @@ from scanner.sagrada.reader import SagradaReader, cell_text, decode_window, valu
 HERE = Path(__file__).resolve().parent
 REALDATA = HERE.parents[2] / "shared" / "realdata"
 COLOUR_NAMES = ["R", "Y", "G", "B", "P", "."]
-
-
-def ece(confidences: np.ndarray, correct: np.ndarray, bins: int = 15) -> float:
-    """Expected calibration error with equal-width confidence bins."""
-    confidences, correct = np.asarray(confidences, float), np.asarray(correct, float)
-    edges = np.linspace(0, 1, bins + 1)
-    total = 0.0
-    for lo, hi in zip(edges[:-1], edges[1:]):
-        inside = (confidences > lo) & (confidences <= hi)
-        if inside.any():
-            total += inside.mean() * abs(confidences[inside].mean() - correct[inside].mean())
-    return float(total)
 
 
 def _colour_of(value: str) -> str:
@@ -107,7 +96,7 @@ def evaluate_renders(count: int, reader: SagradaReader, first_seed: int = make_d
         "overrides": overrides_total, "overrides_right": overrides_right,
         "corner_error_pitch_median": float(np.median(corner_errors)) if corner_errors else None,
         "corner_error_pitch_max": float(np.max(corner_errors)) if corner_errors else None,
-        "ece": ece(np.array(confidences), np.array(correct)),
+        "ece": expected_calibration_error(np.array(confidences), np.array(correct)),
         "read_seconds_median": float(np.median(seconds)) if seconds else None,
         "refine_steps": steps, "cell_reads": reads,
         "colour_confusion": {"labels": COLOUR_NAMES, "matrix": _confusion(colour_pairs, COLOUR_NAMES)},

@@ -153,8 +153,8 @@ def test_train_only_tiles_leaves_the_locator_alone(monkeypatch):
 
     calls = []
     monkeypatch.setattr(train, "build", lambda split, count, workers=2: {"split": split})
-    monkeypatch.setattr(train, "train_locate", lambda data, epochs: calls.append("train_locate") or "locate")
-    monkeypatch.setattr(train, "train_tiles", lambda data, epochs: calls.append(("train_tiles", epochs)) or "net")
+    monkeypatch.setattr(train, "train_locate", lambda data, config: calls.append("train_locate") or "locate")
+    monkeypatch.setattr(train, "train_tiles", lambda data, config: calls.append(("train_tiles", config.epochs)) or "net")
     monkeypatch.setattr(train, "fit_temperatures", lambda net, data: {"kind": 1.0})
     monkeypatch.setattr(export, "export_locate", lambda net, recipe: calls.append("export_locate"))
     monkeypatch.setattr(export, "export_tiles", lambda net, temps, recipe: calls.append(("export_tiles", sorted(recipe))))
