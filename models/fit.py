@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 from models import fast
+from models.fast import NetT
 
 Step = Callable[[nn.Module, torch.Tensor], tuple[torch.Tensor, dict[str, int]]]
 """``step(net, indices) -> (loss, counts)``: the batch's mean loss and per-batch tallies (summed, shown per example)."""
@@ -70,8 +71,8 @@ def _schedule(optimizer: torch.optim.Optimizer, config: FitConfig, steps: int) -
     return torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=config.peak_lr, total_steps=steps, pct_start=config.warmup)
 
 
-def fit(net: nn.Module, count: int, step: Step, config: FitConfig, generator: torch.Generator, *,
-        log: Callable[[str], object] = print) -> nn.Module:
+def fit(net: NetT, count: int, step: Step, config: FitConfig, generator: torch.Generator, *,
+        log: Callable[[str], object] = print) -> NetT:
     """Train ``net`` for ``config.epochs`` passes over ``count`` examples and return it in evaluation mode.
 
     Each epoch draws a new order from ``generator``; ``step`` gets the network and each batch's indices.

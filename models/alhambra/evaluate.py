@@ -22,7 +22,7 @@ import numpy as np
 
 from models.alhambra.make_dataset import SEED_BASE, build
 from models.metrics import expected_calibration_error
-from scanner.alhambra.reader import KINDS, LOCATE_MODEL, PRICES, ROTATIONS, TILES_MODEL, crops_batch
+from scanner.alhambra.reader import KINDS, LOCATE_MODEL, TILES_MODEL, crops_batch
 from scanner.errors import BoardNotFoundError
 from scanner.model import OnnxModel, models_dir, softmax
 
@@ -84,9 +84,10 @@ def evaluate_crops(count: int) -> dict[str, Any]:
 
 def evaluate_scans(count: int, folder: Path | None = None) -> dict[str, Any]:
     """Scan held-out rendered photos (JPEG bytes) end to end and compare with their truth."""
+    import cv2
+
     from models.alhambra.render import render
     from scanner.pipeline import Scanner
-    import cv2
 
     scanner = Scanner()
     right = total = boards = failures = overrides = 0

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import torch
 
+from models.alhambra.net import TileNet
 from models.export import manifest_for, to_onnx, write_model
 from scanner.alhambra.reader import CROP_PX, KINDS, LOCATE_MODEL, LOCATE_SIZE, PRICES, ROTATIONS, TILES_MODEL
 from scanner.model import Manifest, RecipeValue
@@ -54,7 +55,7 @@ def export_locate(net: torch.nn.Module, recipe: dict[str, RecipeValue]) -> Path:
     return _write(net, torch.zeros(1, 3, height, width), manifest, dynamic_batch=False)
 
 
-def export_tiles(net: torch.nn.Module, temperatures: dict[str, float], recipe: dict[str, RecipeValue]) -> Path:
+def export_tiles(net: TileNet, temperatures: dict[str, float], recipe: dict[str, RecipeValue]) -> Path:
     """Write ``models/alhambra_tiles/model.onnx`` and its manifest (per-head temperatures)."""
     heads = (("kind", tuple(KINDS)), ("walls", ("top", "right", "bottom", "left")), ("price", tuple(PRICES)),
              ("rotation", tuple(ROTATIONS)))

@@ -102,7 +102,7 @@ def _augment_images(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor
     return x.clamp(0, 1)
 
 
-def train_locate(data: dict[str, np.ndarray], config: FitConfig = CONFIG.locate, *, log: Callable[[str], object] = print) -> nn.Module:
+def train_locate(data: dict[str, np.ndarray], config: FitConfig = CONFIG.locate, *, log: Callable[[str], object] = print) -> LocateNet:
     """Train the locator on (input, heat, mask) triples."""
     generator = seeded(config.seed)
     net = LocateNet()
@@ -150,7 +150,7 @@ def tile_losses(outputs, kind, walls, price, rotation) -> torch.Tensor:
     return loss
 
 
-def train_tiles(data: dict[str, np.ndarray], config: FitConfig = CONFIG.tiles, *, log: Callable[[str], object] = print) -> nn.Module:
+def train_tiles(data: dict[str, np.ndarray], config: FitConfig = CONFIG.tiles, *, log: Callable[[str], object] = print) -> TileNet:
     """Train the tile classifier on labelled crops."""
     generator = seeded(config.seed)
     net = TileNet()

@@ -23,9 +23,9 @@ from PIL import Image
 from models.metrics import expected_calibration_error
 from models.sagrada import make_dataset
 from models.sagrada.render import render
-from scanner.sagrada.cells import grid_image_crops, to_batch
 from scanner.errors import BoardNotFoundError
 from scanner.photo import Photo
+from scanner.sagrada.cells import grid_image_crops, to_batch
 from scanner.sagrada.reader import SagradaReader, cell_text, decode_window, value_probabilities
 
 HERE = Path(__file__).resolve().parent
@@ -199,11 +199,11 @@ def model_latency(reader: SagradaReader, runs: int = 60, steps: list[int] | None
     median step plus its reads times the median read. Returns the median board's (``total``) and the
     90th percentile board's (``total_p90``) model work in ms, the parts' medians and the mean counts.
     """
-    from scanner.sagrada.grid import FINDER_PX, PATCH_PX, REFINE_STEPS, REFINE_VIEWS
     from scanner.sagrada.cells import CROP_PX
+    from scanner.sagrada.grid import FINDER_PX, PATCH_PX, REFINE_STEPS, REFINE_VIEWS
 
-    steps = [REFINE_STEPS] if not steps else steps
-    reads = [1] * len(steps) if not reads else reads
+    steps = steps or [REFINE_STEPS]
+    reads = reads or [1] * len(steps)
     rng = np.random.default_rng(0)
     finder_in = rng.random((1, 3, FINDER_PX, FINDER_PX), dtype=np.float32)
     patch_in = rng.random((REFINE_VIEWS, 3, PATCH_PX, PATCH_PX), dtype=np.float32)

@@ -140,7 +140,7 @@ _LOSS_EACH = nn.CrossEntropyLoss(label_smoothing=0.02, reduction="none")
 # --------------------------------------------------------------------------------------------- cells
 
 
-def train_cells(crops: np.ndarray, labels: np.ndarray, config: FitConfig = CONFIG.cells, *, log: Log = print) -> nn.Module:
+def train_cells(crops: np.ndarray, labels: np.ndarray, config: FitConfig = CONFIG.cells, *, log: Log = print) -> CellNet:
     """Train the cell classifier on uint8 crops (N, 48, 48, 3) with (die, colour, value) labels."""
     generator = seeded(config.seed)
     net = CellNet()
@@ -198,9 +198,9 @@ def _streaks(x: torch.Tensor, generator: torch.Generator, share: float = 0.3) ->
     return out.clamp(0, 1)
 
 
-def fine_tune_values(net: nn.Module, crops: np.ndarray, labels: np.ndarray, real_crops: np.ndarray, real_values: np.ndarray,
+def fine_tune_values(net: CellNet, crops: np.ndarray, labels: np.ndarray, real_crops: np.ndarray, real_values: np.ndarray,
                      config: FitConfig = CONFIG.fine_tune, *, synthetic: int = CONFIG.fine_tune_synthetic,
-                     real_repeat: int = CONFIG.fine_tune_real_repeat, log: Log = print) -> nn.Module:
+                     real_repeat: int = CONFIG.fine_tune_real_repeat, log: Log = print) -> CellNet:
     """Continue training on a share of the synthetic crops mixed with real loose dice (fold 0).
 
     Real dice teach the value and die heads (their colour is not labelled) and are turned by any
@@ -231,7 +231,7 @@ def fine_tune_values(net: nn.Module, crops: np.ndarray, labels: np.ndarray, real
 
 def cell_logits(net: CellNet, crops: np.ndarray, batch: int = 512) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return the three heads' logits for uint8 crops."""
-    outs = [[], [], []]
+    outs: list[list[np.ndarray]] = [[], [], []]
     with torch.no_grad():
         for start in range(0, len(crops), batch):
             for index, out in enumerate(net(_to_float(crops[start:start + batch]))):
@@ -257,7 +257,7 @@ def fit_temperature(logits: tuple[np.ndarray, ...], labels: np.ndarray) -> float
 # --------------------------------------------------------------------------------------------- finder
 
 
-def train_finder(images: np.ndarray, masks: np.ndarray, config: FitConfig = CONFIG.finder, *, log: Log = print) -> nn.Module:
+def train_finder(images: np.ndarray, masks: np.ndarray, config: FitConfig = CONFIG.finder, *, log: Log = print) -> FinderNet:
     """Train the grid-area segmenter on letterboxed photos and their 1/4-resolution masks."""
     generator = seeded(config.seed)
     net = FinderNet()
@@ -285,7 +285,7 @@ def train_finder(images: np.ndarray, masks: np.ndarray, config: FitConfig = CONF
 
 
 def train_refiner(patches: np.ndarray, corners: np.ndarray, turns: np.ndarray, config: FitConfig = CONFIG.refiner, *,
-                  log: Log = print) -> nn.Module:
+                  log: Log = print) -> RefinerNet:
     """Train the corner refiner on patches, the true corners in patch px and the top-left's turn."""
     generator = seeded(config.seed)
     net = RefinerNet()
