@@ -14,7 +14,7 @@ from scanner.model import Manifest, RecipeValue
 MODELS = Path(__file__).resolve().parents[1]
 
 
-def update_card(path: Path, manifest: Manifest, size: int) -> None:
+def write_card_block(path: Path, manifest: Manifest, size: int) -> None:
     """Fill the card's export block (file size, sha256, input, temperatures, recipe) from the manifest written."""
     lines = [
         "<!-- export:start -->",
@@ -35,7 +35,7 @@ def _write(model: torch.nn.Module, example: torch.Tensor, manifest: Manifest, *,
     outputs = [name for name, _ in manifest.outputs]
     written = write_model(to_onnx(model, example, outputs, dynamic_batch=dynamic_batch), manifest, MODELS)
     folder = MODELS / written.name
-    update_card(folder / "MODEL_CARD.md", written, (folder / "model.onnx").stat().st_size)
+    write_card_block(folder / "MODEL_CARD.md", written, (folder / "model.onnx").stat().st_size)
     return folder / "model.onnx"
 
 
