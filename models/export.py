@@ -41,8 +41,9 @@ def to_onnx(net: torch.nn.Module, example: torch.Tensor, outputs: list[str], *, 
     axes = {"input": {0: "batch"}, **{name: {0: "batch"} for name in outputs}} if dynamic_batch else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(net.eval(), (example,), buffer,  # type: ignore[arg-type]  # torch's stubs omit file objects input_names=["input"], output_names=outputs, dynamic_axes=axes,
-                          opset_version=17, dynamo=False)
+        # torch's stubs omit file objects as the target
+        torch.onnx.export(net.eval(), (example,), buffer, input_names=["input"],  # type: ignore[arg-type]
+                          output_names=outputs, dynamic_axes=axes, opset_version=17, dynamo=False)
     return onnx.load_from_string(buffer.getvalue())
 
 

@@ -113,7 +113,7 @@ def evaluate_scans(count: int, folder: Path | None = None) -> dict[str, Any]:
         truth_cells = palace_cells(truth)
         for cell in result.cells:
             confidences.append(cell.confidence)
-            correct.append(truth_cells.get(tuple(cell.cell)) == cell.value)
+            correct.append(truth_cells.get((cell.cell[0], cell.cell[1])) == cell.value)
         r, t = compare_palaces(got, truth)
         right, total = right + r, total + t
         boards += r == t

@@ -16,6 +16,7 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 from PIL import Image
@@ -24,6 +25,7 @@ from models.metrics import expected_calibration_error
 from models.sagrada import make_dataset
 from models.sagrada.render import render
 from scanner.errors import BoardNotFoundError
+from scanner.model import OnnxModel
 from scanner.photo import Photo
 from scanner.sagrada.cells import grid_image_crops, to_batch
 from scanner.sagrada.reader import SagradaReader, cell_text, decode_window, value_probabilities
@@ -49,7 +51,11 @@ def _confusion(pairs: list[tuple[str, str]], labels: list[str]) -> list[list[int
 def evaluate_renders(count: int, reader: SagradaReader, first_seed: int = make_dataset.TEST_SEED) -> dict:
     """Read ``count`` held-out renders end to end and compare with their truth."""
     cells_right = boards_right = found = patterns_right = 0
-    corner_errors, confidences, correct, colour_pairs, value_pairs = [], [], [], [], []
+    corner_errors: list[float] = []
+    confidences: list[float] = []
+    correct: list[float] = []
+    colour_pairs: list[tuple[str, str]] = []
+    value_pairs: list[tuple[str, str]] = []
     overrides_total = overrides_right = raw_right = 0
     seconds, steps, reads = [], [], []
     for seed in range(first_seed, first_seed + count):
@@ -110,7 +116,7 @@ def evaluate_real_windows(reader: SagradaReader) -> dict | None:
     if not (folder / "labels.json").is_file():
         return None
     labels = json.loads((folder / "labels.json").read_text())["images"]
-    result = {"boards": {}, "cells": 0, "right": 0, "right_before_rules": 0, "dice": 0, "dice_right": 0, "errors": []}
+    result: dict[str, Any] = {"boards": {}, "cells": 0, "right": 0, "right_before_rules": 0, "dice": 0, "dice_right": 0, "errors": []}
     pairs = []
     for name, rows in sorted(labels.items()):
         grid = np.asarray(Image.open(folder / name).convert("RGB"))
@@ -208,7 +214,7 @@ def model_latency(reader: SagradaReader, runs: int = 60, steps: list[int] | None
     finder_in = rng.random((1, 3, FINDER_PX, FINDER_PX), dtype=np.float32)
     patch_in = rng.random((REFINE_VIEWS, 3, PATCH_PX, PATCH_PX), dtype=np.float32)
     cells_in = rng.integers(0, 256, (20, CROP_PX, CROP_PX, 3), dtype=np.uint8)
-    parts = {"finder": [], "refiner": [], "dice": []}
+    parts: dict[str, list[float]] = {"finder": [], "refiner": [], "dice": []}
     for _ in range(runs):
         start = time.perf_counter()
         reader.finder.run(finder_in)
@@ -238,7 +244,7 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     reader = SagradaReader()
     counting, reading = _CountingModel(reader.refiner), _CountingModel(reader.dice)
-    reader._refiner, reader.dice = counting, reading
+    reader._refiner, reader.dice = cast(OnnxModel, counting), cast(OnnxModel, reading)  # counting stand-ins
     renders = evaluate_renders(args.renders, reader)
     steps, reads = renders.pop("refine_steps"), renders.pop("cell_reads")
     reader._refiner, reader.dice = counting.model, reading.model

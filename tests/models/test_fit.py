@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -70,3 +71,20 @@ def test_fit_is_deterministic_and_returns_an_evaluation_network():
 def test_one_calibration_error():
     assert expected_calibration_error(np.array([1.0, 1.0]), np.array([True, True])) == 0.0
     assert round(expected_calibration_error(np.array([0.75] * 4), np.array([1, 1, 0, 0])), 6) == 0.25
+
+
+def test_export_writes_the_one_manifest_format_and_a_loadable_model(tmp_path):
+    pytest.importorskip("onnx", reason="training code needs the train extra")
+    from models.export import manifest_for, to_onnx, write_model
+    from scanner.model import OnnxModel, manifest_text
+
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 2, 3, padding=1), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten())
+    manifest = manifest_for("toy_net", "toy", classes=("a", "b"), heads=(("kind", ("a", "b")),), outputs=(("kind", "logits"),),
+                            input_shape=(1, 3, 8, 8), temperature=0.7)
+    written = write_model(to_onnx(net, torch.zeros(1, 3, 8, 8), ["kind"], dynamic_batch=True), manifest, tmp_path)
+    assert (tmp_path / "toy_net" / "manifest.json").read_text(encoding="utf-8") == manifest_text(written)
+    model = OnnxModel("toy_net", directory=tmp_path)
+    assert model.manifest == written and model.manifest.rebuild == "rebuild it with `python -m models.toy.train`"
+    assert model.run(np.zeros((2, 3, 8, 8), np.float32))["kind"].shape == (2, 2)
+    meta = model.session.get_modelmeta().custom_metadata_map
+    assert meta["name"] == "toy_net" and meta["input"] == json.dumps(written.input_spec)
