@@ -14,6 +14,7 @@ import os
 import time
 from multiprocessing import get_context
 from multiprocessing.process import BaseProcess
+from typing import TypeVar
 
 import torch
 from torch import nn
@@ -21,9 +22,13 @@ from torch import nn
 BF16 = os.environ.get("TRAIN_FP32") != "1"
 
 
-def prepare(net: nn.Module) -> nn.Module:
+NetT = TypeVar("NetT", bound=nn.Module)
+
+
+def prepare(net: NetT) -> NetT:
     """The network with its convolution weights in channels-last layout, in training mode."""
-    return net.to(memory_format=torch.channels_last).train()
+    net.to(memory_format=torch.channels_last)  # type: ignore[call-overload]  # torch's stubs lack this overload
+    return net.train()
 
 
 def forward(net: nn.Module, x: torch.Tensor):
@@ -35,9 +40,10 @@ def forward(net: nn.Module, x: torch.Tensor):
     return out.float()
 
 
-def finish(net: nn.Module) -> nn.Module:
+def finish(net: NetT) -> NetT:
     """The trained network back in the default layout, in evaluation mode (for calibration and export)."""
-    return net.to(memory_format=torch.contiguous_format).eval()
+    net.to(memory_format=torch.contiguous_format)  # type: ignore[call-overload]  # torch's stubs lack this overload
+    return net.eval()
 
 
 def start_lane(target, *args) -> BaseProcess:

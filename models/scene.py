@@ -300,7 +300,7 @@ def place_on_table(board_rgb: np.ndarray, rng: np.random.Generator, *, out_size:
             continue
         roi = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]]) @ homography
         warped = cv2.warpPerspective(art, roi, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
-        walpha = cv2.warpPerspective(mask, roi, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR).astype(np.float32) / 255
+        walpha: np.ndarray = cv2.warpPerspective(mask, roi, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR).astype(np.float32) / 255
         walpha = cv2.merge([walpha, walpha, walpha])
         region = image[y0:y1, x0:x1]
         image[y0:y1, x0:x1] = region + cv2.multiply(warped.astype(np.float32) - region, walpha)
@@ -429,7 +429,7 @@ def _finish(image: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, di
     motion = 0
     if rng.random() < 0.15:
         motion = int(rng.integers(3, 9))
-        kernel = np.zeros((motion, motion), np.float32)
+        kernel: np.ndarray = np.zeros((motion, motion), np.float32)
         kernel[motion // 2, :] = 1.0 / motion
         rot = cv2.getRotationMatrix2D((motion / 2 - 0.5, motion / 2 - 0.5), float(rng.uniform(0, 180)), 1.0)
         kernel = cv2.warpAffine(kernel, rot, (motion, motion))
@@ -459,6 +459,8 @@ def jpeg_roundtrip(image_rgb: np.ndarray, rng: np.random.Generator, quality: int
     """Return the image after JPEG compression at a random quality, and the quality used."""
     data, q = encode_jpeg(image_rgb, rng, quality)
     decoded = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if decoded is None:
+        raise ValueError(f"JPEG at quality {q}: OpenCV could not decode its own encoding")
     return cv2.cvtColor(decoded, cv2.COLOR_BGR2RGB), q
 
 

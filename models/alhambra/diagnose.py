@@ -137,7 +137,7 @@ def diagnose_photo(reader: Any, seed: int) -> dict[str, Any]:
         gaps = np.linalg.norm(true_centres - centres[index], axis=1) / true_pitch
         j = int(np.argmin(gaps))
         if gaps[j] < MATCH_RADIUS:
-            on_tile[cell] = tuple(int(v) for v in true_at[j])
+            on_tile[cell] = (int(true_at[j][0]), int(true_at[j][1]))
             offset[cell] = float(gaps[j])
             scale[cell] = float(pitch[index] / true_pitch[j])
     k, shift = _best_transform(list(on_tile.items())) if on_tile else (trace["k"], (0, 0))

@@ -21,24 +21,14 @@ from typing import Any
 import numpy as np
 
 from models.alhambra.make_dataset import SEED_BASE, build
-from scanner.alhambra.reader import KINDS, LOCATE_MODEL, PRICES, ROTATIONS, TILES_MODEL, crops_batch
+from models.metrics import expected_calibration_error
+from scanner.alhambra.reader import KINDS, LOCATE_MODEL, TILES_MODEL, crops_batch
 from scanner.errors import BoardNotFoundError
 from scanner.model import OnnxModel, models_dir, softmax
 
 CARD_START = "<!-- evaluate:start -->"
 CARD_END = "<!-- evaluate:end -->"
 SCAN_SEED = SEED_BASE["test"] + 500_000
-
-
-def expected_calibration_error(confidence: np.ndarray, correct: np.ndarray, bins: int = 15) -> float:
-    """Standard ECE: |accuracy - confidence| weighted over equal-width confidence bins."""
-    edges = np.linspace(0, 1, bins + 1)
-    total = 0.0
-    for lo, hi in zip(edges[:-1], edges[1:]):
-        inside = (confidence > lo) & (confidence <= hi)
-        if inside.any():
-            total += inside.mean() * abs(correct[inside].mean() - confidence[inside].mean())
-    return float(total)
 
 
 def palace_cells(palace: list[dict[str, Any]]) -> dict[tuple[int, int], str]:
@@ -61,7 +51,7 @@ def evaluate_crops(count: int) -> dict[str, Any]:
     """Classifier accuracy on held-out crops cut with the true lattice."""
     data = build("test", count)
     model = OnnxModel(TILES_MODEL)
-    temps = json.loads((models_dir() / TILES_MODEL / "manifest.json").read_text())["temperatures"]
+    temps = {head: model.manifest.temperature_of(head) for head in ("kind", "walls", "price", "rotation")}
     outs = [model.run(crops_batch(data["crops"][i:i + 256])) for i in range(0, len(data["crops"]), 256)]
     kind_p = softmax(np.concatenate([o["kind"] for o in outs]), temps["kind"])
     wall_p = 1 / (1 + np.exp(-np.concatenate([o["walls"] for o in outs]) / temps["walls"]))
@@ -94,9 +84,10 @@ def evaluate_crops(count: int) -> dict[str, Any]:
 
 def evaluate_scans(count: int, folder: Path | None = None) -> dict[str, Any]:
     """Scan held-out rendered photos (JPEG bytes) end to end and compare with their truth."""
+    import cv2
+
     from models.alhambra.render import render
     from scanner.pipeline import Scanner
-    import cv2
 
     scanner = Scanner()
     right = total = boards = failures = overrides = 0
@@ -122,7 +113,7 @@ def evaluate_scans(count: int, folder: Path | None = None) -> dict[str, Any]:
         truth_cells = palace_cells(truth)
         for cell in result.cells:
             confidences.append(cell.confidence)
-            correct.append(truth_cells.get(tuple(cell.cell)) == cell.value)
+            correct.append(truth_cells.get((cell.cell[0], cell.cell[1])) == cell.value)
         r, t = compare_palaces(got, truth)
         right, total = right + r, total + t
         boards += r == t

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from models.alhambra.render import render
-from scanner.alhambra.reader import CROP_PX, KINDS, LOCATE_SIZE, LOCATE_STRIDE, PRICES, crop_cells, locate_input, upright_walls_to_crop
+from scanner.alhambra.reader import KINDS, LOCATE_SIZE, LOCATE_STRIDE, PRICES, crop_cells, locate_input, upright_walls_to_crop
 
 CACHE = Path(__file__).resolve().parents[2] / "build" / "alhambra"
 SEED_BASE = {"train": 0, "val": 1_000_000, "test": 2_000_000}

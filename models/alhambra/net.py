@@ -71,4 +71,4 @@ class TileNet(nn.Module):
         walls = torch.stack([top, right, bottom, left], 1)
         price = self.price(self.dropout(f.flatten(1)))
         heads = (self.kind(pooled), walls, price, self.rotation(pooled))
-        return (*heads, pooled) if getattr(self, "embedding_output", False) else heads
+        return (*heads, pooled) if self.embedding_output else heads

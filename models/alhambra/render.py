@@ -9,6 +9,7 @@ pixels with OpenCV; the table, clutter, camera and lighting come from ``models.s
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,6 +129,7 @@ def _has_hole(occupied: set[tuple[int, int]]) -> bool:
 def palace_of(seed: int, size: int) -> list[dict[str, Any]]:
     """Return a legal palace for ``seed``: the scoring core's generator when present, else ours."""
     rng = random.Random(seed)
+    core_generate: Callable[[random.Random, int], Any] | None
     try:
         from scoring.alhambra import generate_palace as core_generate
     except ImportError:
@@ -139,7 +141,7 @@ def palace_of(seed: int, size: int) -> list[dict[str, Any]]:
 
 def _normalise_palace(palace: Any) -> list[dict[str, Any]]:
     """Turn the scoring core's palace ({(x, y): Tile}) into FORMATS.md items with ``tile_id``."""
-    items = []
+    items: list[dict[str, Any]] = []
     for (x, y), tile in sorted(palace.items(), key=lambda entry: (entry[0][1], entry[0][0])):
         if tile.type == "fountain":
             items.insert(0, {"at": [x, y], "tile": "fountain"})
@@ -157,7 +159,8 @@ def _normalise_palace(palace: Any) -> list[dict[str, Any]]:
 
 def _jitter(rng: np.random.Generator, colour: tuple[int, int, int], amount: float = 14.0) -> tuple[int, int, int]:
     values = np.clip(np.asarray(colour, dtype=np.float64) + rng.normal(0.0, amount, 3), 0, 255)
-    return tuple(int(v) for v in values)
+    red, green, blue = (int(v) for v in values)
+    return red, green, blue
 
 
 def _ground(rng: np.random.Generator, size: int) -> np.ndarray:

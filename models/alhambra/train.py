@@ -6,26 +6,78 @@
 Renders the training set (seeds 0..N-1) and a calibration set (seeds 1,000,000+), trains the
 tile locator (``models/alhambra_locate``) and the tile classifier (``models/alhambra_tiles``),
 fits temperatures on the calibration set, exports both to ONNX with their manifests, then runs
-``models.alhambra.evaluate`` on held-out renders (seeds 2,000,000+).
+``models.alhambra.evaluate`` on held-out renders (seeds 2,000,000+). Every setting is in ``CONFIG``
+below; the loop is ``models.fit``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import torch
+from torch import nn
 from torch.nn import functional as F
 
 from models import fast
 from models.alhambra import export
 from models.alhambra.make_dataset import build
 from models.alhambra.net import LocateNet, TileNet
+from models.fit import FitConfig, fit, seeded
 from scanner.alhambra.reader import CROP_MARGIN
+from scanner.model import RecipeValue
 
 SEED = 20261130
+# Misaligned crops: the scanner's lattice sits a median 5-8% of a pitch from the true tile centres
+# (95th percentile 14-17%), while the cached crops are cut only ~3.5% off. Each training crop is
+# moved again by up to SHIFT of a pitch per axis (edge pixels repeated, as crop_cells does),
+# rescaled by up to SCALE and turned by up to TURN degrees.
+SHIFT = 0.12
+SCALE = 0.06
+TURN = 3.0
+SHIFT_P = 0.85  # share of crops moved (the rest keep the renderer's small offsets)
+
+
+@dataclass(frozen=True)
+class AlhambraTraining:
+    """Every setting of ``python -m models.alhambra.train``: data sizes and one ``FitConfig`` per network.
+
+    Raises:
+        ValueError: a data size is not positive.
+    """
+
+    train_renders: int = 1800  # seeds 0..train_renders-1
+    calibration_renders: int = 300  # seeds 1,000,000+: the tile temperatures
+    locate: FitConfig = FitConfig("locate", epochs=24, batch=16, lr=3e-3, peak_lr=3e-3, seed=SEED)
+    tiles: FitConfig = FitConfig("tiles", epochs=14, batch=128, lr=4e-3, peak_lr=4e-3, weight_decay=5e-4, seed=SEED + 1)
+
+    def __post_init__(self) -> None:
+        if self.train_renders < 1 or self.calibration_renders < 1:
+            raise ValueError(f"expected positive render counts, got {self.train_renders} and {self.calibration_renders}")
+
+    def recipe(self, *, locate: bool = True) -> dict[str, RecipeValue]:
+        """The training recipe the manifests record (without the locator's epochs when it is not trained)."""
+        recipe: dict[str, RecipeValue] = {
+            "train_renders": self.train_renders,
+            "train_seeds": f"0..{self.train_renders - 1}",
+            "calibration_renders": self.calibration_renders,
+            "calibration_seeds": f"1000000..{1000000 + self.calibration_renders - 1}",
+            "locate_epochs": self.locate.epochs,
+            "tile_epochs": self.tiles.epochs,
+            "tile_misalign": f"shift +-{SHIFT} pitch, scale +-{SCALE}, turn +-{TURN} deg on {SHIFT_P:.0%} of crops",
+            "seed": SEED,
+        }
+        if not locate:
+            del recipe["locate_epochs"]
+        return recipe
+
+
+CONFIG = AlhambraTraining()
 
 
 def focal_heat_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -50,49 +102,24 @@ def _augment_images(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor
     return x.clamp(0, 1)
 
 
-def train_locate(data: dict[str, np.ndarray], epochs: int, batch: int = 16) -> LocateNet:
+def train_locate(data: dict[str, np.ndarray], config: FitConfig = CONFIG.locate, *, log: Callable[[str], object] = print) -> LocateNet:
     """Train the locator on (input, heat, mask) triples."""
-    torch.manual_seed(SEED)
-    generator = torch.Generator().manual_seed(SEED)
-    net = fast.prepare(LocateNet())
+    generator = seeded(config.seed)
+    net = LocateNet()
     images = torch.from_numpy(data["loc_img"]).permute(0, 3, 1, 2).contiguous()
     heat = torch.from_numpy(data["heat"].astype(np.float32))[:, None]
     mask = torch.from_numpy(data["mask"].astype(np.float32))[:, None]
-    n = len(images)
-    steps = epochs * ((n + batch - 1) // batch)
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
-    net.train()
-    start = time.perf_counter()
-    for epoch in range(epochs):
-        order = torch.randperm(n, generator=generator)
-        total = 0.0
-        for i in range(0, n, batch):
-            idx = order[i:i + batch]
-            x = _augment_images(images[idx].float() / 255.0, generator)
-            flip = torch.rand(1, generator=generator).item()
-            hx, mx = heat[idx], mask[idx]
-            if flip < 0.25:  # mirror: the locator must not care about handedness
-                x, hx, mx = x.flip(3), hx.flip(3), mx.flip(3)
-            heat_logits, mask_logits = fast.forward(net, x)
-            loss = focal_heat_loss(heat_logits, hx) + F.binary_cross_entropy_with_logits(mask_logits, mx)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach()) * len(idx)
-        print(f"locate epoch {epoch + 1}/{epochs}: loss {total / n:.4f} ({time.perf_counter() - start:.0f} s)", flush=True)
-    return fast.finish(net)
 
+    def step(net: nn.Module, idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, int]]:
+        x = _augment_images(images[idx].float() / 255.0, generator)
+        flip = torch.rand(1, generator=generator).item()
+        hx, mx = heat[idx], mask[idx]
+        if flip < 0.25:  # mirror: the locator must not care about handedness
+            x, hx, mx = x.flip(3), hx.flip(3), mx.flip(3)
+        heat_logits, mask_logits = fast.forward(net, x)
+        return focal_heat_loss(heat_logits, hx) + F.binary_cross_entropy_with_logits(mask_logits, mx), {}
 
-# Misaligned crops: the scanner's lattice sits a median 5-8% of a pitch from the true tile centres
-# (95th percentile 14-17%), while the cached crops are cut only ~3.5% off. Each training crop is
-# moved again by up to SHIFT of a pitch per axis (edge pixels repeated, as crop_cells does),
-# rescaled by up to SCALE and turned by up to TURN degrees.
-SHIFT = 0.12
-SCALE = 0.06
-TURN = 3.0
-SHIFT_P = 0.85  # share of crops moved (the rest keep the renderer's small offsets)
+    return fit(net, len(images), step, config, generator, log=log)
 
 
 def _misalign(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
@@ -123,33 +150,18 @@ def tile_losses(outputs, kind, walls, price, rotation) -> torch.Tensor:
     return loss
 
 
-def train_tiles(data: dict[str, np.ndarray], epochs: int, batch: int = 128) -> TileNet:
+def train_tiles(data: dict[str, np.ndarray], config: FitConfig = CONFIG.tiles, *, log: Callable[[str], object] = print) -> TileNet:
     """Train the tile classifier on labelled crops."""
-    torch.manual_seed(SEED + 1)
-    generator = torch.Generator().manual_seed(SEED + 1)
-    net = fast.prepare(TileNet())
+    generator = seeded(config.seed)
+    net = TileNet()
     crops = torch.from_numpy(data["crops"]).permute(0, 3, 1, 2).contiguous()
     labels = [torch.from_numpy(data[key]) for key in ("kind", "walls", "price", "rotation")]
-    n = len(crops)
-    steps = epochs * ((n + batch - 1) // batch)
-    opt = torch.optim.AdamW(net.parameters(), lr=4e-3, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps, pct_start=0.15)
-    net.train()
-    start = time.perf_counter()
-    for epoch in range(epochs):
-        order = torch.randperm(n, generator=generator)
-        total = 0.0
-        for i in range(0, n, batch):
-            idx = order[i:i + batch]
-            x = _augment_images(_misalign(crops[idx].float() / 255.0, generator), generator)
-            loss = tile_losses(fast.forward(net, x), *(label[idx] for label in labels))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach()) * len(idx)
-        print(f"tiles epoch {epoch + 1}/{epochs}: loss {total / n:.4f} ({time.perf_counter() - start:.0f} s)", flush=True)
-    return fast.finish(net)
+
+    def step(net: nn.Module, idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, int]]:
+        x = _augment_images(_misalign(crops[idx].float() / 255.0, generator), generator)
+        return tile_losses(fast.forward(net, x), *(label[idx] for label in labels)), {}
+
+    return fit(net, len(crops), step, config, generator, log=log)
 
 
 def fit_temperatures(net: TileNet, data: dict[str, np.ndarray]) -> dict[str, float]:
@@ -173,48 +185,42 @@ def fit_temperatures(net: TileNet, data: dict[str, np.ndarray]) -> dict[str, flo
     return {key: round(value, 4) for key, value in temps.items()}
 
 
-def _train_locate_process(train: dict[str, np.ndarray], epochs: int, recipe: dict, threads: int) -> None:
+def _train_locate_process(train: dict[str, np.ndarray], config: FitConfig, recipe: dict[str, RecipeValue], threads: int) -> None:
     """Train and export the locator (in a child process while the tile classifier trains)."""
     torch.set_num_threads(threads)
-    export.export_locate(train_locate(train, epochs), recipe)
+    export.export_locate(train_locate(train, config), recipe)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Render, train, calibrate, export and evaluate every Alhambra model (or only the tile classifier)."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--train-count", type=int, default=1800)
-    parser.add_argument("--val-count", type=int, default=300)
-    parser.add_argument("--locate-epochs", type=int, default=24)
-    parser.add_argument("--tile-epochs", type=int, default=14)
+    parser.add_argument("--train-count", type=int, default=CONFIG.train_renders)
+    parser.add_argument("--val-count", type=int, default=CONFIG.calibration_renders)
+    parser.add_argument("--locate-epochs", type=int, default=CONFIG.locate.epochs)
+    parser.add_argument("--tile-epochs", type=int, default=CONFIG.tiles.epochs)
     parser.add_argument("--threads", type=int, default=int(os.environ.get("TRAIN_THREADS", "2")))
     parser.add_argument("--only", choices=("all", "tiles"), default="all",
                         help="'tiles': retrain, calibrate and export only the tile classifier (alhambra_locate stays as shipped)")
     parser.add_argument("--skip-evaluate", action="store_true")
     args = parser.parse_args(argv)
+    config = dataclasses.replace(
+        CONFIG, train_renders=args.train_count, calibration_renders=args.val_count,
+        locate=dataclasses.replace(CONFIG.locate, epochs=args.locate_epochs),
+        tiles=dataclasses.replace(CONFIG.tiles, epochs=args.tile_epochs),
+    )
     torch.set_num_threads(args.threads)
     start = time.perf_counter()
-    train = build("train", args.train_count, workers=2)
-    val = build("val", args.val_count, workers=2)
-    recipe = {
-        "train_renders": args.train_count,
-        "train_seeds": f"0..{args.train_count - 1}",
-        "calibration_renders": args.val_count,
-        "calibration_seeds": f"1000000..{1000000 + args.val_count - 1}",
-        "locate_epochs": args.locate_epochs,
-        "tile_epochs": args.tile_epochs,
-        "tile_misalign": f"shift +-{SHIFT} pitch, scale +-{SCALE}, turn +-{TURN} deg on {SHIFT_P:.0%} of crops",
-        "seed": SEED,
-    }
+    train = build("train", config.train_renders, workers=2)
+    val = build("val", config.calibration_renders, workers=2)
+    recipe = config.recipe(locate=args.only == "all")
     side = None
     if args.only == "all" and args.threads >= 2:
         # two lanes of one thread each (faster than two threads on one lane): the locator trains
         # in a child process while this one trains the tile classifier
-        side = fast.start_lane(_train_locate_process, train, args.locate_epochs, recipe, 1)
+        side = fast.start_lane(_train_locate_process, train, config.locate, recipe, 1)
     elif args.only == "all":
-        _train_locate_process(train, args.locate_epochs, recipe, args.threads)
-    else:
-        del recipe["locate_epochs"]
-    tiles = train_tiles(train, args.tile_epochs)
+        _train_locate_process(train, config.locate, recipe, args.threads)
+    tiles = train_tiles(train, config.tiles)
     temps = fit_temperatures(tiles, val)
     print(f"temperatures: {temps}")
     export.export_tiles(tiles, temps, recipe)

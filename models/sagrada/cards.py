@@ -5,13 +5,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from scanner.model import Manifest, load_manifest
+
 MODELS = Path(__file__).resolve().parents[1]
-REBUILD = ("python -m models.sagrada.train  # renders 1,150 photos, trains all three, exports, evaluates; "
-           "measured on the quiet 2-core machine (2026-11-30): 100 s rendering, 12.2 min training in two one-thread lanes "
-           "(cell model 10 epochs x 35 s then its real-dice fine-tune 16 x 24 s | refiner 48 x 9 s then finder 60 x 2 s; "
-           "channels-last + bfloat16 autocast, `models.fast`), 13.8 min in all; every model of both games: "
-           "`python -m models.train`, 23.3 min (a second run gave bit-identical weights; the finder and refiner were then "
-           "retrained alone with their longer schedules by the same code on the same lane: `python -m models.sagrada.train --only refiner --only finder --threads 1`, 10.0 min, weights identical to the experiment's)")
+REBUILD = "python -m models.sagrada.train"
+TRAINING_TIME = ("renders 1,150 photos, trains all three, exports, evaluates; on the quiet 2-core machine (2026-11-30): "
+                 "100 s rendering, 12.2 min training in two one-thread lanes (cell model 10 epochs x 35 s then its real-dice "
+                 "fine-tune 16 x 24 s | refiner 48 x 9 s then finder 60 x 2 s; channels-last + bfloat16 autocast, "
+                 "`models.fast`), 13.8 min in all. Every model of both games: `python -m models.train`, 23.3 min.")
+REBUILD_HISTORY = ("A second run of `python -m models.train` gave bit-identical weights; the finder and refiner were then "
+                   "retrained alone with their longer schedules by the same code on the same lane: "
+                   "`python -m models.sagrada.train --only refiner --only finder --threads 1`, 10.0 min, weights identical "
+                   "to the experiment's.")
 ATTRIBUTION = (
     "Real photos (never committed, read from `../shared/realdata` when present): "
     "`sagrada-hejmsdz` (two windows, 39 dice; from github.com/hejmsdz/sagrada by Mikołaj Rozwadowski, MIT) and "
@@ -26,9 +31,9 @@ ATTRIBUTION = (
 )
 
 
-def _manifest(name: str) -> dict:
+def _manifest(name: str) -> Manifest | None:
     path = MODELS / name / "manifest.json"
-    return json.loads(path.read_text()) if path.is_file() else {}
+    return load_manifest(path) if path.is_file() else None
 
 
 def _size(name: str) -> str:
@@ -50,14 +55,25 @@ def _pct(value) -> str:
 
 
 def _header(name: str, task: str) -> list[str]:
+    """Title, task, input, classes and temperature: what the model is."""
     m = _manifest(name)
+    heads = {head: list(classes) for head, classes in m.heads} if m else {}
     return [
         f"# {name}", "", task, "",
-        f"- File: `models/{name}/model.onnx`, {_size(name)}, sha256 `{m.get('sha256', '?')}`",
-        f"- Input: `{json.dumps(m.get('input', {}))}`",
-        f"- Classes / heads: `{json.dumps(m.get('heads') or m.get('classes'))}`",
-        f"- Temperature: {m.get('temperature', 1.0)}",
-        f"- Rebuild: `{REBUILD}`", "",
+        f"- Input: `{json.dumps(m.input_spec if m else {})}`",
+        f"- Classes / heads: `{json.dumps(heads or (list(m.classes) if m else []))}`",
+        f"- Temperature: {m.temperature if m else 1.0}", "",
+    ]
+
+
+def _file_section(name: str) -> list[str]:
+    """The shipped file (size, sha256) and the command that rebuilds it."""
+    m = _manifest(name)
+    return [
+        "## File and rebuild", "",
+        f"- File: `models/{name}/model.onnx`, {_size(name)}, sha256 `{m.sha256 if m else '?'}`",
+        f"- Rebuild: `{REBUILD}` (all three Sagrada models; every model of both games: `python -m models.train`)",
+        f"- Training time: {TRAINING_TIME}", "",
     ]
 
 
@@ -146,7 +162,8 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
                    "a fourth output, ``embedding`` (64-d), serves the adaptation from corrections (``scanner.adapt``). The scanner "
                    "multiplies the heads into 42 cell states and decodes them with the rules (`scanner/sagrada.py`).")
     history = [
-        "## Earlier runs (not shipped, same test seeds)", "",
+        "## History", "",
+        "Earlier runs of the cell model (not shipped, same test seeds):", "",
         "| run | renders: cells / boards right | real windows | real dice values (fold 1) |", "|---|---|---|---|",
         "| crops on the board plane, first conv 5x5 stride 2, renders only | 96.55% / 86% (100 photos) | 26/40 | 28.1% |",
         "| crops half a die up; value fine-tune 3 epochs at lr 5e-4, real dice only turned by quarter turns (shipped until 2026-11-30) | 98.65% / 98% | 34/40 | 59.8% |",
@@ -161,19 +178,22 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
         "the real dice by any angle, a higher learning rate, more real dice per epoch, streaks and lower resolution "
         "raised fold 0 to 84% and fold 1 to 83% in 4 epochs; 8 epochs fit fold 0 to 95% and "
         "fold 1 to 92%, 16 epochs (each real die 20 times an epoch) 99% and 97%: the small network was under-trained on "
-        "real dice rather than too small.", "",
+        "real dice rather than too small.", "", REBUILD_HISTORY, "",
     ]
-    cell += data + _render_section(results) + _bench_section() + real + history + extra.get("sagrada_dice", [])
+    cell += (data + real + _render_section(results) + _bench_section() + _file_section("sagrada_dice") + history
+             + extra.get("sagrada_dice", []))
     (MODELS / "sagrada_dice" / "MODEL_CARD.md").write_text("\n".join(cell) + "\n", encoding="utf-8")
     finder = _header("sagrada_finder", "Marks the area of the window's 4x5 grid in the whole photo, letterboxed to "
                      "128x128 (stride-4 mask, 32x32 logits). The largest blob gives a rough quadrilateral for the refiner; "
                      "two large blobs mean two windows in view. Architecture: stride-4 stem, dilated context path, "
                      "fused 1x1 + 3x3 head; ~44k parameters.")
-    finder += data + _render_section(results) + extra.get("sagrada_finder", [])
+    finder += (data + _render_section(results) + _file_section("sagrada_finder") + ["## History", "", REBUILD_HISTORY, ""]
+               + extra.get("sagrada_finder", []))
     (MODELS / "sagrada_finder" / "MODEL_CARD.md").write_text("\n".join(finder) + "\n", encoding="utf-8")
     refiner = _header("sagrada_refiner", "Given a 96x96 patch warped from around a guessed grid quadrilateral (the guess's "
                       "corners at 20%/80% of the patch), returns one heatmap per guessed corner (48x48, peaked at the true "
                       "grid corner nearest it; read by soft-argmax) and which guessed corner is the board's top-left "
                       "(4 classes). Run 3 times from the finder's guess. ~64k parameters.")
-    refiner += data + _render_section(results) + extra.get("sagrada_refiner", [])
+    refiner += (data + _render_section(results) + _file_section("sagrada_refiner") + ["## History", "", REBUILD_HISTORY, ""]
+                + extra.get("sagrada_refiner", []))
     (MODELS / "sagrada_refiner" / "MODEL_CARD.md").write_text("\n".join(refiner) + "\n", encoding="utf-8")

@@ -16,32 +16,23 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 from PIL import Image
 
+from models.metrics import expected_calibration_error
 from models.sagrada import make_dataset
 from models.sagrada.render import render
-from scanner.sagrada.cells import grid_image_crops, to_batch
 from scanner.errors import BoardNotFoundError
+from scanner.model import OnnxModel
 from scanner.photo import Photo
+from scanner.sagrada.cells import grid_image_crops, to_batch
 from scanner.sagrada.reader import SagradaReader, cell_text, decode_window, value_probabilities
 
 HERE = Path(__file__).resolve().parent
 REALDATA = HERE.parents[2] / "shared" / "realdata"
 COLOUR_NAMES = ["R", "Y", "G", "B", "P", "."]
-
-
-def ece(confidences: np.ndarray, correct: np.ndarray, bins: int = 15) -> float:
-    """Expected calibration error with equal-width confidence bins."""
-    confidences, correct = np.asarray(confidences, float), np.asarray(correct, float)
-    edges = np.linspace(0, 1, bins + 1)
-    total = 0.0
-    for lo, hi in zip(edges[:-1], edges[1:]):
-        inside = (confidences > lo) & (confidences <= hi)
-        if inside.any():
-            total += inside.mean() * abs(confidences[inside].mean() - correct[inside].mean())
-    return float(total)
 
 
 def _colour_of(value: str) -> str:
@@ -60,7 +51,11 @@ def _confusion(pairs: list[tuple[str, str]], labels: list[str]) -> list[list[int
 def evaluate_renders(count: int, reader: SagradaReader, first_seed: int = make_dataset.TEST_SEED) -> dict:
     """Read ``count`` held-out renders end to end and compare with their truth."""
     cells_right = boards_right = found = patterns_right = 0
-    corner_errors, confidences, correct, colour_pairs, value_pairs = [], [], [], [], []
+    corner_errors: list[float] = []
+    confidences: list[float] = []
+    correct: list[float] = []
+    colour_pairs: list[tuple[str, str]] = []
+    value_pairs: list[tuple[str, str]] = []
     overrides_total = overrides_right = raw_right = 0
     seconds, steps, reads = [], [], []
     for seed in range(first_seed, first_seed + count):
@@ -107,7 +102,7 @@ def evaluate_renders(count: int, reader: SagradaReader, first_seed: int = make_d
         "overrides": overrides_total, "overrides_right": overrides_right,
         "corner_error_pitch_median": float(np.median(corner_errors)) if corner_errors else None,
         "corner_error_pitch_max": float(np.max(corner_errors)) if corner_errors else None,
-        "ece": ece(np.array(confidences), np.array(correct)),
+        "ece": expected_calibration_error(np.array(confidences), np.array(correct)),
         "read_seconds_median": float(np.median(seconds)) if seconds else None,
         "refine_steps": steps, "cell_reads": reads,
         "colour_confusion": {"labels": COLOUR_NAMES, "matrix": _confusion(colour_pairs, COLOUR_NAMES)},
@@ -121,7 +116,7 @@ def evaluate_real_windows(reader: SagradaReader) -> dict | None:
     if not (folder / "labels.json").is_file():
         return None
     labels = json.loads((folder / "labels.json").read_text())["images"]
-    result = {"boards": {}, "cells": 0, "right": 0, "right_before_rules": 0, "dice": 0, "dice_right": 0, "errors": []}
+    result: dict[str, Any] = {"boards": {}, "cells": 0, "right": 0, "right_before_rules": 0, "dice": 0, "dice_right": 0, "errors": []}
     pairs = []
     for name, rows in sorted(labels.items()):
         grid = np.asarray(Image.open(folder / name).convert("RGB"))
@@ -210,16 +205,16 @@ def model_latency(reader: SagradaReader, runs: int = 60, steps: list[int] | None
     median step plus its reads times the median read. Returns the median board's (``total``) and the
     90th percentile board's (``total_p90``) model work in ms, the parts' medians and the mean counts.
     """
-    from scanner.sagrada.grid import FINDER_PX, PATCH_PX, REFINE_STEPS, REFINE_VIEWS
     from scanner.sagrada.cells import CROP_PX
+    from scanner.sagrada.grid import FINDER_PX, PATCH_PX, REFINE_STEPS, REFINE_VIEWS
 
-    steps = [REFINE_STEPS] if not steps else steps
-    reads = [1] * len(steps) if not reads else reads
+    steps = steps or [REFINE_STEPS]
+    reads = reads or [1] * len(steps)
     rng = np.random.default_rng(0)
     finder_in = rng.random((1, 3, FINDER_PX, FINDER_PX), dtype=np.float32)
     patch_in = rng.random((REFINE_VIEWS, 3, PATCH_PX, PATCH_PX), dtype=np.float32)
     cells_in = rng.integers(0, 256, (20, CROP_PX, CROP_PX, 3), dtype=np.uint8)
-    parts = {"finder": [], "refiner": [], "dice": []}
+    parts: dict[str, list[float]] = {"finder": [], "refiner": [], "dice": []}
     for _ in range(runs):
         start = time.perf_counter()
         reader.finder.run(finder_in)
@@ -249,7 +244,7 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     reader = SagradaReader()
     counting, reading = _CountingModel(reader.refiner), _CountingModel(reader.dice)
-    reader._refiner, reader.dice = counting, reading
+    reader._refiner, reader.dice = cast(OnnxModel, counting), cast(OnnxModel, reading)  # counting stand-ins
     renders = evaluate_renders(args.renders, reader)
     steps, reads = renders.pop("refine_steps"), renders.pop("cell_reads")
     reader._refiner, reader.dice = counting.model, reading.model

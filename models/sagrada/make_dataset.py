@@ -19,6 +19,7 @@ import os
 import time
 from multiprocessing import get_context
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -166,7 +167,8 @@ def load_or_make(first_seed: int, count: int, workers: int = 1, cache: Path = CA
         began = time.perf_counter()
         data = make_dataset(start, size, workers)
         path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(path, **data)
+        arrays: dict[str, Any] = data
+        np.savez(path, **arrays)
         print(f"rendered {size} photos from seed {start} in {time.perf_counter() - began:.0f} s -> {path}", flush=True)
         parts.append(data)
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}

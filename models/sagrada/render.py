@@ -116,12 +116,13 @@ def die_face(colour: str, value: int, rng: np.random.Generator, px_per_mm: float
     rim = cv2.GaussianBlur(_rounded_square_mask(size, size * 0.2), (0, 0), size * 0.06).astype(np.float32) / 255
     face = face * (rng.uniform(0.6, 0.9) + rng.uniform(0.1, 0.4) * rim[..., None])
     face = np.clip(face, 0, 255).astype(np.uint8)
-    pip_white = tuple(int(v) for v in np.clip(rng.uniform(225, 255) - rng.uniform(0, 15, 3), 0, 255))
+    red, green, blue = (int(v) for v in np.clip(rng.uniform(225, 255) - rng.uniform(0, 15, 3), 0, 255))
+    pip_white = (red, green, blue)
     _draw_pips(face, value, pip_white, spread=size * rng.uniform(0.24, 0.3), radius=size * rng.uniform(0.08, 0.15),
                jitter=size * 0.01, rng=rng)
     # specular highlight
     if rng.random() < 0.8:
-        spot = np.zeros((size, size), np.float32)
+        spot: np.ndarray = np.zeros((size, size), np.float32)
         cx, cy = rng.uniform(0.15, 0.85, 2) * size
         cv2.ellipse(spot, (int(cx), int(cy)), (int(size * rng.uniform(0.05, 0.25)), int(size * rng.uniform(0.03, 0.1))),
                     float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
@@ -141,7 +142,8 @@ def _square_print(mark: str, rng: np.random.Generator, size: int, palette: dict[
         square = blank[None, None, :] * texture[..., None]
     square = np.clip(square, 0, 255).astype(np.uint8)
     if mark.isdigit():
-        pip = tuple(int(v) for v in rng.uniform(35, 95) + rng.normal(0, 5, 3))
+        red, green, blue = (int(v) for v in rng.uniform(35, 95) + rng.normal(0, 5, 3))
+        pip = (red, green, blue)
         _draw_pips(square, int(mark), pip, spread=size * 0.25, radius=size * 0.08, jitter=size * 0.005, rng=rng)
     return square
 
@@ -150,12 +152,12 @@ def _stained_glass(rng: np.random.Generator, width: int, height: int) -> np.ndar
     """A strip of random coloured glass panes with dark leading."""
     cols = int(rng.integers(8, 20))
     rows = int(rng.integers(2, 4))
-    pts = []
+    points: list[tuple[float, float]] = []
     for r in range(rows + 1):
         for c in range(cols + 1):
             jitter = rng.uniform(-0.35, 0.35, 2) if 0 < r < rows and 0 < c < cols else np.zeros(2)
-            pts.append(((c + jitter[0]) * width / cols, (r + jitter[1]) * height / rows))
-    pts = np.array(pts).reshape(rows + 1, cols + 1, 2)
+            points.append(((c + jitter[0]) * width / cols, (r + jitter[1]) * height / rows))
+    pts = np.array(points).reshape(rows + 1, cols + 1, 2)
     strip = np.zeros((height, width, 3), np.uint8)
     glass = [(200, 40, 40), (230, 190, 40), (40, 140, 70), (40, 80, 190), (120, 50, 150), (220, 120, 40), (60, 160, 180)]
     lead = tuple(int(v) for v in rng.uniform(15, 45, 3))
@@ -212,8 +214,8 @@ def draw_window(window: tuple, pattern: Pattern, rng: np.random.Generator, *, px
                 (230, 230, 225), max(1, int(px_per_mm / 3)), cv2.LINE_AA)
     dots = difficulty if difficulty is not None else pattern.difficulty
     for k in range(dots):
-        cx = int(gx0 + GRID_W_MM * px_per_mm - (2 + k * 4.5) * px_per_mm)
-        cv2.circle(board, (cx, text_y - int(2 * px_per_mm)), int(1.5 * px_per_mm), (235, 235, 230), -1, cv2.LINE_AA)
+        dot_x = int(gx0 + GRID_W_MM * px_per_mm - (2 + k * 4.5) * px_per_mm)
+        cv2.circle(board, (dot_x, text_y - int(2 * px_per_mm)), int(1.5 * px_per_mm), (235, 235, 230), -1, cv2.LINE_AA)
     # dice
     raised: list[scene.Raised] = []
     offset_mm = rng.uniform(0.5, 2.0)
@@ -246,7 +248,8 @@ def draw_window(window: tuple, pattern: Pattern, rng: np.random.Generator, *, px
             contours, _ = cv2.findContours((mcanvas > 127).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             outline = cv2.approxPolyDP(max(contours, key=cv2.contourArea), 0.6, True).reshape(-1, 2).astype(np.float64)
             side = palette[die.color] * rng.uniform(0.5, 0.85)
-            raised.append(scene.Raised(footprint=outline + [bx, by], height_mm=die_mm, side_rgb=tuple(float(v) for v in side)))
+            side_r, side_g, side_b = (float(v) for v in side)
+            raised.append(scene.Raised(footprint=outline + [bx, by], height_mm=die_mm, side_rgb=(side_r, side_g, side_b)))
     corners = np.array([[gx0, gy0], [gx0 + COLS * pitch, gy0], [gx0 + COLS * pitch, gy0 + ROWS * pitch], [gx0, gy0 + ROWS * pitch]])
     return board, raised, corners
 

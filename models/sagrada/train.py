@@ -4,32 +4,61 @@
 classifier (``sagrada_dice``), the grid finder (``sagrada_finder``) and the corner refiner
 (``sagrada_refiner``), fits the cell model's temperature on held-out renders, exports the three
 ONNX files with their manifests, then runs ``evaluate`` to rewrite the model cards' tables.
+Every setting is in ``CONFIG`` below; the loop is ``models.fit``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
 from models import fast
+from models.fit import FitConfig, fit, seeded
 from models.sagrada import make_dataset
 from models.sagrada.nets import CellNet, FinderNet, RefinerNet
 from scanner.sagrada.grid import heat_targets
 
 SEED = 20261130
-TRAIN_PHOTOS = 1000
-VAL_PHOTOS = 150
-FINE_TUNE_EPOCHS = 16
-FINE_TUNE_SYNTHETIC = 12_000  # rendered crops mixed with the real dice in the fine-tune
-FINE_TUNE_REAL_REPEAT = 20
-FINE_TUNE_LR = 3e-3
+
+
+@dataclass(frozen=True)
+class SagradaTraining:
+    """Every setting of ``python -m models.sagrada.train``: data sizes and one ``FitConfig`` per network.
+
+    Raises:
+        ValueError: a data size is not positive.
+    """
+
+    train_photos: int = 1000  # renders of seeds make_dataset.TRAIN_SEED+
+    val_photos: int = 150  # calibration renders (the cell temperature), seeds make_dataset.VAL_SEED+
+    cells: FitConfig = FitConfig("cells", epochs=10, batch=128, lr=3e-3, peak_lr=4e-3, seed=SEED)
+    # the value fine-tune: rendered crops mixed with the real dice (fold 0), each real die repeated
+    fine_tune: FitConfig = FitConfig("cells fine-tune (real dice)", epochs=16, batch=128, lr=3e-3, seed=SEED + 3,
+                                     frozen_batch_norm=True)
+    fine_tune_synthetic: int = 12_000
+    fine_tune_real_repeat: int = 20
+    finder: FitConfig = FitConfig("finder", epochs=60, batch=32, lr=3e-3, peak_lr=4e-3, seed=SEED + 1)
+    refiner: FitConfig = FitConfig("refiner", epochs=48, batch=64, lr=3e-3, peak_lr=4e-3, seed=SEED + 2)
+
+    def __post_init__(self) -> None:
+        for field in ("train_photos", "val_photos", "fine_tune_synthetic", "fine_tune_real_repeat"):
+            if getattr(self, field) < 1:
+                raise ValueError(f"{field}: expected a positive count, got {getattr(self, field)}")
+
+
+CONFIG = SagradaTraining()
+Log = Callable[[str], object]
 
 
 def _threads(count: int) -> None:
@@ -87,10 +116,6 @@ def _to_float(images: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(images.transpose(0, 3, 1, 2))).float().div_(255.0)
 
 
-def _schedule(optimizer: torch.optim.Optimizer, steps: int, peak: float) -> torch.optim.lr_scheduler.LRScheduler:
-    return torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=peak, total_steps=steps, pct_start=0.15)
-
-
 def _quarter_turned(x_all: torch.Tensor, idx: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     """The float batch ``idx`` of uint8 NHWC crops, turned by a random quarter turn and maybe mirrored (classes do not care)."""
     x = x_all[idx].permute(0, 3, 1, 2).float().div_(255.0)
@@ -108,13 +133,6 @@ def _heads_loss(outputs: tuple[torch.Tensor, ...], y: torch.Tensor, colour_weigh
     return _LOSS(die, y[:, 0]) + colour_loss + _LOSS(value, y[:, 2])
 
 
-def _step(optimizer: torch.optim.Optimizer, scheduler: torch.optim.lr_scheduler.LRScheduler, loss: torch.Tensor) -> None:
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-    scheduler.step()
-
-
 _LOSS = nn.CrossEntropyLoss(label_smoothing=0.02)
 _LOSS_EACH = nn.CrossEntropyLoss(label_smoothing=0.02, reduction="none")
 
@@ -122,37 +140,25 @@ _LOSS_EACH = nn.CrossEntropyLoss(label_smoothing=0.02, reduction="none")
 # --------------------------------------------------------------------------------------------- cells
 
 
-def train_cells(crops: np.ndarray, labels: np.ndarray, *, epochs: int = 8, batch: int = 128, seed: int = SEED, log=print) -> CellNet:
+def train_cells(crops: np.ndarray, labels: np.ndarray, config: FitConfig = CONFIG.cells, *, log: Log = print) -> CellNet:
     """Train the cell classifier on uint8 crops (N, 48, 48, 3) with (die, colour, value) labels."""
-    torch.manual_seed(seed)
-    generator = torch.Generator().manual_seed(seed)
-    net = fast.prepare(CellNet())
-    optimizer = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    steps_per_epoch = math.ceil(len(crops) / batch)
-    scheduler = _schedule(optimizer, epochs * steps_per_epoch, 4e-3)
+    generator = seeded(config.seed)
+    net = CellNet()
     x_all = torch.from_numpy(crops)
     y_all = torch.from_numpy(labels)
-    for epoch in range(epochs):
-        net.train()
-        order = torch.randperm(len(crops), generator=generator)
-        total, correct, seen, started = 0.0, 0, 0, time.perf_counter()
-        for step in range(steps_per_epoch):
-            idx = order[step * batch:(step + 1) * batch]
-            x = _quarter_turned(x_all, idx, generator)
-            y = y_all[idx]
-            x = _random_affine(x, generator)
-            x = _colour_jitter(x, generator)
-            x, colour_known = _recolour(x, generator)
-            die, colour, value = fast.forward(net, x)
-            loss = _heads_loss((die, colour, value), y, colour_known)
-            _step(optimizer, scheduler, loss)
-            total += float(loss.detach()) * len(idx)
-            with torch.no_grad():
-                ok = (die.argmax(1) == y[:, 0]) & (colour.argmax(1) == y[:, 1]) & (value.argmax(1) == y[:, 2])
-            correct += int(ok.sum())
-            seen += len(idx)
-        log(f"cells epoch {epoch + 1}/{epochs}: loss {total / seen:.4f}, train cells right {correct / seen:.4f} ({time.perf_counter() - started:.0f} s)")
-    return fast.finish(net)
+
+    def step(net: nn.Module, idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, int]]:
+        x = _quarter_turned(x_all, idx, generator)
+        y = y_all[idx]
+        x = _random_affine(x, generator)
+        x = _colour_jitter(x, generator)
+        x, colour_known = _recolour(x, generator)
+        die, colour, value = fast.forward(net, x)
+        with torch.no_grad():
+            ok = (die.argmax(1) == y[:, 0]) & (colour.argmax(1) == y[:, 1]) & (value.argmax(1) == y[:, 2])
+        return _heads_loss((die, colour, value), y, colour_known), {"train cells right": int(ok.sum())}
+
+    return fit(net, len(crops), step, config, generator, log=log)
 
 
 def _low_resolution(x: torch.Tensor, generator: torch.Generator, share: float = 0.3) -> torch.Tensor:
@@ -192,55 +198,40 @@ def _streaks(x: torch.Tensor, generator: torch.Generator, share: float = 0.3) ->
     return out.clamp(0, 1)
 
 
-def fine_tune_values(net: CellNet, crops: np.ndarray, labels: np.ndarray, real_crops: np.ndarray, real_values: np.ndarray, *,
-                     epochs: int = FINE_TUNE_EPOCHS, synthetic: int = FINE_TUNE_SYNTHETIC, real_repeat: int = FINE_TUNE_REAL_REPEAT,
-                     lr: float = FINE_TUNE_LR, batch: int = 128, seed: int = SEED, log=print) -> CellNet:
+def fine_tune_values(net: CellNet, crops: np.ndarray, labels: np.ndarray, real_crops: np.ndarray, real_values: np.ndarray,
+                     config: FitConfig = CONFIG.fine_tune, *, synthetic: int = CONFIG.fine_tune_synthetic,
+                     real_repeat: int = CONFIG.fine_tune_real_repeat, log: Log = print) -> CellNet:
     """Continue training on a share of the synthetic crops mixed with real loose dice (fold 0).
 
     Real dice teach the value and die heads (their colour is not labelled) and are turned by any
     angle; renders get marbling streaks; every crop may be seen at a lower resolution. Batch-norm
     statistics stay as the synthetic training left them.
     """
-    torch.manual_seed(seed + 3)
-    generator = torch.Generator().manual_seed(seed + 3)
+    generator = seeded(config.seed)
     pick = torch.randperm(len(crops), generator=generator)[:synthetic].numpy()
     real_labels = np.stack([np.ones_like(real_values), np.zeros_like(real_values), real_values], axis=1)
     x_all = torch.from_numpy(np.concatenate([crops[pick], np.repeat(real_crops, real_repeat, axis=0)]))
     y_all = torch.from_numpy(np.concatenate([labels[pick], np.repeat(real_labels, real_repeat, axis=0)]))
     rendered = torch.cat([torch.ones(len(pick)), torch.zeros(real_repeat * len(real_crops))]).bool()
-    net = fast.prepare(net)
-    optimizer = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    steps = math.ceil(len(x_all) / batch)
-    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs * steps)
-    for epoch in range(epochs):
-        net.train()
-        for module in net.modules():
-            if isinstance(module, nn.BatchNorm2d):
-                module.eval()
-        order = torch.randperm(len(x_all), generator=generator)
-        total, seen, started = 0.0, 0, time.perf_counter()
-        for step in range(steps):
-            idx = order[step * batch:(step + 1) * batch]
-            x = _quarter_turned(x_all, idx, generator).clone()
-            y = y_all[idx]
-            synthetic_rows = rendered[idx]
-            if synthetic_rows.any():
-                x[synthetic_rows] = _streaks(_random_affine(x[synthetic_rows], generator), generator)
-            if (~synthetic_rows).any():
-                x[~synthetic_rows] = _random_affine(x[~synthetic_rows], generator, scale=0.15, angle=math.pi)
-            x = _colour_jitter(_low_resolution(x, generator), generator)
-            x, recoloured = _recolour(x, generator)
-            loss = _heads_loss(fast.forward(net, x), y, synthetic_rows.float() * recoloured)
-            _step(optimizer, scheduler, loss)
-            total += float(loss.detach()) * len(idx)
-            seen += len(idx)
-        log(f"cells fine-tune (real dice) epoch {epoch + 1}/{epochs}: loss {total / seen:.4f} ({time.perf_counter() - started:.0f} s)")
-    return fast.finish(net)
+
+    def step(net: nn.Module, idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, int]]:
+        x = _quarter_turned(x_all, idx, generator).clone()
+        y = y_all[idx]
+        synthetic_rows = rendered[idx]
+        if synthetic_rows.any():
+            x[synthetic_rows] = _streaks(_random_affine(x[synthetic_rows], generator), generator)
+        if (~synthetic_rows).any():
+            x[~synthetic_rows] = _random_affine(x[~synthetic_rows], generator, scale=0.15, angle=math.pi)
+        x = _colour_jitter(_low_resolution(x, generator), generator)
+        x, recoloured = _recolour(x, generator)
+        return _heads_loss(fast.forward(net, x), y, synthetic_rows.float() * recoloured), {}
+
+    return fit(net, len(x_all), step, config, generator, log=log)
 
 
 def cell_logits(net: CellNet, crops: np.ndarray, batch: int = 512) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return the three heads' logits for uint8 crops."""
-    outs = [[], [], []]
+    outs: list[list[np.ndarray]] = [[], [], []]
     with torch.no_grad():
         for start in range(0, len(crops), batch):
             for index, out in enumerate(net(_to_float(crops[start:start + batch]))):
@@ -266,112 +257,90 @@ def fit_temperature(logits: tuple[np.ndarray, ...], labels: np.ndarray) -> float
 # --------------------------------------------------------------------------------------------- finder
 
 
-def train_finder(images: np.ndarray, masks: np.ndarray, *, epochs: int = 14, batch: int = 32, seed: int = SEED, log=print) -> FinderNet:
+def train_finder(images: np.ndarray, masks: np.ndarray, config: FitConfig = CONFIG.finder, *, log: Log = print) -> FinderNet:
     """Train the grid-area segmenter on letterboxed photos and their 1/4-resolution masks."""
-    torch.manual_seed(seed + 1)
-    generator = torch.Generator().manual_seed(seed + 1)
-    net = fast.prepare(FinderNet())
-    optimizer = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    steps_per_epoch = math.ceil(len(images) / batch)
-    scheduler = _schedule(optimizer, epochs * steps_per_epoch, 4e-3)
+    generator = seeded(config.seed)
+    net = FinderNet()
     x_all = torch.from_numpy(images)
     m_all = torch.from_numpy(masks)
-    for epoch in range(epochs):
-        net.train()
-        order = torch.randperm(len(images), generator=generator)
-        total, seen, started = 0.0, 0, time.perf_counter()
-        for step in range(steps_per_epoch):
-            idx = order[step * batch:(step + 1) * batch]
-            x = x_all[idx].permute(0, 3, 1, 2).float().div_(255.0)
-            m = m_all[idx].float().div_(255.0)
-            k = int(torch.randint(4, (1,), generator=generator))
-            x, m = torch.rot90(x, k, dims=(2, 3)), torch.rot90(m, k, dims=(1, 2))
-            if torch.rand(1, generator=generator) < 0.5:
-                x, m = torch.flip(x, dims=(3,)), torch.flip(m, dims=(2,))
-            x = _colour_jitter(x, generator)
-            logits = fast.forward(net, x)
-            loss = nn.functional.binary_cross_entropy_with_logits(logits, m)
-            prob = torch.sigmoid(logits)
-            dice = 1 - (2 * (prob * m).sum((1, 2)) + 1) / (prob.sum((1, 2)) + m.sum((1, 2)) + 1)
-            loss = loss + 0.5 * dice.mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            scheduler.step()
-            total += float(loss.detach()) * len(idx)
-            seen += len(idx)
-        log(f"finder epoch {epoch + 1}/{epochs}: loss {total / seen:.4f} ({time.perf_counter() - started:.0f} s)")
-    return fast.finish(net)
+
+    def step(net: nn.Module, idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, int]]:
+        x = x_all[idx].permute(0, 3, 1, 2).float().div_(255.0)
+        m = m_all[idx].float().div_(255.0)
+        k = int(torch.randint(4, (1,), generator=generator))
+        x, m = torch.rot90(x, k, dims=(2, 3)), torch.rot90(m, k, dims=(1, 2))
+        if torch.rand(1, generator=generator) < 0.5:
+            x, m = torch.flip(x, dims=(3,)), torch.flip(m, dims=(2,))
+        x = _colour_jitter(x, generator)
+        logits = fast.forward(net, x)
+        loss = nn.functional.binary_cross_entropy_with_logits(logits, m)
+        prob = torch.sigmoid(logits)
+        dice = 1 - (2 * (prob * m).sum((1, 2)) + 1) / (prob.sum((1, 2)) + m.sum((1, 2)) + 1)
+        return loss + 0.5 * dice.mean(), {}
+
+    return fit(net, len(images), step, config, generator, log=log)
 
 
 # --------------------------------------------------------------------------------------------- refiner
 
 
-def train_refiner(patches: np.ndarray, corners: np.ndarray, turns: np.ndarray, *, epochs: int = 12, batch: int = 64,
-                  seed: int = SEED, log=print) -> RefinerNet:
+def train_refiner(patches: np.ndarray, corners: np.ndarray, turns: np.ndarray, config: FitConfig = CONFIG.refiner, *,
+                  log: Log = print) -> RefinerNet:
     """Train the corner refiner on patches, the true corners in patch px and the top-left's turn."""
-    torch.manual_seed(seed + 2)
-    generator = torch.Generator().manual_seed(seed + 2)
-    net = fast.prepare(RefinerNet())
-    optimizer = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    steps_per_epoch = math.ceil(len(patches) / batch)
-    scheduler = _schedule(optimizer, epochs * steps_per_epoch, 4e-3)
+    generator = seeded(config.seed)
+    net = RefinerNet()
     x_all = torch.from_numpy(patches)
     targets = torch.from_numpy(np.stack([heat_targets(c) for c in corners]))
     t_all = torch.from_numpy(turns)
-    for epoch in range(epochs):
-        net.train()
-        order = torch.randperm(len(patches), generator=generator)
-        total, turn_ok, seen, started = 0.0, 0, 0, time.perf_counter()
-        for step in range(steps_per_epoch):
-            idx = order[step * batch:(step + 1) * batch]
-            x = _colour_jitter(x_all[idx].permute(0, 3, 1, 2).float().div_(255.0), generator)
-            heat, turn = fast.forward(net, x)
-            logp = nn.functional.log_softmax(heat.flatten(2), dim=2)
-            heat_loss = -(targets[idx].flatten(2) * logp).sum(2).mean()
-            loss = heat_loss + 0.5 * nn.functional.cross_entropy(turn, t_all[idx])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            scheduler.step()
-            total += float(loss.detach()) * len(idx)
-            turn_ok += int((turn.argmax(1) == t_all[idx]).sum())
-            seen += len(idx)
-        log(f"refiner epoch {epoch + 1}/{epochs}: loss {total / seen:.4f}, turn right {turn_ok / seen:.4f} ({time.perf_counter() - started:.0f} s)")
-    return fast.finish(net)
+
+    def step(net: nn.Module, idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, int]]:
+        x = _colour_jitter(x_all[idx].permute(0, 3, 1, 2).float().div_(255.0), generator)
+        heat, turn = fast.forward(net, x)
+        logp = nn.functional.log_softmax(heat.flatten(2), dim=2)
+        heat_loss = -(targets[idx].flatten(2) * logp).sum(2).mean()
+        loss = heat_loss + 0.5 * nn.functional.cross_entropy(turn, t_all[idx])
+        return loss, {"turn right": int((turn.argmax(1) == t_all[idx]).sum())}
+
+    return fit(net, len(patches), step, config, generator, log=log)
 
 
 # --------------------------------------------------------------------------------------------- main
 
 
-def _train_grid_models(train: dict, only: set[str], refiner_epochs: int, finder_epochs: int, threads: int = 1) -> None:
+def _train_grid_models(train: dict[str, Any], only: set[str], config: SagradaTraining, threads: int = 1) -> None:
     """Train and export the refiner, then the finder (in a child process while the cell model trains)."""
     _threads(threads)
     from models.sagrada import export
 
     if "refiner" in only:
-        export.export_refiner(train_refiner(train["patches"], train["patch_corners"], train["patch_turns"], epochs=refiner_epochs))
+        export.export_refiner(train_refiner(train["patches"], train["patch_corners"], train["patch_turns"], config.refiner))
     if "finder" in only:
-        export.export_finder(train_finder(train["finder_input"], train["finder_mask"], epochs=finder_epochs))
+        export.export_finder(train_finder(train["finder_input"], train["finder_mask"], config.finder))
 
 
 def main(argv: list[str] | None = None) -> None:
     """Command line: render, train, calibrate, export and evaluate every Sagrada model."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--cache", type=Path, default=make_dataset.CACHE, help="where rendered data are cached")
-    parser.add_argument("--photos", type=int, default=TRAIN_PHOTOS, help="training renders")
+    parser.add_argument("--photos", type=int, default=CONFIG.train_photos, help="training renders")
     parser.add_argument("--only", choices=["cells", "finder", "refiner"], action="append", help="train only these")
-    parser.add_argument("--cell-epochs", type=int, default=10)
-    parser.add_argument("--finder-epochs", type=int, default=60)
-    parser.add_argument("--refiner-epochs", type=int, default=48)
+    parser.add_argument("--cell-epochs", type=int, default=CONFIG.cells.epochs)
+    parser.add_argument("--finder-epochs", type=int, default=CONFIG.finder.epochs)
+    parser.add_argument("--refiner-epochs", type=int, default=CONFIG.refiner.epochs)
     parser.add_argument("--synthetic-only", action="store_true", help="skip the value fine-tune on real dice (fold 0)")
     parser.add_argument("--skip-evaluate", action="store_true")
     args = parser.parse_args(argv)
+    config = dataclasses.replace(
+        CONFIG, train_photos=args.photos,
+        cells=dataclasses.replace(CONFIG.cells, epochs=args.cell_epochs),
+        finder=dataclasses.replace(CONFIG.finder, epochs=args.finder_epochs),
+        refiner=dataclasses.replace(CONFIG.refiner, epochs=args.refiner_epochs),
+    )
     _threads(args.threads)
     started = time.perf_counter()
-    train = make_dataset.load_or_make(make_dataset.TRAIN_SEED, args.photos, workers=args.threads, cache=args.cache)
-    val = make_dataset.load_or_make(make_dataset.VAL_SEED, VAL_PHOTOS, workers=args.threads, cache=args.cache)
+    train = make_dataset.load_or_make(make_dataset.TRAIN_SEED, config.train_photos, workers=args.threads, cache=args.cache)
+    val = make_dataset.load_or_make(make_dataset.VAL_SEED, config.val_photos, workers=args.threads, cache=args.cache)
     print(f"data ready: {len(train['crops'])} crops, {len(train['finder_input'])} photos, {len(train['patches'])} patches "
           f"({time.perf_counter() - started:.0f} s)", flush=True)
     from models.sagrada import export
@@ -382,12 +351,13 @@ def main(argv: list[str] | None = None) -> None:
     if grid_models and "cells" in only and args.threads >= 2:
         # two lanes of one thread each (faster than two threads on one lane): the refiner and then
         # the finder train in a child process while this one trains the cell model
-        side = fast.start_lane(_train_grid_models, train, grid_models, args.refiner_epochs, args.finder_epochs)
+        side = fast.start_lane(_train_grid_models, train, grid_models, config)
     if "cells" in only:
-        cells = train_cells(train["crops"], train["crop_labels"], epochs=args.cell_epochs)
+        cells = train_cells(train["crops"], train["crop_labels"], config.cells)
         real = make_dataset.real_dice(fold=0)
         if real is not None and not args.synthetic_only:
-            cells = fine_tune_values(cells, train["crops"], train["crop_labels"], *real)
+            cells = fine_tune_values(cells, train["crops"], train["crop_labels"], *real, config.fine_tune,
+                                     synthetic=config.fine_tune_synthetic, real_repeat=config.fine_tune_real_repeat)
         else:
             print("no real dice photos found (or --synthetic-only): the cell model is trained on renders only", flush=True)
         temperature = fit_temperature(cell_logits(cells, val["crops"]), val["crop_labels"])
@@ -396,7 +366,7 @@ def main(argv: list[str] | None = None) -> None:
     if side is not None:
         fast.join_lane(side, "finder/refiner")
     elif grid_models:
-        _train_grid_models(train, grid_models, args.refiner_epochs, args.finder_epochs, args.threads)
+        _train_grid_models(train, grid_models, config, args.threads)
     print(f"trained in {time.perf_counter() - started:.0f} s", flush=True)
     if not args.skip_evaluate:
         from models.sagrada import evaluate

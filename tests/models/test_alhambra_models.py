@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +11,7 @@ import pytest
 from models.alhambra.render import render
 from scanner.alhambra.reader import CROP_PX, KINDS, LOCATE_MODEL, LOCATE_SIZE, TILES_MODEL
 from scanner.errors import ModelError
-from scanner.model import OnnxModel
+from scanner.model import OnnxModel, load_manifest
 from scoring.registry import GAMES
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -25,20 +24,20 @@ MODELS = Path(__file__).resolve().parents[2] / "models"
 def test_shipped_model_matches_manifest_and_card(name, shape):
     folder = MODELS / name
     data = (folder / "model.onnx").read_bytes()
-    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest = load_manifest(folder / "manifest.json")
     assert len(data) <= 2 * 1024 * 1024
-    assert hashlib.sha256(data).hexdigest() == manifest["sha256"]
-    assert manifest["input"]["shape"] == shape
+    assert hashlib.sha256(data).hexdigest() == manifest.sha256
+    assert list(manifest.input_shape) == shape
     card = (folder / "MODEL_CARD.md").read_text()
-    assert manifest["sha256"] in card
+    assert manifest.sha256 in card
     assert str(shape) in card
 
 
 def test_tile_model_heads_and_temperatures():
-    manifest = json.loads((MODELS / TILES_MODEL / "manifest.json").read_text())
-    assert manifest["heads"]["kind"] == list(KINDS)
-    assert set(manifest["temperatures"]) == {"kind", "walls", "price", "rotation"}
-    assert all(0.2 < t < 6 for t in manifest["temperatures"].values())
+    manifest = load_manifest(MODELS / TILES_MODEL / "manifest.json")
+    assert dict(manifest.heads)["kind"] == KINDS
+    assert set(dict(manifest.temperatures)) == {"kind", "walls", "price", "rotation"}
+    assert all(0.2 < t < 6 for _, t in manifest.temperatures)
     model = OnnxModel(TILES_MODEL)
     out = model.run(np.zeros((3, 3, CROP_PX, CROP_PX), np.float32))
     assert out["kind"].shape == (3, len(KINDS)) and out["walls"].shape == (3, 4)
@@ -154,8 +153,8 @@ def test_train_only_tiles_leaves_the_locator_alone(monkeypatch):
 
     calls = []
     monkeypatch.setattr(train, "build", lambda split, count, workers=2: {"split": split})
-    monkeypatch.setattr(train, "train_locate", lambda data, epochs: calls.append("train_locate") or "locate")
-    monkeypatch.setattr(train, "train_tiles", lambda data, epochs: calls.append(("train_tiles", epochs)) or "net")
+    monkeypatch.setattr(train, "train_locate", lambda data, config: calls.append("train_locate") or "locate")
+    monkeypatch.setattr(train, "train_tiles", lambda data, config: calls.append(("train_tiles", config.epochs)) or "net")
     monkeypatch.setattr(train, "fit_temperatures", lambda net, data: {"kind": 1.0})
     monkeypatch.setattr(export, "export_locate", lambda net, recipe: calls.append("export_locate"))
     monkeypatch.setattr(export, "export_tiles", lambda net, temps, recipe: calls.append(("export_tiles", sorted(recipe))))

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from models import scene
 from models.sagrada.render import render
+from scanner.model import load_manifest
 from scoring.registry import GAMES
 from tablescan.cli import cli
 
@@ -25,29 +26,29 @@ NAMES = ["sagrada_dice", "sagrada_finder", "sagrada_refiner"]
 def test_model_file_matches_manifest_and_card(name):
     folder = MODELS / name
     data = (folder / "model.onnx").read_bytes()
-    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest = load_manifest(folder / "manifest.json")
     digest = hashlib.sha256(data).hexdigest()
-    assert manifest["sha256"] == digest
+    assert manifest.sha256 == digest
     assert len(data) <= 2 * 1024 * 1024
     card = (folder / "MODEL_CARD.md").read_text()
     assert digest in card
-    assert json.dumps(manifest["input"]) in card
+    assert json.dumps(manifest.input_spec) in card
     session = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
     shape = session.get_inputs()[0].shape
-    assert list(shape[1:]) == manifest["input"]["shape"][1:]
+    assert list(shape[1:]) == list(manifest.input_shape[1:])
     meta = session.get_modelmeta().custom_metadata_map
-    assert json.loads(meta["input"]) == manifest["input"]
-    assert json.loads(meta["classes"]) == manifest["classes"]
+    assert json.loads(meta["input"]) == manifest.input_spec
+    assert json.loads(meta["classes"]) == list(manifest.classes)
 
 
 def test_cell_model_heads_match_the_manifest():
-    manifest = json.loads((MODELS / "sagrada_dice" / "manifest.json").read_text())
+    manifest = load_manifest(MODELS / "sagrada_dice" / "manifest.json")
     session = ort.InferenceSession(str(MODELS / "sagrada_dice" / "model.onnx"), providers=["CPUExecutionProvider"])
     outputs = session.run(None, {"input": np.zeros((3, 3, 48, 48), np.float32)})
     names = [o.name for o in session.get_outputs()]
-    for head, classes in manifest["heads"].items():
+    for head, classes in manifest.heads:
         assert outputs[names.index(head)].shape == (3, len(classes))
-    assert 0.2 < manifest["temperature"] < 5
+    assert 0.2 < manifest.temperature < 5
 
 
 def test_render_is_seeded_and_labelled_exactly():
