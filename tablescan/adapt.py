@@ -47,7 +47,7 @@ from scanner.adapt import (
     save_adaptation,
     without_adaptation,
 )
-from tablescan.review.db import Store, now_text
+from tablescan.review.db import Store, default_db_path, now_text
 
 DEFAULT_PROFILE = "default"
 # the newest cells per game an adaptation learns from (each is read 8 ways): keeps a run within seconds
@@ -359,59 +359,9 @@ def adapt(profile_name: str, db_path: Path | None, from_dir: Path | None, reset:
         return
     store = None
     if from_dir is None or db_path is not None:
-        from tablescan.review.command import default_db_path
-
         path = db_path or default_db_path()
         if not path.exists():
             raise AdaptationError(f"{path}: no review database here; run `tablescan review` first, or pass --db or --from")
         store = Store(path)
     outcome = adapt_profile(profile_name, store=store, from_dir=from_dir, directory=profile_dir)
     click.echo(json.dumps(outcome.to_json(), indent=2) if as_json else outcome.to_text())
-
-
-# --------------------------------------------------------------------------------------------
-# the review screen's button: POST /adapt (form, HTML) and POST /api/adapt (JSON)
-
-
-async def _profile_from(request: Any) -> str:
-    from scoring.errors import StateError
-
-    if request.url.path.startswith("/api/"):
-        body = await request.body()
-        try:
-            data = json.loads(body) if body.strip() else {}
-        except ValueError:
-            raise StateError("body: expected a JSON object like {\"profile\": \"default\"}") from None
-        if not isinstance(data, dict):
-            raise StateError("body: expected a JSON object like {\"profile\": \"default\"}")
-        name = data.get("profile")
-    else:
-        name = (await request.form()).get("profile")
-    if name is None or (isinstance(name, str) and not name.strip()):
-        name = getattr(request.app.state, "profile", None) or DEFAULT_PROFILE
-    if not isinstance(name, str):
-        raise StateError(f"profile: expected a profile name, got {name!r}")
-    from calibration.errors import CalibrationError
-    from calibration.profile import check_name
-
-    try:
-        return check_name(name.strip())
-    except CalibrationError as error:  # a bad name typed in the form is bad input
-        raise StateError(str(error)) from None
-
-
-async def adapt_endpoint(request: Any) -> Any:
-    """Adapt a profile to the review database: ``profile`` from the JSON body or form, else the one the
-    review's scans use, else ``default``; when kept, the review's later scans use that profile."""
-    from starlette.concurrency import run_in_threadpool
-    from starlette.responses import JSONResponse
-
-    name = await _profile_from(request)
-    outcome = await run_in_threadpool(adapt_profile, name, store=request.app.state.store)
-    if outcome.saved is not None:
-        request.app.state.profile = name  # later scans on this screen read with the adapted heads
-    if request.url.path.startswith("/api/"):
-        return JSONResponse(outcome.to_json())
-    from tablescan.review.app import templates
-
-    return templates.TemplateResponse(request, "adapt.html", {"outcome": outcome, "text": outcome.to_text()})

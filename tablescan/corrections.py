@@ -19,7 +19,7 @@ import numpy as np
 from PIL import Image, ImageOps
 
 from scoring.errors import StateError
-from tablescan.review.db import Store, now_text
+from tablescan.review.db import Store, default_db_path, now_text
 
 CROP_SIZE_PX = 96
 INDEX_NAME = "index.json"
@@ -170,8 +170,6 @@ def _export_examples(store: Store, out_dir: Path) -> list[dict]:
               help="also list cells typed in by hand where no scanner reading existed (no crops).")
 def export_corrections_command(out_dir: Path, db_path: Path | None, include_manual: bool) -> None:
     """Write the review screen's corrected cells to DIR as a labelled dataset (index.json + crops)."""
-    from tablescan.review.command import default_db_path
-
     path = db_path or default_db_path()
     if not path.exists():
         raise StateError(f"{path}: no review database here; run tablescan review first or pass --db")

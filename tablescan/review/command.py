@@ -7,17 +7,15 @@ import socket
 from pathlib import Path
 
 import click
-from platformdirs import user_data_dir
 
+from tablescan.review.db import default_db_path
 
-def default_db_path() -> Path:
-    """Return the default database file, in the user's data directory."""
-    return Path(user_data_dir("tablescan", appauthor=False)) / "review.sqlite3"
+__all__ = ["default_db_path", "default_profile", "review", "review_address"]
 
 
 def default_profile() -> str | None:
     """Return 'default' when that calibration profile exists (tablescan adapt writes it), else None."""
-    from calibration.profile import profile_path
+    from calibration.profile import profile_path  # calibration loads OpenCV: only when the screen is served
 
     try:
         return "default" if profile_path("default").exists() else None
@@ -58,6 +56,8 @@ def review_address(host: str, port: int, token: str | None) -> str:
               help="Calibration profile for photo scans (default: 'default' when it exists, e.g. after tablescan adapt).")
 def review(host: str, port: int, db_path: Path | None, profile: str | None) -> None:
     """Serve the review screen: create games, correct readings, see the live score."""
+    # the web stack (uvicorn, Starlette, the app and its routes) loads only when the screen is served,
+    # so every other command starts without it
     import uvicorn
 
     from tablescan.review.app import create_app
@@ -66,7 +66,7 @@ def review(host: str, port: int, db_path: Path | None, profile: str | None) -> N
     path = db_path or default_db_path()
     profile = profile or default_profile()
     if profile:
-        from calibration import load_profile
+        from calibration import load_profile  # as in default_profile
 
         load_profile(profile)  # a missing or corrupt profile: one line now rather than at the first scan
     app = create_app(path, token=token, profile=profile)

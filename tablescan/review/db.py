@@ -15,7 +15,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from platformdirs import user_data_dir
+
 from tablescan.review.errors import DatabaseError, NotFoundError
+
+def default_db_path() -> Path:
+    """Return the default database file, in the user's data directory."""
+    return Path(user_data_dir("tablescan", appauthor=False)) / "review.sqlite3"
+
 
 # (version, statements), applied in order; never edit a released entry, append a new one.
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (

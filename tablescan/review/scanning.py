@@ -1,13 +1,17 @@
-"""The review screen's one door to the photo scanner: everything scanner-specific passes here."""
+"""The review screen's one door to the photo scanner: everything scanner-specific passes here.
+
+The scanner (numpy, OpenCV, onnxruntime) and calibration are imported when a photo is first read,
+not with this module: the review screen starts, and serves hand-entered games, without them.
+"""
 
 from __future__ import annotations
 
-import importlib.util
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tablescan.games import scannable_games
 from tablescan.review.board import readings_from_scan
 from tablescan.review.errors import ScannerUnavailableError
 
@@ -27,28 +31,17 @@ class ScanOutcome:
 
 def scanner_games() -> tuple[str, ...]:
     """Return the games this installation can read from photos (empty without a scanner)."""
-    try:
-        from scanner.pipeline import READER_MODULES
-    except ImportError:
-        return ()
-    return tuple(sorted(game for game, module in READER_MODULES.items() if _importable(module)))
-
-
-def _importable(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
+    return scannable_games()
 
 
 def _load_scanner(profile: str | None) -> Any:
     """Return the Scanner for ``profile`` (None: no calibration), rebuilt when the profile file changes."""
-    from scanner import Scanner
+    from scanner import Scanner  # heavy and optional: see the module docstring
 
     loaded = None
     key: tuple = (None, None)
     if profile:
-        from calibration import load_profile
+        from calibration import load_profile  # heavy (OpenCV): see the module docstring
         from calibration.profile import profile_path
 
         path = profile_path(profile)
@@ -94,6 +87,6 @@ def scan_photo(
 
 
 def _examples(scanner: Any, result: Any, game: str) -> list[dict]:
-    from scanner.adapt import classifier_manifest, scan_examples
+    from scanner.adapt import classifier_manifest, scan_examples  # heavy: see the module docstring
 
     return scan_examples(result, game, classifier_manifest(scanner, game))

@@ -15,7 +15,7 @@ from scoring.errors import TableError
 from starlette.testclient import TestClient
 
 from scoring.registry import GAMES
-from tablescan.review import app as app_module
+from tablescan.review.routes import photos as app_module
 from tablescan.review import scanning
 from tablescan.review.app import MAX_UPLOAD_BYTES, create_app
 from tablescan.review.scanning import ScanOutcome
