@@ -26,6 +26,7 @@ from calibration.profile import (
     profile_path,
     save_profile,
 )
+from scanner import model as scanner_model
 from scanner.adapt import (
     CLASSIFIERS,
     Adaptation,
@@ -47,6 +48,7 @@ from scanner.adapt import (
     save_adaptation,
     without_adaptation,
 )
+from scanner.pipeline import Scanner
 from tablescan.review.db import Store, default_db_path, now_text
 
 DEFAULT_PROFILE = "default"
@@ -140,7 +142,7 @@ def derive_examples(store: Store, scanner: Any) -> tuple[int, list[str]]:
         pairs, note = read_labelled_photo(scanner, photo)
         if note is not None:
             notes.append(note)
-        if not pairs:
+        if not pairs or photo.player_id is None:  # keys=True gives every photo its player
             continue
         manifest = classifier_manifest(scanner, photo.game)
         examples = [{"cell": key, "crop": encode_crop(reading.crop), "read": reading.value,
@@ -159,7 +161,7 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
         AdaptationError: a game has no adaptable classifier.
     """
     if load is None:
-        from scanner.model import load_model as load
+        load = scanner_model.load_model  # looked up at call time (tests stand in a toy model)
     by_game: dict[str, tuple[list, list, list]] = {}
     unreadable = unlabelled = 0
     for row in store.examples(tuple(CLASSIFIERS)):
@@ -203,7 +205,7 @@ def exported_examples(folder: Path, load: Any = None) -> dict[str, ExampleSet]:
         AdaptationError: no readable ``index.json`` in ``folder``.
     """
     if load is None:
-        from scanner.model import load_model as load
+        load = scanner_model.load_model  # looked up at call time (tests stand in a toy model)
     index_path = folder / "index.json"
     try:
         index = json.loads(index_path.read_text(encoding="utf-8"))
@@ -259,15 +261,13 @@ def adapt_profile(
         CalibrationError: the profile is corrupt or its name invalid.
     """
     if load is None:
-        from scanner.model import load_model as load
+        load = scanner_model.load_model  # looked up at call time (tests stand in a toy model)
     profile = _load_or_new(profile_name, directory)
     sets: dict[str, ExampleSet] = {}
     notes: list[str] = []
     if store is not None:
         if store.photos_without_examples():  # scanned before crops were stored: derive them once
             if scanner is None:
-                from scanner.pipeline import Scanner
-
                 shipped = without_adaptation(profile)
                 scanner = Scanner(profile=shipped if (shipped.camera or shipped.colour) else None)
             _, notes = derive_examples(store, scanner)

@@ -43,7 +43,7 @@ def crop_cell(image_rgb: np.ndarray, polygon: list, size_px: int = CROP_SIZE_PX)
         raise ValueError(f"polygon: expected at least 3 points, got {len(points)}")
     height, width = image_rgb.shape[:2]
     if len(points) == 4:
-        target = np.float32([[0, 0], [size_px - 1, 0], [size_px - 1, size_px - 1], [0, size_px - 1]])
+        target = np.array([[0, 0], [size_px - 1, 0], [size_px - 1, size_px - 1], [0, size_px - 1]], dtype=np.float32)
         matrix = cv2.getPerspectiveTransform(points, target)
         return cv2.warpPerspective(image_rgb, matrix, (size_px, size_px), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     x0, y0 = np.floor(points.min(axis=0)).astype(int)
@@ -106,9 +106,10 @@ def export_corrections(store: Store, out_dir: Path, include_manual: bool = False
                 if sha not in images:
                     path = store.photo_path(store.photo_by_sha(sha))
                     images[sha] = _load_rgb(path) if path.exists() else None
-                if images[sha] is not None:
+                image = images[sha]
+                if image is not None:
                     try:
-                        crop = crop_cell(images[sha], polygon)
+                        crop = crop_cell(image, polygon)
                     except ValueError:
                         crop = None
                     if crop is not None:

@@ -8,10 +8,12 @@ names. Adding a game is adding its folders (``scoring/<game>/``, a form in
 from __future__ import annotations
 
 import importlib
-import importlib.util
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from scanner.alhambra.reader import make_reader as make_alhambra_reader
+from scanner.sagrada.reader import make_reader as make_sagrada_reader
 from scoring import registry
 from scoring.errors import StateError
 from scoring.game import Game
@@ -25,9 +27,9 @@ from tablescan.review.forms import splendor as splendor_form
 class GameEntry:
     """One game as the shells see it.
 
-    ``reader_module`` and ``renderer_module`` name modules rather than holding them: the scanner
-    pulls in numpy, OpenCV and onnxruntime (seconds of start-up that ``tablescan score`` must not
-    pay) and the renderers are training-side code (``models/``) that an installation may lack.
+    ``reader`` makes the game's photo reader (None: the game is scored from typed-in boards only).
+    ``renderer_module`` names the module with ``render(seed)`` rather than holding it: renderers
+    are training-side code (``models/``), imported only when ``tablescan synth`` runs.
 
     Raises:
         StateError: an entry whose id is not a scoring core's game.
@@ -35,8 +37,8 @@ class GameEntry:
 
     id: str
     form: ReviewForm
-    reader_module: str | None = None  # has ``make_reader()``
-    renderer_module: str | None = None  # has ``render(seed)``
+    reader: Callable[[], Any] | None = None
+    renderer_module: str | None = None
 
     def __post_init__(self) -> None:
         if self.id not in registry.GAMES:
@@ -54,18 +56,8 @@ class GameEntry:
 
     @property
     def scannable(self) -> bool:
-        """Whether this installation can read the game from photos (its reader module is present)."""
-        return self.reader_module is not None and _importable(self.reader_module)
-
-    def make_reader(self) -> Any:
-        """Return a new reader of this game's photos (imports the scanner).
-
-        Raises:
-            StateError: the game has no photo reader.
-        """
-        if self.reader_module is None:
-            raise StateError(f"{self.id}: no photo reader for this game")
-        return importlib.import_module(self.reader_module).make_reader()
+        """Whether the game can be read from photos."""
+        return self.reader is not None
 
     def render(self, seed: int) -> Any:
         """Render one seeded synthetic photo of this game (imports the training-side renderer).
@@ -75,21 +67,15 @@ class GameEntry:
         """
         if self.renderer_module is None:
             raise StateError(f"{self.id}: no renderer for this game")
+        # training-side code (models/, torch-free renderers but not part of the product): import on use
         return importlib.import_module(self.renderer_module).render(seed)
-
-
-def _importable(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 GAMES: dict[str, GameEntry] = {
     entry.id: entry
     for entry in (
-        GameEntry("alhambra", alhambra_form.FORM, "scanner.alhambra.reader", "models.alhambra.render"),
-        GameEntry("sagrada", sagrada_form.FORM, "scanner.sagrada.reader", "models.sagrada.render"),
+        GameEntry("alhambra", alhambra_form.FORM, make_alhambra_reader, "models.alhambra.render"),
+        GameEntry("sagrada", sagrada_form.FORM, make_sagrada_reader, "models.sagrada.render"),
         GameEntry("splendor", splendor_form.FORM),
     )
 }
@@ -110,7 +96,7 @@ def game_entry(game: Any) -> GameEntry:
 
 
 def scannable_games() -> tuple[str, ...]:
-    """Return the ids of the games this installation reads from photos, sorted."""
+    """Return the ids of the games read from photos, sorted."""
     return tuple(sorted(game for game, entry in GAMES.items() if entry.scannable))
 
 

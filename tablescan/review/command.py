@@ -7,7 +7,11 @@ import socket
 from pathlib import Path
 
 import click
+import uvicorn
 
+from calibration import load_profile
+from calibration.profile import profile_path
+from tablescan.review.app import create_app
 from tablescan.review.db import default_db_path
 
 __all__ = ["default_db_path", "default_profile", "review", "review_address"]
@@ -15,8 +19,6 @@ __all__ = ["default_db_path", "default_profile", "review", "review_address"]
 
 def default_profile() -> str | None:
     """Return 'default' when that calibration profile exists (tablescan adapt writes it), else None."""
-    from calibration.profile import profile_path  # calibration loads OpenCV: only when the screen is served
-
     try:
         return "default" if profile_path("default").exists() else None
     except OSError:  # an unreadable profile folder: scan without calibration
@@ -56,18 +58,10 @@ def review_address(host: str, port: int, token: str | None) -> str:
               help="Calibration profile for photo scans (default: 'default' when it exists, e.g. after tablescan adapt).")
 def review(host: str, port: int, db_path: Path | None, profile: str | None) -> None:
     """Serve the review screen: create games, correct readings, see the live score."""
-    # the web stack (uvicorn, Starlette, the app and its routes) loads only when the screen is served,
-    # so every other command starts without it
-    import uvicorn
-
-    from tablescan.review.app import create_app
-
     token = None if host in ("127.0.0.1", "localhost", "::1") else secrets.token_urlsafe(24)
     path = db_path or default_db_path()
     profile = profile or default_profile()
     if profile:
-        from calibration import load_profile  # as in default_profile
-
         load_profile(profile)  # a missing or corrupt profile: one line now rather than at the first scan
     app = create_app(path, token=token, profile=profile)
     click.echo(f"tablescan review: database {path}" + (f", calibration profile '{profile}'" if profile else ""))

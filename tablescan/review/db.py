@@ -11,13 +11,14 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from platformdirs import user_data_dir
 
 from tablescan.review.errors import DatabaseError, NotFoundError
+
 
 def default_db_path() -> Path:
     """Return the default database file, in the user's data directory."""
@@ -121,7 +122,7 @@ LATEST_VERSION = MIGRATIONS[-1][0]
 
 def now_text() -> str:
     """Return the current UTC time as ISO 8601 text, to the microsecond (pages poll for changes by it)."""
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,12 @@ class PhotoRecord:
     width_px: int
     height_px: int
     bytes: int
+
+
+def _inserted_id(cursor: sqlite3.Cursor, what: str) -> int:
+    if cursor.lastrowid is None:
+        raise DatabaseError(f"{what}: the database gave no id for the new row")
+    return cursor.lastrowid
 
 
 def _photo(row: sqlite3.Row | None) -> PhotoRecord | None:
@@ -273,7 +280,7 @@ class Store:
                 "INSERT INTO games (game, name, settings, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
                 (game, name, _dumps(settings), stamp, stamp),
             )
-            game_id = int(cursor.lastrowid)
+            game_id = _inserted_id(cursor, "game")
             for position, (player_name, fields) in enumerate(players):
                 cursor = conn.execute(
                     "INSERT INTO players (game_id, position, name, fields) VALUES (?, ?, ?, ?)",
@@ -501,8 +508,10 @@ class Store:
                 "bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (sha256, filename, original_name, media_type, size[0], size[1], len(data), now_text()),
             )
-            row = conn.execute("SELECT * FROM photos WHERE sha256 = ?", (sha256,)).fetchone()
-        return _photo(row)
+            record = _photo(conn.execute("SELECT * FROM photos WHERE sha256 = ?", (sha256,)).fetchone())
+        if record is None:  # the row was just written in this transaction
+            raise DatabaseError(f"photo {sha256[:12]}: not found right after storing it; the database is damaged")
+        return record
 
     def photo_by_sha(self, sha256: str) -> PhotoRecord:
         """Return a stored photo by its hash.

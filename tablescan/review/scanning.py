@@ -1,8 +1,4 @@
-"""The review screen's one door to the photo scanner: everything scanner-specific passes here.
-
-The scanner (numpy, OpenCV, onnxruntime) and calibration are imported when a photo is first read,
-not with this module: the review screen starts, and serves hand-entered games, without them.
-"""
+"""The review screen's one door to the photo scanner: everything scanner-specific passes here."""
 
 from __future__ import annotations
 
@@ -11,6 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from calibration import load_profile
+from calibration.profile import profile_path
+from scanner import Scanner
+from scanner.adapt import classifier_manifest, scan_examples
 from tablescan.games import scannable_games
 from tablescan.review.board import readings_from_scan
 from tablescan.review.errors import ScannerUnavailableError
@@ -36,14 +36,9 @@ def scanner_games() -> tuple[str, ...]:
 
 def _load_scanner(profile: str | None) -> Any:
     """Return the Scanner for ``profile`` (None: no calibration), rebuilt when the profile file changes."""
-    from scanner import Scanner  # heavy and optional: see the module docstring
-
     loaded = None
     key: tuple = (None, None)
     if profile:
-        from calibration import load_profile  # heavy (OpenCV): see the module docstring
-        from calibration.profile import profile_path
-
         path = profile_path(profile)
         key = (profile, path.stat().st_mtime_ns if path.exists() else None)
         loaded = load_profile(profile)  # a missing or corrupt profile is a CalibrationError, said to the user
@@ -87,6 +82,4 @@ def scan_photo(
 
 
 def _examples(scanner: Any, result: Any, game: str) -> list[dict]:
-    from scanner.adapt import classifier_manifest, scan_examples  # heavy: see the module docstring
-
     return scan_examples(result, game, classifier_manifest(scanner, game))

@@ -14,6 +14,7 @@ from typing import Any
 
 from scoring.errors import StateError
 
+
 class ReviewForm:
     """The review screen's view of one game; each game's module subclasses it.
 

@@ -65,7 +65,7 @@ class SplendorForm(ReviewForm):
 
     def player_document(self, player: dict, cells: dict[str, str], player_count: int) -> dict:
         fields = player["fields"]
-        cards = []
+        cards: list[dict[str, Any]] = []
         for colour in COLORS:
             for points in CARD_POINTS:
                 count = int(cells.get(f"{colour}:{points}", "0") or 0)
