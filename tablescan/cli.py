@@ -13,6 +13,7 @@ from scoring.errors import TableError
 from tablescan.adapt import adapt
 from tablescan.calibrate import calibrate
 from tablescan.corrections import export_corrections_command
+from tablescan.games import GAMES
 from tablescan.review.command import review
 from tablescan.scan import scan
 from tablescan.score import score
@@ -31,10 +32,17 @@ class _Group(click.Group):
             ctx.exit(error.exit_code)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+_TITLES = sorted(entry.title for entry in GAMES.values())
+
+
+@click.group(
+    cls=_Group,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help=f"Score board games from photos: {', '.join(_TITLES[:-1])} and {_TITLES[-1]}.",
+)
 @click.version_option(package_name="tablescan")
 def cli() -> None:
-    """Score board games from photos: Alhambra, Sagrada and Splendor."""
+    """The ``tablescan`` group (its help, above, names the registered games)."""
 
 
 for _command in (score, scan, review, export_corrections_command, calibrate, adapt, synth):

@@ -15,7 +15,7 @@ from scanner.geometry import parse_corners
 from scanner.overlay import draw_overlay, save_overlay
 from scoring.errors import StateError
 from tablescan.documents import read_document, score_document
-from tablescan.games import GAMES
+from tablescan.games import scannable_games
 
 
 def _split(text: str | None) -> list[str]:
@@ -72,7 +72,7 @@ def apply_settings(document: dict, *, game_file: dict | None, objectives: list[s
 
 @click.command()
 @click.argument("photos", nargs=-1, required=True, metavar="PHOTO...")
-@click.option("--game", "game", type=click.Choice(list(GAMES)), required=True, help="Which game the photos show.")
+@click.option("--game", "game", type=click.Choice(scannable_games()), required=True, help="Which game the photos show.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, writable=True), help="Write the board-state document here.")
 @click.option("--overlay", "overlay_out", type=click.Path(dir_okay=False, writable=True), help="Draw the found grid and readings (PNG); with several photos, one file each (OUT-<photo>.png).")
 @click.option("--corners", help="The board's four corners in photo pixels, x,y,x,y,x,y,x,y (skips the search; one photo).")
