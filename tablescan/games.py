@@ -8,12 +8,9 @@ names. Adding a game is adding its folders (``scoring/<game>/``, a form in
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from scanner.alhambra.reader import make_reader as make_alhambra_reader
-from scanner.sagrada.reader import make_reader as make_sagrada_reader
 from scoring import registry
 from scoring.errors import StateError
 from scoring.game import Game
@@ -27,9 +24,11 @@ from tablescan.review.forms import splendor as splendor_form
 class GameEntry:
     """One game as the shells see it.
 
-    ``reader`` makes the game's photo reader (None: the game is scored from typed-in boards only).
-    ``renderer_module`` names the module with ``render(seed)`` rather than holding it: renderers
-    are training-side code (``models/``), imported only when ``tablescan synth`` runs.
+    ``reader_module`` names the module whose ``make_reader()`` reads the game's photos (None: the
+    game is scored from typed-in boards only); ``renderer_module`` the one whose ``render(seed)``
+    draws synthetic photos for ``tablescan synth`` (None: no renderer). Both are named, not imported:
+    the scanner imports a reader when it first reads that game (a reader binds its models then), and
+    renderers are training-side code (``models/``) that only ``tablescan synth`` needs.
 
     Raises:
         StateError: an entry whose id is not a scoring core's game.
@@ -37,7 +36,7 @@ class GameEntry:
 
     id: str
     form: ReviewForm
-    reader: Callable[[], Any] | None = None
+    reader_module: str | None = None
     renderer_module: str | None = None
 
     def __post_init__(self) -> None:
@@ -57,7 +56,17 @@ class GameEntry:
     @property
     def scannable(self) -> bool:
         """Whether the game can be read from photos."""
-        return self.reader is not None
+        return self.reader_module is not None
+
+    def make_reader(self) -> Any:
+        """Return a new reader of this game's photos.
+
+        Raises:
+            StateError: the game has no photo reader.
+        """
+        if self.reader_module is None:
+            raise StateError(f"{self.id}: no photo reader for this game; enter the board by hand")
+        return importlib.import_module(self.reader_module).make_reader()
 
     def render(self, seed: int) -> Any:
         """Render one seeded synthetic photo of this game (imports the training-side renderer).
@@ -67,15 +76,14 @@ class GameEntry:
         """
         if self.renderer_module is None:
             raise StateError(f"{self.id}: no renderer for this game")
-        # training-side code (models/, torch-free renderers but not part of the product): import on use
         return importlib.import_module(self.renderer_module).render(seed)
 
 
 GAMES: dict[str, GameEntry] = {
     entry.id: entry
     for entry in (
-        GameEntry("alhambra", alhambra_form.FORM, make_alhambra_reader, "models.alhambra.render"),
-        GameEntry("sagrada", sagrada_form.FORM, make_sagrada_reader, "models.sagrada.render"),
+        GameEntry("alhambra", alhambra_form.FORM, "scanner.alhambra.reader", "models.alhambra.render"),
+        GameEntry("sagrada", sagrada_form.FORM, "scanner.sagrada.reader", "models.sagrada.render"),
         GameEntry("splendor", splendor_form.FORM),
     )
 }

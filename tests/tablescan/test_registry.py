@@ -29,8 +29,12 @@ def test_one_entry_per_scoring_core() -> None:
 
 
 def test_readers_match_the_scanner_and_renderers_the_readers() -> None:
-    assert set(scannable_games()) == set(READER_MODULES)
+    assert {game: GAMES[game].reader_module for game in scannable_games()} == READER_MODULES
     assert set(renderable_games()) == set(scannable_games())
+    with pytest.raises(StateError, match="splendor: no photo reader"):
+        GAMES["splendor"].make_reader()
+    with pytest.raises(StateError, match="splendor: no renderer"):
+        GAMES["splendor"].render(0)
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)

@@ -12,7 +12,7 @@ from starlette.routing import Route
 from calibration.errors import CalibrationError
 from calibration.profile import check_name
 from scoring.errors import StateError
-from tablescan.adapt import DEFAULT_PROFILE, adapt_profile
+from tablescan import adapt as adaptation
 from tablescan.review.pages import templates
 from tablescan.review.routes import store_of
 
@@ -32,7 +32,7 @@ async def _profile_from(request: Request) -> str:
     else:
         name = (await request.form()).get("profile")
     if name is None or (isinstance(name, str) and not name.strip()):
-        name = request.app.state.profile or DEFAULT_PROFILE
+        name = request.app.state.profile or adaptation.DEFAULT_PROFILE
     if not isinstance(name, str):
         raise StateError(f"profile: expected a profile name, got {name!r}")
     try:
@@ -45,7 +45,8 @@ async def adapt_endpoint(request: Request) -> Response:
     """Adapt a profile to the review database: ``profile`` from the JSON body or form, else the one the
     review's scans use, else ``default``; when kept, the review's later scans use that profile."""
     name = await _profile_from(request)
-    outcome = await run_in_threadpool(adapt_profile, name, store=store_of(request))
+    # looked up on the module at call time: `tablescan adapt` and this button run the same function
+    outcome = await run_in_threadpool(adaptation.adapt_profile, name, store=store_of(request))
     if outcome.saved is not None:
         request.app.state.profile = name  # later scans on this screen read with the adapted heads
     if request.url.path.startswith("/api/"):
