@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.errors import TableError
@@ -62,17 +63,42 @@ def _photo(record: Any) -> dict | None:
     }
 
 
-def _scored(entry: GameEntry, game_id: int, document: dict, player_count: int) -> dict:
-    """Parse, validate and score ``document``; a failure becomes the page's ``error``."""
+@dataclass(frozen=True)
+class ScoredGame:
+    """What the scoring core made of a game's document, as the page shows it.
+
+    ``report`` and ``text`` are None when the document does not score; ``error`` then says why.
+
+    Raises:
+        ValueError: ``issues`` does not hold one list per player.
+    """
+
+    player_count: int
+    issues: tuple[list[dict], ...]
+    report: dict | None = None
+    text: str | None = None
+    error: str | None = None
+    evidence: dict[str, dict] = field(default_factory=dict)
+    standings: list[dict] = field(default_factory=list)
+    tie_breaks: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if len(self.issues) != self.player_count:
+            raise ValueError(f"issues: expected one list per player ({self.player_count}), got {len(self.issues)}")
+
+
+def score_game(entry: GameEntry, game_id: int, document: dict, player_count: int) -> ScoredGame:
+    """Parse, validate and score ``document`` with the game's rules; a failure becomes the page's ``error``."""
     rules, form = entry.rules, entry.form
-    outcome: dict[str, Any] = {"report": None, "text": None, "error": None, "evidence": {}, "standings": [], "tie_breaks": []}
     issues: list = []
     try:
         state = rules.parse(document)
         issues = list(rules.validate(state))
         scored = rules.score(state)
         report = scored.to_json()
-        outcome.update(
+        return ScoredGame(
+            player_count,
+            tuple(_issues(issues, player_count)),
             report=report,
             text=scored.to_text(),
             evidence={player.name: form.evidence(player) for player in scored.players},
@@ -80,15 +106,14 @@ def _scored(entry: GameEntry, game_id: int, document: dict, player_count: int) -
             tie_breaks=form.tie_breaks(scored),
         )
     except TableError as failure:
-        outcome["error"] = str(failure)
+        error = str(failure)
     except Exception as failure:  # a core bug must not lock the table out of its game: show it, log it
         log.exception("scoring game %s failed", game_id)
-        outcome["error"] = (
+        error = (
             f"the {rules.title} scoring core failed ({failure.__class__.__name__}: {failure}); "
             "this is a bug, please report it"
         )
-    outcome["issues"] = _issues(issues, player_count)
-    return outcome
+    return ScoredGame(player_count, tuple(_issues(issues, player_count)), error=error)
 
 
 def game_view(store: Store, game_id: int) -> dict:
@@ -101,8 +126,8 @@ def game_view(store: Store, game_id: int) -> dict:
     players = store.players(game_id)
     entry = GAMES[game["game"]]
     document = build_document(game["game"], game["settings"], players)
-    scored = _scored(entry, game_id, document, len(players))
-    reports = {item.get("name"): item for item in (scored["report"] or {}).get("players") or []}
+    scored = score_game(entry, game_id, document, len(players))
+    reports = {item.get("name"): item for item in (scored.report or {}).get("players") or []}
     return {
         "id": game["id"],
         "game": game["game"],
@@ -121,20 +146,21 @@ def game_view(store: Store, game_id: int) -> dict:
                 "photo": _photo(player["photo"]),
                 "corners": player["corners"],
                 "model": player["model"],
-                "issues": scored["issues"][index],
+                "issues": scored.issues[index],
                 "pattern_grid": entry.form.pattern_grid(player["fields"]),
                 "report": reports.get(player["name"]),
-                "evidence": scored["evidence"].get(player["name"], {}),
+                "evidence": scored.evidence.get(player["name"], {}),
             }
             for index, player in enumerate(players)
         ],
         "document": document,
-        "report": scored["report"],
-        "text": scored["text"],
-        "error": scored["error"],
-        "standings": scored["standings"],
-        "tie_breaks": scored["tie_breaks"],
+        "report": scored.report,
+        "text": scored.text,
+        "error": scored.error,
+        "standings": scored.standings,
+        "tie_breaks": scored.tie_breaks,
         "rounds": store.rounds(game_id),
         "scanner": game["game"] in scanning.scanner_games(),
+        "form": entry.form.screen(),
         "options": review_options(),
     }

@@ -81,6 +81,9 @@ def test_each_form_offers_what_the_screen_needs() -> None:
         keys |= set(options)
         assert entry.form.score_key
         assert entry.form.last_round >= 1
+        screen = entry.form.screen()
+        assert screen["cell_names"] and screen["shortcuts"]
+        assert all(len(pair) == 2 and all(isinstance(text, str) and text for text in pair) for pair in screen["shortcuts"])
     assert keys == set(review_options())
 
 

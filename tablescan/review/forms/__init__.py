@@ -27,6 +27,15 @@ class ReviewForm:
     score_key: str = "total"  # the report's per-player score field
     several_scorings: bool = False
     last_round: int = 1  # with several scorings: the final one
+    shortcuts: tuple[tuple[str, str], ...] = ()  # the board picker's keys and what each does
+
+    def screen(self) -> dict[str, Any]:
+        """Return what the page's script needs to know of the form (the view's ``form`` block)."""
+        return {
+            "cell_names": self.cell_names,
+            "several_scorings": self.several_scorings,
+            "shortcuts": [list(pair) for pair in self.shortcuts],
+        }
 
     def check_player_count(self, count: int) -> None:
         """Refuse a player count the game cannot be played with (the screen's own 1-6 cap is checked first).

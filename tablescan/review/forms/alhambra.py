@@ -55,6 +55,14 @@ class AlhambraForm(ReviewForm):
     cell_names = "x,y"
     several_scorings = True
     last_round = LAST_ROUND
+    shortcuts = (
+        (f"1–{len(BUILDING_TYPES)}", ", ".join(BUILDING_TYPES)),
+        ("F", FOUNTAIN),
+        (" ".join(SIDES), "toggle a wall"),
+        (". Del ⌫", "empty"),
+        ("arrows", "move"),
+        ("Esc", "close the picker"),
+    )
 
     def check_player_count(self, count: int) -> None:
         if count < MIN_PLAYERS:

@@ -39,6 +39,13 @@ class SagradaForm(ReviewForm):
     """Settings: public objectives (and the solo setup); fields: private colour, favor tokens, pattern."""
 
     cell_names = "row,col"
+    shortcuts = (
+        (" ".join(COLORS), "die colour"),
+        (f"{min(VALUES)}–{max(VALUES)}", "die value"),
+        (". Del ⌫", "empty cell"),
+        ("arrows", "move"),
+        ("Esc", "close the picker"),
+    )
 
     def options(self) -> dict[str, Any]:
         return {

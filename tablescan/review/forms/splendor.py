@@ -27,6 +27,12 @@ class SplendorForm(ReviewForm):
 
     cell_names = "colour:points"
     score_key = "prestige"
+    shortcuts = (
+        ("+ −", "one card more / fewer"),
+        ("0–9", "set the count"),
+        ("arrows", "move"),
+        ("Esc", "close the picker"),
+    )
 
     def options(self) -> dict[str, Any]:
         return {
