@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.templating import Jinja2Templates
 
-from scoring.errors import StateError
+from scoring.errors import StateError, TableError
 
 HERE = Path(__file__).parent
 
@@ -42,7 +42,7 @@ def error_response(request: Request, status: int, message: str) -> Response:
 
 async def table_error(request: Request, error: Exception) -> Response:
     """Serve a ``TableError`` with its HTTP status, its message on one line."""
-    status = getattr(error, "http_status", 500)
+    status = error.http_status if isinstance(error, TableError) else 500
     return error_response(request, status, str(error).replace("\n", " "))
 
 
