@@ -6,13 +6,24 @@ import re
 from typing import Any
 
 from scoring.errors import StateError
-from scoring.sagrada import COLOR_NAMES, COLORS, COLS, OBJECTIVES, PATTERNS, ROWS, Objective, PlayerScore, SagradaReport
+from scoring.sagrada import (
+    COLOR_NAMES,
+    COLORS,
+    COLS,
+    OBJECTIVES,
+    PATTERNS,
+    PUBLIC_COUNT,
+    ROWS,
+    SOLO_PUBLIC_COUNT,
+    Objective,
+    PlayerScore,
+    SagradaReport,
+)
 from scoring.sagrada.window import VALUES
 from tablescan.review.forms import ReviewForm, cell_text, copy_json, int_in, number, pair_key
 
 COLOR_CHOICES = tuple(COLOR_NAMES.values())
 PUBLIC_OBJECTIVES = tuple(OBJECTIVES)
-SHOWN_OBJECTIVES = 3  # the official game reveals three cards
 DEFAULT_OBJECTIVES = ("row-color-variety", "light-shades", "color-diagonals")  # the FORMATS.md example's cards
 SOLO_PRIVATES = ("red", "blue")
 MAX_FAVOR_ENTRY = 12
@@ -58,7 +69,8 @@ class SagradaForm(ReviewForm):
 
     def default_settings(self, player_count: int) -> dict[str, Any]:
         solo = player_count == 1
-        settings: dict[str, Any] = {"public_objectives": list(DEFAULT_OBJECTIVES[: 2 if solo else 3])}
+        shown = SOLO_PUBLIC_COUNT if solo else PUBLIC_COUNT
+        settings: dict[str, Any] = {"public_objectives": list(DEFAULT_OBJECTIVES[:shown])}
         if solo:
             settings["solo"] = _solo_default()
         return settings
@@ -88,11 +100,11 @@ class SagradaForm(ReviewForm):
             chosen = change["public_objectives"]
             if (
                 not isinstance(chosen, list)
-                or len(chosen) > SHOWN_OBJECTIVES
+                or len(chosen) > PUBLIC_COUNT
                 or any(item not in PUBLIC_OBJECTIVES for item in chosen)
             ):
                 raise StateError(
-                    f"settings.public_objectives: expected up to {SHOWN_OBJECTIVES} of {', '.join(PUBLIC_OBJECTIVES)}"
+                    f"settings.public_objectives: expected up to {PUBLIC_COUNT} of {', '.join(PUBLIC_OBJECTIVES)}"
                 )
             settings["public_objectives"] = chosen
         if "solo" in change and player_count == 1:
