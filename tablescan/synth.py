@@ -23,7 +23,7 @@ def render_sample(game: str, seed: int) -> Any:
         StateError: the game has no renderer.
     """
     if game not in SYNTH_GAMES:
-        raise StateError(f"game: expected one of {', '.join(SYNTH_GAMES)}; got {game!r}")
+        raise StateError(f"--game: expected one of {', '.join(SYNTH_GAMES)}; got {game!r}")
     return GAMES[game].render(seed)
 
 
