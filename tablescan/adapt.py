@@ -26,6 +26,7 @@ from calibration.profile import (
     profile_path,
     save_profile,
 )
+from scanner import model as scanner_model
 from scanner.adapt import (
     CLASSIFIERS,
     Adaptation,
@@ -47,7 +48,8 @@ from scanner.adapt import (
     save_adaptation,
     without_adaptation,
 )
-from tablescan.review.db import Store, now_text
+from scanner.pipeline import Scanner
+from tablescan.review.db import Store, default_db_path, now_text
 
 DEFAULT_PROFILE = "default"
 # the newest cells per game an adaptation learns from (each is read 8 ways): keeps a run within seconds
@@ -140,7 +142,7 @@ def derive_examples(store: Store, scanner: Any) -> tuple[int, list[str]]:
         pairs, note = read_labelled_photo(scanner, photo)
         if note is not None:
             notes.append(note)
-        if not pairs:
+        if not pairs or photo.player_id is None:  # keys=True gives every photo its player
             continue
         manifest = classifier_manifest(scanner, photo.game)
         examples = [{"cell": key, "crop": encode_crop(reading.crop), "read": reading.value,
@@ -159,7 +161,7 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
         AdaptationError: a game has no adaptable classifier.
     """
     if load is None:
-        from scanner.model import load_model as load
+        load = scanner_model.load_model  # looked up at call time (tests stand in a toy model)
     by_game: dict[str, tuple[list, list, list]] = {}
     unreadable = unlabelled = 0
     for row in store.examples(tuple(CLASSIFIERS)):
@@ -203,7 +205,7 @@ def exported_examples(folder: Path, load: Any = None) -> dict[str, ExampleSet]:
         AdaptationError: no readable ``index.json`` in ``folder``.
     """
     if load is None:
-        from scanner.model import load_model as load
+        load = scanner_model.load_model  # looked up at call time (tests stand in a toy model)
     index_path = folder / "index.json"
     try:
         index = json.loads(index_path.read_text(encoding="utf-8"))
@@ -259,15 +261,13 @@ def adapt_profile(
         CalibrationError: the profile is corrupt or its name invalid.
     """
     if load is None:
-        from scanner.model import load_model as load
+        load = scanner_model.load_model  # looked up at call time (tests stand in a toy model)
     profile = _load_or_new(profile_name, directory)
     sets: dict[str, ExampleSet] = {}
     notes: list[str] = []
     if store is not None:
         if store.photos_without_examples():  # scanned before crops were stored: derive them once
             if scanner is None:
-                from scanner.pipeline import Scanner
-
                 shipped = without_adaptation(profile)
                 scanner = Scanner(profile=shipped if (shipped.camera or shipped.colour) else None)
             _, notes = derive_examples(store, scanner)
@@ -359,59 +359,9 @@ def adapt(profile_name: str, db_path: Path | None, from_dir: Path | None, reset:
         return
     store = None
     if from_dir is None or db_path is not None:
-        from tablescan.review.command import default_db_path
-
         path = db_path or default_db_path()
         if not path.exists():
             raise AdaptationError(f"{path}: no review database here; run `tablescan review` first, or pass --db or --from")
         store = Store(path)
     outcome = adapt_profile(profile_name, store=store, from_dir=from_dir, directory=profile_dir)
     click.echo(json.dumps(outcome.to_json(), indent=2) if as_json else outcome.to_text())
-
-
-# --------------------------------------------------------------------------------------------
-# the review screen's button: POST /adapt (form, HTML) and POST /api/adapt (JSON)
-
-
-async def _profile_from(request: Any) -> str:
-    from scoring.errors import StateError
-
-    if request.url.path.startswith("/api/"):
-        body = await request.body()
-        try:
-            data = json.loads(body) if body.strip() else {}
-        except ValueError:
-            raise StateError("body: expected a JSON object like {\"profile\": \"default\"}") from None
-        if not isinstance(data, dict):
-            raise StateError("body: expected a JSON object like {\"profile\": \"default\"}")
-        name = data.get("profile")
-    else:
-        name = (await request.form()).get("profile")
-    if name is None or (isinstance(name, str) and not name.strip()):
-        name = getattr(request.app.state, "profile", None) or DEFAULT_PROFILE
-    if not isinstance(name, str):
-        raise StateError(f"profile: expected a profile name, got {name!r}")
-    from calibration.errors import CalibrationError
-    from calibration.profile import check_name
-
-    try:
-        return check_name(name.strip())
-    except CalibrationError as error:  # a bad name typed in the form is bad input
-        raise StateError(str(error)) from None
-
-
-async def adapt_endpoint(request: Any) -> Any:
-    """Adapt a profile to the review database: ``profile`` from the JSON body or form, else the one the
-    review's scans use, else ``default``; when kept, the review's later scans use that profile."""
-    from starlette.concurrency import run_in_threadpool
-    from starlette.responses import JSONResponse
-
-    name = await _profile_from(request)
-    outcome = await run_in_threadpool(adapt_profile, name, store=request.app.state.store)
-    if outcome.saved is not None:
-        request.app.state.profile = name  # later scans on this screen read with the adapted heads
-    if request.url.path.startswith("/api/"):
-        return JSONResponse(outcome.to_json())
-    from tablescan.review.app import templates
-
-    return templates.TemplateResponse(request, "adapt.html", {"outcome": outcome, "text": outcome.to_text()})

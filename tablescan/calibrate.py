@@ -75,7 +75,7 @@ def _parse_region(text: str | None) -> tuple[int, int, int, int] | None:
         values = ()
     if len(values) != 4:
         raise CalibrationError(f"--region: expected x,y,w,h in whole pixels, got '{text}'")
-    return values  # type: ignore[return-value]
+    return values
 
 
 @click.group()

@@ -19,7 +19,7 @@ import numpy as np
 from PIL import Image, ImageOps
 
 from scoring.errors import StateError
-from tablescan.review.db import Store, now_text
+from tablescan.review.db import Store, default_db_path, now_text
 
 CROP_SIZE_PX = 96
 INDEX_NAME = "index.json"
@@ -43,7 +43,7 @@ def crop_cell(image_rgb: np.ndarray, polygon: list, size_px: int = CROP_SIZE_PX)
         raise ValueError(f"polygon: expected at least 3 points, got {len(points)}")
     height, width = image_rgb.shape[:2]
     if len(points) == 4:
-        target = np.float32([[0, 0], [size_px - 1, 0], [size_px - 1, size_px - 1], [0, size_px - 1]])
+        target = np.array([[0, 0], [size_px - 1, 0], [size_px - 1, size_px - 1], [0, size_px - 1]], dtype=np.float32)
         matrix = cv2.getPerspectiveTransform(points, target)
         return cv2.warpPerspective(image_rgb, matrix, (size_px, size_px), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     x0, y0 = np.floor(points.min(axis=0)).astype(int)
@@ -106,9 +106,10 @@ def export_corrections(store: Store, out_dir: Path, include_manual: bool = False
                 if sha not in images:
                     path = store.photo_path(store.photo_by_sha(sha))
                     images[sha] = _load_rgb(path) if path.exists() else None
-                if images[sha] is not None:
+                image = images[sha]
+                if image is not None:
                     try:
-                        crop = crop_cell(images[sha], polygon)
+                        crop = crop_cell(image, polygon)
                     except ValueError:
                         crop = None
                     if crop is not None:
@@ -170,8 +171,6 @@ def _export_examples(store: Store, out_dir: Path) -> list[dict]:
               help="also list cells typed in by hand where no scanner reading existed (no crops).")
 def export_corrections_command(out_dir: Path, db_path: Path | None, include_manual: bool) -> None:
     """Write the review screen's corrected cells to DIR as a labelled dataset (index.json + crops)."""
-    from tablescan.review.command import default_db_path
-
     path = db_path or default_db_path()
     if not path.exists():
         raise StateError(f"{path}: no review database here; run tablescan review first or pass --db")

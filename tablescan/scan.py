@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import copy
-import sys
 import json
+import sys
 from pathlib import Path
 
 import click
 
+from calibration import load_profile
+from scanner import Scanner, merge_documents
+from scanner.geometry import parse_corners
+from scanner.overlay import draw_overlay, save_overlay
 from scoring.errors import StateError
+from tablescan.documents import read_document, score_document
+from tablescan.games import scannable_games
 
 
 def _split(text: str | None) -> list[str]:
@@ -66,7 +72,7 @@ def apply_settings(document: dict, *, game_file: dict | None, objectives: list[s
 
 @click.command()
 @click.argument("photos", nargs=-1, required=True, metavar="PHOTO...")
-@click.option("--game", "game", type=click.Choice(["sagrada", "alhambra", "splendor"]), required=True, help="Which game the photos show.")
+@click.option("--game", "game", type=click.Choice(scannable_games()), required=True, help="Which game the photos show.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, writable=True), help="Write the board-state document here.")
 @click.option("--overlay", "overlay_out", type=click.Path(dir_okay=False, writable=True), help="Draw the found grid and readings (PNG); with several photos, one file each (OUT-<photo>.png).")
 @click.option("--corners", help="The board's four corners in photo pixels, x,y,x,y,x,y,x,y (skips the search; one photo).")
@@ -81,10 +87,6 @@ def apply_settings(document: dict, *, game_file: dict | None, objectives: list[s
 @click.option("--profile", help="A calibration profile name or path, applied before reading.")
 def scan(photos, game, json_out, overlay_out, corners, players, do_score, fmt, game_file, objectives, private, favor, scoring_round, profile) -> None:
     """Scan one photo per player, print the board state (or, with --score, the score)."""
-    from scanner import Scanner, merge_documents
-    from scanner.geometry import parse_corners
-    from scanner.overlay import draw_overlay, save_overlay
-    from tablescan.cli import read_document, score_document
 
     names = _split(players)
     if names and len(names) != len(photos):
@@ -99,8 +101,6 @@ def scan(photos, game, json_out, overlay_out, corners, players, do_score, fmt, g
 
     loaded_profile = None
     if profile:
-        from calibration import load_profile
-
         loaded_profile = load_profile(profile)
     scanner = Scanner(profile=loaded_profile)
 
@@ -118,7 +118,7 @@ def scan(photos, game, json_out, overlay_out, corners, players, do_score, fmt, g
             target = Path(overlay_out)
             if len(results) > 1:
                 target = target.with_name(f"{target.stem}-{Path(result.photo.name).stem}{target.suffix or '.png'}")
-            overridden = {tuple(o.cell) for o in result.overrides}
+            overridden = {(o.cell[0], o.cell[1]) for o in result.overrides}
             image = draw_overlay(result.photo.image_rgb, result.image_corners, result.cells, overridden)
             save_overlay(str(target), image)
     text = json.dumps(document, indent=2, ensure_ascii=False)

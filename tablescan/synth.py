@@ -2,32 +2,32 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 import cv2
 
 from scoring.errors import StateError
+from tablescan.games import GAMES, renderable_games
 
-SYNTH_GAMES = ("sagrada", "alhambra")
+SYNTH_GAMES = renderable_games()
 
 
-def render_sample(game: str, seed: int):
-    """Render one sample of ``game`` with ``models.synth.<game>.render(seed)``.
+def render_sample(game: str, seed: int) -> Any:
+    """Render one sample of ``game`` with its registered renderer (``models.<game>.render``).
 
     Raises:
         StateError: the game has no renderer.
     """
     if game not in SYNTH_GAMES:
         raise StateError(f"--game: expected one of {', '.join(SYNTH_GAMES)}; got {game!r}")
-    module = importlib.import_module(f"models.{game}.render")
-    return module.render(seed)
+    return GAMES[game].render(seed)
 
 
-def write_sample(sample, out_dir: Path, stem: str, quality: int = 95) -> Path:
+def write_sample(sample: Any, out_dir: Path, stem: str, quality: int = 95) -> Path:
     """Write ``<stem>.jpg`` and its truth ``<stem>.json`` into ``out_dir``; returns the photo's path."""
     photo = out_dir / f"{stem}.jpg"
     ok, data = cv2.imencode(".jpg", cv2.cvtColor(sample.image_rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, quality])

@@ -7,18 +7,18 @@ import socket
 from pathlib import Path
 
 import click
-from platformdirs import user_data_dir
+import uvicorn
 
+from calibration import load_profile
+from calibration.profile import profile_path
+from tablescan.review.app import create_app
+from tablescan.review.db import default_db_path
 
-def default_db_path() -> Path:
-    """Return the default database file, in the user's data directory."""
-    return Path(user_data_dir("tablescan", appauthor=False)) / "review.sqlite3"
+__all__ = ["default_db_path", "default_profile", "review", "review_address"]
 
 
 def default_profile() -> str | None:
     """Return 'default' when that calibration profile exists (tablescan adapt writes it), else None."""
-    from calibration.profile import profile_path
-
     try:
         return "default" if profile_path("default").exists() else None
     except OSError:  # an unreadable profile folder: scan without calibration
@@ -58,16 +58,10 @@ def review_address(host: str, port: int, token: str | None) -> str:
               help="Calibration profile for photo scans (default: 'default' when it exists, e.g. after tablescan adapt).")
 def review(host: str, port: int, db_path: Path | None, profile: str | None) -> None:
     """Serve the review screen: create games, correct readings, see the live score."""
-    import uvicorn
-
-    from tablescan.review.app import create_app
-
     token = None if host in ("127.0.0.1", "localhost", "::1") else secrets.token_urlsafe(24)
     path = db_path or default_db_path()
     profile = profile or default_profile()
     if profile:
-        from calibration import load_profile
-
         load_profile(profile)  # a missing or corrupt profile: one line now rather than at the first scan
     app = create_app(path, token=token, profile=profile)
     click.echo(f"tablescan review: database {path}" + (f", calibration profile '{profile}'" if profile else ""))

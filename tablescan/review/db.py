@@ -11,110 +11,26 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tablescan.review.errors import DatabaseError, NotFoundError
+from platformdirs import user_data_dir
 
-# (version, statements), applied in order; never edit a released entry, append a new one.
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
-    (
-        1,
-        (
-            """CREATE TABLE games (
-                id INTEGER PRIMARY KEY,
-                game TEXT NOT NULL CHECK (game IN ('alhambra', 'sagrada', 'splendor')),
-                name TEXT NOT NULL,
-                settings TEXT NOT NULL DEFAULT '{}',
-                created_at TEXT NOT NULL,
-                updated_at TEXT NOT NULL)""",
-            """CREATE TABLE photos (
-                id INTEGER PRIMARY KEY,
-                sha256 TEXT NOT NULL UNIQUE,
-                filename TEXT NOT NULL,
-                original_name TEXT,
-                media_type TEXT NOT NULL,
-                width_px INTEGER NOT NULL,
-                height_px INTEGER NOT NULL,
-                bytes INTEGER NOT NULL,
-                created_at TEXT NOT NULL)""",
-            """CREATE TABLE players (
-                id INTEGER PRIMARY KEY,
-                game_id INTEGER NOT NULL REFERENCES games(id),
-                position INTEGER NOT NULL,
-                name TEXT NOT NULL,
-                fields TEXT NOT NULL DEFAULT '{}',
-                photo_id INTEGER REFERENCES photos(id),
-                corners TEXT,
-                model TEXT,
-                UNIQUE (game_id, position))""",
-            """CREATE TABLE readings (
-                player_id INTEGER NOT NULL REFERENCES players(id),
-                cell TEXT NOT NULL,
-                value TEXT NOT NULL,
-                confidence REAL,
-                polygon TEXT,
-                source TEXT NOT NULL CHECK (source IN ('manual', 'scan', 'corrected')),
-                updated_at TEXT NOT NULL,
-                PRIMARY KEY (player_id, cell))""",
-            """CREATE TABLE corrections (
-                id INTEGER PRIMARY KEY,
-                player_id INTEGER NOT NULL REFERENCES players(id),
-                cell TEXT NOT NULL,
-                old_value TEXT,
-                new_value TEXT NOT NULL,
-                model TEXT,
-                photo_id INTEGER REFERENCES photos(id),
-                polygon TEXT,
-                confidence REAL,
-                created_at TEXT NOT NULL)""",
-        ),
-    ),
-    (
-        2,
-        (
-            """CREATE TABLE rounds (
-                id INTEGER PRIMARY KEY,
-                game_id INTEGER NOT NULL REFERENCES games(id),
-                round INTEGER NOT NULL,
-                report TEXT NOT NULL,
-                created_at TEXT NOT NULL,
-                UNIQUE (game_id, round))""",
-            "CREATE INDEX corrections_by_player ON corrections (player_id, cell)",
-            "CREATE INDEX players_by_game ON players (game_id, position)",
-        ),
-    ),
-    (
-        3,
-        (
-            # every scanned cell as a labelled example for ``tablescan adapt``: the rectified crop the cell
-            # classifier read (PNG), what it read, and which model; the label is the cell's current value
-            # (``label`` NULL) until the player moves to another photo, when it is frozen
-            """CREATE TABLE examples (
-                id INTEGER PRIMARY KEY,
-                player_id INTEGER NOT NULL REFERENCES players(id),
-                photo_id INTEGER NOT NULL REFERENCES photos(id),
-                cell TEXT NOT NULL,
-                crop BLOB NOT NULL,
-                read_value TEXT,
-                confidence REAL,
-                model TEXT,
-                model_sha256 TEXT,
-                label TEXT,
-                origin TEXT NOT NULL CHECK (origin IN ('scan', 'derived')),
-                created_at TEXT NOT NULL,
-                UNIQUE (player_id, photo_id, cell))""",
-            "CREATE INDEX examples_by_photo ON examples (photo_id)",
-        ),
-    ),
-)
-LATEST_VERSION = MIGRATIONS[-1][0]
+from tablescan.review.errors import DatabaseError, NotFoundError
+from tablescan.review.migrations import LATEST_VERSION, MIGRATIONS
+
+__all__ = ["LATEST_VERSION", "MIGRATIONS", "PhotoRecord", "Store", "default_db_path", "now_text"]
+
+
+def default_db_path() -> Path:
+    """Return the default database file, in the user's data directory."""
+    return Path(user_data_dir("tablescan", appauthor=False)) / "review.sqlite3"
 
 
 def now_text() -> str:
     """Return the current UTC time as ISO 8601 text, to the microsecond (pages poll for changes by it)."""
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 @dataclass(frozen=True)
@@ -129,6 +45,12 @@ class PhotoRecord:
     width_px: int
     height_px: int
     bytes: int
+
+
+def _inserted_id(cursor: sqlite3.Cursor, what: str) -> int:
+    if cursor.lastrowid is None:
+        raise DatabaseError(f"{what}: the database gave no id for the new row")
+    return cursor.lastrowid
 
 
 def _photo(row: sqlite3.Row | None) -> PhotoRecord | None:
@@ -266,7 +188,7 @@ class Store:
                 "INSERT INTO games (game, name, settings, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
                 (game, name, _dumps(settings), stamp, stamp),
             )
-            game_id = int(cursor.lastrowid)
+            game_id = _inserted_id(cursor, "game")
             for position, (player_name, fields) in enumerate(players):
                 cursor = conn.execute(
                     "INSERT INTO players (game_id, position, name, fields) VALUES (?, ?, ?, ?)",
@@ -494,8 +416,10 @@ class Store:
                 "bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (sha256, filename, original_name, media_type, size[0], size[1], len(data), now_text()),
             )
-            row = conn.execute("SELECT * FROM photos WHERE sha256 = ?", (sha256,)).fetchone()
-        return _photo(row)
+            record = _photo(conn.execute("SELECT * FROM photos WHERE sha256 = ?", (sha256,)).fetchone())
+        if record is None:  # the row was just written in this transaction
+            raise DatabaseError(f"photo {sha256[:12]}: not found right after storing it; the database is damaged")
+        return record
 
     def photo_by_sha(self, sha256: str) -> PhotoRecord:
         """Return a stored photo by its hash.

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from calibration import load_profile
+from calibration.profile import profile_path
+from scanner import Scanner
+from scanner.adapt import classifier_manifest, scan_examples
+from tablescan.games import scannable_games
 from tablescan.review.board import readings_from_scan
 from tablescan.review.errors import ScannerUnavailableError
 
@@ -27,30 +31,14 @@ class ScanOutcome:
 
 def scanner_games() -> tuple[str, ...]:
     """Return the games this installation can read from photos (empty without a scanner)."""
-    try:
-        from scanner.pipeline import READER_MODULES
-    except ImportError:
-        return ()
-    return tuple(sorted(game for game, module in READER_MODULES.items() if _importable(module)))
-
-
-def _importable(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
+    return scannable_games()
 
 
 def _load_scanner(profile: str | None) -> Any:
     """Return the Scanner for ``profile`` (None: no calibration), rebuilt when the profile file changes."""
-    from scanner import Scanner
-
     loaded = None
     key: tuple = (None, None)
     if profile:
-        from calibration import load_profile
-        from calibration.profile import profile_path
-
         path = profile_path(profile)
         key = (profile, path.stat().st_mtime_ns if path.exists() else None)
         loaded = load_profile(profile)  # a missing or corrupt profile is a CalibrationError, said to the user
@@ -94,6 +82,4 @@ def scan_photo(
 
 
 def _examples(scanner: Any, result: Any, game: str) -> list[dict]:
-    from scanner.adapt import classifier_manifest, scan_examples
-
     return scan_examples(result, game, classifier_manifest(scanner, game))

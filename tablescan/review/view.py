@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.errors import TableError
-from scoring.registry import GAMES
-from tablescan.review.board import build_document, options, pattern_grid
+from tablescan.games import GAMES, GameEntry, review_options
+from tablescan.review import scanning
+from tablescan.review.board import build_document
 from tablescan.review.db import Store
-from tablescan.review.scanning import scanner_games
+from tablescan.review.forms import ReviewForm, cell_text
 
 log = logging.getLogger("tablescan.review")
-
-
-def _cell_key(cell: Any) -> str:
-    return ",".join(str(int(part)) for part in cell) if isinstance(cell, (list, tuple)) else str(cell)
 
 
 def _issues(issues: list, player_count: int) -> list[list[dict]]:
@@ -24,7 +22,7 @@ def _issues(issues: list, player_count: int) -> list[list[dict]]:
         entry = {
             "rule": issue.rule,
             "detail": issue.detail,
-            "cells": [_cell_key(cell) for cell in issue.cells],
+            "cells": [cell_text(cell) for cell in issue.cells],
             "explained_by": list(issue.explained_by),
         }
         targets = range(player_count) if issue.player is None else [issue.player]
@@ -34,91 +32,22 @@ def _issues(issues: list, player_count: int) -> list[list[dict]]:
     return per_player
 
 
-def _evidence(scored: Any) -> dict[str, dict]:
-    """Return, per player name, what earned the points: objective units (Sagrada), the longest wall (Alhambra).
+def standings(form: ReviewForm, scored: Any, report: dict) -> list[dict]:
+    """Return the ranking as rows of place, name, score and a note explaining any tie-break.
 
-    Read from the core's report object where it offers it; anything missing is simply left out.
+    ``scored`` is the core's typed report, ``report`` its ``to_json()``; the form words the tie-breaks.
     """
-    evidence: dict[str, dict] = {}
-    for player in getattr(scored, "players", ()) or ():
-        entry: dict = {}
-        public = getattr(player, "public", None)
-        if public:
-            entry["objectives"] = [
-                {
-                    "id": getattr(objective, "id", ""),
-                    "points": getattr(objective, "points", 0),
-                    "note": getattr(objective, "note", ""),
-                    "units": [
-                        {"label": getattr(unit, "label", ""), "cells": [_cell_key(cell) for cell in getattr(unit, "cells", ())]}
-                        for unit in getattr(objective, "units", ())
-                    ],
-                }
-                for objective in public
-            ]
-            private = getattr(player, "private", None)
-            if private is not None:
-                entry["objectives"].append(
-                    {
-                        "id": f"private ({getattr(player, 'private_color', '')})",
-                        "points": getattr(private, "points", 0),
-                        "note": getattr(private, "note", ""),
-                        "units": [
-                            {"label": getattr(u, "label", ""), "cells": [_cell_key(c) for c in getattr(u, "cells", ())]}
-                            for u in getattr(private, "units", ())
-                        ],
-                    }
-                )
-        wall = getattr(player, "wall", None)
-        if wall:
-            entry["wall"] = [{"cell": _cell_key(cell), "side": side} for cell, side in wall]
-        evidence[getattr(player, "name", "")] = entry
-    return evidence
-
-
-def _score(entry: dict) -> Any:
-    return entry.get("total", entry.get("prestige"))
-
-
-def _count(value: Any) -> Any:
-    return len(value) if isinstance(value, list) else value
-
-
-def _tie_note(game: str, ahead: dict, behind: dict, later_listed: bool) -> tuple[str, bool]:
-    """Explain why ``ahead`` ranks over ``behind`` on equal score; return (note, shared)."""
-    if game == "sagrada":
-        a, b = ahead.get("breakdown") or {}, behind.get("breakdown") or {}
-        if a.get("private") != b.get("private"):
-            return f"ahead of {behind['name']} on private objective points ({a.get('private')} vs {b.get('private')})", False
-        if a.get("favor_tokens") != b.get("favor_tokens"):
-            return f"ahead of {behind['name']} on unused favor tokens ({a.get('favor_tokens')} vs {b.get('favor_tokens')})", False
-        if later_listed:
-            return f"tied with {behind['name']}", True
-        return f"ahead of {behind['name']}: took the final round's last turn later", False
-    if game == "splendor":
-        a, b = _count(ahead.get("cards")), _count(behind.get("cards"))
-        if a != b:
-            return f"ahead of {behind['name']}: fewer development cards ({a} vs {b})", False
-        return f"shares the place with {behind['name']} (same prestige and card count)", True
-    return f"tied with {behind['name']} on points", True
-
-
-def standings(game: str, report: dict) -> list[dict]:
-    """Return the ranking as rows of place, name, score and a note explaining any tie-break."""
     by_name = {entry.get("name"): entry for entry in report.get("players") or []}
     order = [by_name[name] for name in report.get("ranking") or [] if name in by_name]
-    names = [entry.get("name") for entry in report.get("players") or []]
     rows: list[dict] = []
     for index, entry in enumerate(order):
-        place, note = index + 1, ""
-        if index > 0 and _score(order[index - 1]) == _score(entry):
-            ahead = order[index - 1]
-            later = names.index(ahead["name"]) > names.index(entry["name"]) if entry["name"] in names else False
-            text, shared = _tie_note(game, ahead, entry, later)
+        place, score = index + 1, entry.get(form.score_key)
+        if index > 0 and rows[-1]["score"] == score:
+            text, shared = form.tie_note(scored, order[index - 1]["name"], entry["name"])
             rows[-1]["note"] = (rows[-1]["note"] + "; " if rows[-1]["note"] else "") + text
             if shared:
                 place = rows[-1]["place"]
-        rows.append({"place": place, "name": entry.get("name"), "score": _score(entry), "note": note})
+        rows.append({"place": place, "name": entry.get("name"), "score": score, "note": ""})
     return rows
 
 
@@ -134,6 +63,59 @@ def _photo(record: Any) -> dict | None:
     }
 
 
+@dataclass(frozen=True)
+class ScoredGame:
+    """What the scoring core made of a game's document, as the page shows it.
+
+    ``report`` and ``text`` are None when the document does not score; ``error`` then says why.
+
+    Raises:
+        ValueError: ``issues`` does not hold one list per player.
+    """
+
+    player_count: int
+    issues: tuple[list[dict], ...]
+    report: dict | None = None
+    text: str | None = None
+    error: str | None = None
+    evidence: dict[str, dict] = field(default_factory=dict)
+    standings: list[dict] = field(default_factory=list)
+    tie_breaks: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if len(self.issues) != self.player_count:
+            raise ValueError(f"issues: expected one list per player ({self.player_count}), got {len(self.issues)}")
+
+
+def score_game(entry: GameEntry, game_id: int, document: dict, player_count: int) -> ScoredGame:
+    """Parse, validate and score ``document`` with the game's rules; a failure becomes the page's ``error``."""
+    rules, form = entry.rules, entry.form
+    issues: list = []
+    try:
+        state = rules.parse(document)
+        issues = list(rules.validate(state))
+        scored = rules.score(state)
+        report = scored.to_json()
+        return ScoredGame(
+            player_count,
+            tuple(_issues(issues, player_count)),
+            report=report,
+            text=scored.to_text(),
+            evidence={player.name: form.evidence(player) for player in scored.players},
+            standings=standings(form, scored, report),
+            tie_breaks=form.tie_breaks(scored),
+        )
+    except TableError as failure:
+        error = str(failure)
+    except Exception as failure:  # a core bug must not lock the table out of its game: show it, log it
+        log.exception("scoring game %s failed", game_id)
+        error = (
+            f"the {rules.title} scoring core failed ({failure.__class__.__name__}: {failure}); "
+            "this is a bug, please report it"
+        )
+    return ScoredGame(player_count, tuple(_issues(issues, player_count)), error=error)
+
+
 def game_view(store: Store, game_id: int) -> dict:
     """Return everything the game page shows, as JSON-ready data (the page's ``.json`` twin).
 
@@ -142,30 +124,14 @@ def game_view(store: Store, game_id: int) -> dict:
     """
     game = store.game(game_id)
     players = store.players(game_id)
-    spec = GAMES[game["game"]]
+    entry = GAMES[game["game"]]
     document = build_document(game["game"], game["settings"], players)
-    report = text = error = None
-    issues: list = []
-    evidence: dict[str, dict] = {}
-    tie_breaks: list[str] = []
-    try:
-        state = spec.parse(document)
-        issues = list(spec.validate(state))
-        scored = spec.score(state)
-        report, text = scored.to_json(), scored.to_text()
-        evidence = _evidence(scored)
-        tie_breaks = [str(line) for line in getattr(scored, "tie_breaks", ()) or ()]
-    except TableError as failure:
-        error = str(failure)
-    except Exception as failure:  # a core bug must not lock the table out of its game: show it, log it
-        log.exception("scoring game %s failed", game_id)
-        error = f"the {spec.title} scoring core failed ({failure.__class__.__name__}: {failure}); this is a bug, please report it"
-    per_player = _issues(issues, len(players))
-    reports = {entry.get("name"): entry for entry in (report or {}).get("players") or []}
+    scored = score_game(entry, game_id, document, len(players))
+    reports = {item.get("name"): item for item in (scored.report or {}).get("players") or []}
     return {
         "id": game["id"],
         "game": game["game"],
-        "title": spec.title,
+        "title": entry.title,
         "name": game["name"],
         "settings": game["settings"],
         "created_at": game["created_at"],
@@ -180,20 +146,21 @@ def game_view(store: Store, game_id: int) -> dict:
                 "photo": _photo(player["photo"]),
                 "corners": player["corners"],
                 "model": player["model"],
-                "issues": per_player[index],
-                "pattern_grid": pattern_grid(player["fields"].get("pattern")) if game["game"] == "sagrada" else None,
+                "issues": scored.issues[index],
+                "pattern_grid": entry.form.pattern_grid(player["fields"]),
                 "report": reports.get(player["name"]),
-                "evidence": evidence.get(player["name"], {}),
+                "evidence": scored.evidence.get(player["name"], {}),
             }
             for index, player in enumerate(players)
         ],
         "document": document,
-        "report": report,
-        "text": text,
-        "error": error,
-        "standings": standings(game["game"], report) if report else [],
-        "tie_breaks": tie_breaks,
+        "report": scored.report,
+        "text": scored.text,
+        "error": scored.error,
+        "standings": scored.standings,
+        "tie_breaks": scored.tie_breaks,
         "rounds": store.rounds(game_id),
-        "scanner": game["game"] in scanner_games(),
-        "options": options(),
+        "scanner": game["game"] in scanning.scanner_games(),
+        "form": entry.form.screen(),
+        "options": review_options(),
     }

@@ -6,9 +6,8 @@ import shutil
 import socket
 import threading
 import time
-from pathlib import Path
-
 import warnings
+from pathlib import Path
 
 import pytest
 

@@ -208,7 +208,7 @@ def _version_2_database(path: Path) -> None:
     photos.mkdir(parents=True)
     with sqlite3.connect(path) as conn:
         conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-        for version, statements in MIGRATIONS[:2]:
+        for _version, statements in MIGRATIONS[:2]:
             for statement in statements:
                 conn.execute(statement)
         conn.execute("INSERT INTO schema_version VALUES (2)")

@@ -10,17 +10,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
-
-from scoring.errors import TableError
 from starlette.testclient import TestClient
 
+from scoring.errors import TableError
 from scoring.registry import GAMES
-from tablescan.review import app as app_module
 from tablescan.review import scanning
 from tablescan.review.app import MAX_UPLOAD_BYTES, create_app
+from tablescan.review.routes import photos as app_module
 from tablescan.review.scanning import ScanOutcome
-
-
 
 
 def png_bytes(width: int = 64, height: int = 48, colour: tuple = (200, 30, 30)) -> bytes:

@@ -15,11 +15,6 @@
   const COLORS = { R: "red", Y: "yellow", G: "green", B: "blue", P: "purple" };
   const TYPE_KEYS = ["pavilion", "seraglio", "arcades", "chambers", "garden", "tower"];
   const TYPE_SHORT = { pavilion: "Pav", seraglio: "Ser", arcades: "Arc", chambers: "Cha", garden: "Gar", tower: "Tow", fountain: "◎" };
-  const SHORTCUTS = {
-    sagrada: [["R Y G B P", "die colour"], ["1–6", "die value"], [". Del ⌫", "empty cell"], ["arrows", "move"], ["Esc", "close the picker"]],
-    alhambra: [["1–6", "pavilion, seraglio, arcades, chambers, garden, tower"], ["F", "fountain"], ["N E S W", "toggle a wall"], [". Del ⌫", "empty"], ["arrows", "move"], ["Esc", "close the picker"]],
-    splendor: [["+ −", "one card more / fewer"], ["0–9", "set the count"], ["arrows", "move"], ["Esc", "close the picker"]],
-  };
 
   // ---------------------------------------------------------------- helpers
 
@@ -166,7 +161,7 @@
           `${a.type}${a.walls ? " (" + a.walls + ")" : ""} for ${a.currency} → ${a.to ?? "nobody"}`).join("; ")));
       }
     }
-    if (view.game === "alhambra") box.append(renderRounds());
+    if (view.form.several_scorings) box.append(renderRounds());
   }
 
   function renderBreakdown() {
@@ -272,7 +267,7 @@
       box.append(el("p", { class: "muted", text: "Splendor has no game settings: enter each player's cards and nobles below." }));
     }
     const list = document.getElementById("shortcuts");
-    list.replaceChildren(...(SHORTCUTS[view.game] || []).flatMap(([k, d]) => [el("dt", { text: k }), el("dd", { text: d })]));
+    list.replaceChildren(...view.form.shortcuts.flatMap(([k, d]) => [el("dt", { text: k }), el("dd", { text: d })]));
   }
 
   // ---------------------------------------------------------------- players

@@ -1,0 +1,188 @@
+"""Sagrada on the review screen: a 4 x 5 window of dice, cells ``"row,col"``, values ``"B4"`` or ``"."``."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from scoring.errors import StateError
+from scoring.sagrada import (
+    COLOR_NAMES,
+    COLORS,
+    COLS,
+    OBJECTIVES,
+    PATTERNS,
+    PUBLIC_COUNT,
+    ROWS,
+    SOLO_PUBLIC_COUNT,
+    Objective,
+    PlayerScore,
+    SagradaReport,
+)
+from scoring.sagrada.window import VALUES
+from tablescan.review.forms import ReviewForm, cell_text, copy_json, int_in, number, pair_key
+
+COLOR_CHOICES = tuple(COLOR_NAMES.values())
+PUBLIC_OBJECTIVES = tuple(OBJECTIVES)
+DEFAULT_OBJECTIVES = ("row-color-variety", "light-shades", "color-diagonals")  # the FORMATS.md example's cards
+SOLO_PRIVATES = ("red", "blue")
+MAX_FAVOR_ENTRY = 12
+MAX_ROUND_TRACK_ENTRY = 200
+
+_CELL = re.compile(rf"^([0-{ROWS - 1}]),([0-{COLS - 1}])$")
+_DIE = re.compile(rf"^[{''.join(COLORS)}][{min(VALUES)}-{max(VALUES)}]$")
+
+
+def _solo_default() -> dict[str, Any]:
+    return {"private_objectives": list(SOLO_PRIVATES), "round_track_sum": 0}
+
+
+def _objective_json(objective: Objective, label: str) -> dict:
+    return {
+        "id": label,
+        "points": objective.points,
+        "note": objective.note,
+        "units": [{"label": unit.label, "cells": [cell_text(cell) for cell in unit.cells]} for unit in objective.units],
+    }
+
+
+class SagradaForm(ReviewForm):
+    """Settings: public objectives (and the solo setup); fields: private colour, favor tokens, pattern."""
+
+    cell_names = "row,col"
+    shortcuts = (
+        (" ".join(COLORS), "die colour"),
+        (f"{min(VALUES)}–{max(VALUES)}", "die value"),
+        (". Del ⌫", "empty cell"),
+        ("arrows", "move"),
+        ("Esc", "close the picker"),
+    )
+
+    def options(self) -> dict[str, Any]:
+        return {
+            "public_objectives": list(PUBLIC_OBJECTIVES),
+            "colors": list(COLOR_CHOICES),
+            "patterns": [
+                {"name": p.name, "difficulty": p.difficulty, "grid": list(p.grid)} for p in PATTERNS.values()
+            ],
+        }
+
+    def default_settings(self, player_count: int) -> dict[str, Any]:
+        solo = player_count == 1
+        shown = SOLO_PUBLIC_COUNT if solo else PUBLIC_COUNT
+        settings: dict[str, Any] = {"public_objectives": list(DEFAULT_OBJECTIVES[:shown])}
+        if solo:
+            settings["solo"] = _solo_default()
+        return settings
+
+    def default_fields(self, position: int) -> dict[str, Any]:
+        return {"private_objective": COLOR_CHOICES[position % len(COLOR_CHOICES)], "favor_tokens": 0, "pattern": None}
+
+    def blank_cells(self) -> dict[str, str]:
+        return {f"{r},{c}": "." for r in range(ROWS) for c in range(COLS)}
+
+    def normalize_cell(self, cell: str, text: str, value: Any) -> tuple[str, str]:
+        if not _CELL.match(cell):
+            raise StateError(f"cell {cell!r}: expected 'row,col' with row 0-{ROWS - 1} and col 0-{COLS - 1}")
+        text = text.upper()
+        if text in ("", "."):
+            return cell, "."
+        if not _DIE.match(text):
+            raise StateError(
+                f"cells[{cell!r}]: expected a die like 'B4' (colour {''.join(COLORS)}, "
+                f"value {min(VALUES)}-{max(VALUES)}) or '.', got {value!r}"
+            )
+        return cell, text
+
+    def clean_settings(self, settings: dict, change: dict, player_count: int) -> dict:
+        settings = copy_json(settings)
+        if "public_objectives" in change:
+            chosen = change["public_objectives"]
+            if (
+                not isinstance(chosen, list)
+                or len(chosen) > PUBLIC_COUNT
+                or any(item not in PUBLIC_OBJECTIVES for item in chosen)
+            ):
+                raise StateError(
+                    f"settings.public_objectives: expected up to {PUBLIC_COUNT} of {', '.join(PUBLIC_OBJECTIVES)}"
+                )
+            settings["public_objectives"] = chosen
+        if "solo" in change and player_count == 1:
+            solo = change["solo"] if isinstance(change["solo"], dict) else {}
+            privates = solo.get("private_objectives", settings.get("solo", {}).get("private_objectives", []))
+            if not isinstance(privates, list) or len(privates) != 2 or any(c not in COLOR_CHOICES for c in privates):
+                raise StateError("settings.solo.private_objectives: expected two colour names")
+            track = int_in(solo.get("round_track_sum", 0), "settings.solo.round_track_sum", 0, MAX_ROUND_TRACK_ENTRY)
+            settings["solo"] = {"private_objectives": privates, "round_track_sum": track}
+        return settings
+
+    def clean_fields(self, fields: dict, change: dict) -> dict:
+        fields = copy_json(fields)
+        if "private_objective" in change:
+            if change["private_objective"] not in COLOR_CHOICES:
+                raise StateError(f"fields.private_objective: expected one of {', '.join(COLOR_CHOICES)}")
+            fields["private_objective"] = change["private_objective"]
+        if "favor_tokens" in change:
+            fields["favor_tokens"] = int_in(change["favor_tokens"], "fields.favor_tokens", 0, MAX_FAVOR_ENTRY)
+        if "pattern" in change:
+            pattern = change["pattern"] or None
+            if pattern is not None and pattern not in PATTERNS:
+                raise StateError(f"fields.pattern: no window pattern named {pattern!r}")
+            fields["pattern"] = pattern
+        return fields
+
+    def player_document(self, player: dict, cells: dict[str, str], player_count: int) -> dict:
+        fields = player["fields"]
+        doc: dict[str, Any] = {
+            "window": [" ".join(cells.get(f"{r},{c}", ".") for c in range(COLS)) for r in range(ROWS)]
+        }
+        if fields.get("pattern"):
+            doc["pattern"] = fields["pattern"]
+        if player_count == 1:
+            doc["favor_tokens"] = 0
+        else:
+            doc["private_objective"] = fields.get("private_objective")
+            doc["favor_tokens"] = number(fields.get("favor_tokens"))
+        return doc
+
+    def settle_document(self, doc: dict, settings: dict, players: list[dict], entries: list[dict]) -> None:
+        doc["public_objectives"] = list(settings.get("public_objectives") or [])
+        if len(players) == 1:
+            doc["solo"] = dict(settings.get("solo") or _solo_default())
+
+    def scanned_values(self, player_doc: dict) -> dict[str, str]:
+        values: dict[str, str] = {}
+        for r, row in enumerate(player_doc.get("window") or []):
+            for c, die in enumerate(str(row).split()):
+                values[f"{r},{c}"] = die
+        return values
+
+    def scan_cell_key(self, cell: Any) -> str | None:
+        return pair_key(cell)
+
+    def pattern_grid(self, fields: dict) -> list[str] | None:
+        pattern = PATTERNS.get(fields.get("pattern") or "")
+        return list(pattern.grid) if pattern is not None else None
+
+    def evidence(self, player: PlayerScore) -> dict:
+        if not player.public:
+            return {}
+        objectives = [_objective_json(objective, objective.id) for objective in player.public]
+        objectives.append(_objective_json(player.private, f"private ({player.private_color})"))
+        return {"objectives": objectives}
+
+    def tie_breaks(self, report: SagradaReport) -> list[str]:
+        return [str(line) for line in report.tie_breaks]
+
+    def tie_note(self, report: SagradaReport, ahead: str, behind: str) -> tuple[str, bool]:
+        # the core words each tie-break (private points, favor tokens, turn order), one per tied
+        # neighbour pair in the ranking; turn order always separates two players, so no place is shared
+        totals = {player.name: player.total for player in report.players}
+        tied = [(a, b) for a, b in zip(report.ranking, report.ranking[1:]) if totals[a] == totals[b]]
+        notes = dict(zip(tied, report.tie_breaks))
+        if (ahead, behind) in notes:
+            return notes[(ahead, behind)], False
+        return super().tie_note(report, ahead, behind)
+
+
+FORM = SagradaForm()

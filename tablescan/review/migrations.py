@@ -1,0 +1,97 @@
+"""The review database's schema, as ordered migrations (``tablescan.review.db.Store.migrate`` applies them)."""
+
+from __future__ import annotations
+
+# (version, statements), applied in order; never edit a released entry, append a new one.
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
+    (
+        1,
+        (
+            """CREATE TABLE games (
+                id INTEGER PRIMARY KEY,
+                game TEXT NOT NULL CHECK (game IN ('alhambra', 'sagrada', 'splendor')),
+                name TEXT NOT NULL,
+                settings TEXT NOT NULL DEFAULT '{}',
+                created_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL)""",
+            """CREATE TABLE photos (
+                id INTEGER PRIMARY KEY,
+                sha256 TEXT NOT NULL UNIQUE,
+                filename TEXT NOT NULL,
+                original_name TEXT,
+                media_type TEXT NOT NULL,
+                width_px INTEGER NOT NULL,
+                height_px INTEGER NOT NULL,
+                bytes INTEGER NOT NULL,
+                created_at TEXT NOT NULL)""",
+            """CREATE TABLE players (
+                id INTEGER PRIMARY KEY,
+                game_id INTEGER NOT NULL REFERENCES games(id),
+                position INTEGER NOT NULL,
+                name TEXT NOT NULL,
+                fields TEXT NOT NULL DEFAULT '{}',
+                photo_id INTEGER REFERENCES photos(id),
+                corners TEXT,
+                model TEXT,
+                UNIQUE (game_id, position))""",
+            """CREATE TABLE readings (
+                player_id INTEGER NOT NULL REFERENCES players(id),
+                cell TEXT NOT NULL,
+                value TEXT NOT NULL,
+                confidence REAL,
+                polygon TEXT,
+                source TEXT NOT NULL CHECK (source IN ('manual', 'scan', 'corrected')),
+                updated_at TEXT NOT NULL,
+                PRIMARY KEY (player_id, cell))""",
+            """CREATE TABLE corrections (
+                id INTEGER PRIMARY KEY,
+                player_id INTEGER NOT NULL REFERENCES players(id),
+                cell TEXT NOT NULL,
+                old_value TEXT,
+                new_value TEXT NOT NULL,
+                model TEXT,
+                photo_id INTEGER REFERENCES photos(id),
+                polygon TEXT,
+                confidence REAL,
+                created_at TEXT NOT NULL)""",
+        ),
+    ),
+    (
+        2,
+        (
+            """CREATE TABLE rounds (
+                id INTEGER PRIMARY KEY,
+                game_id INTEGER NOT NULL REFERENCES games(id),
+                round INTEGER NOT NULL,
+                report TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                UNIQUE (game_id, round))""",
+            "CREATE INDEX corrections_by_player ON corrections (player_id, cell)",
+            "CREATE INDEX players_by_game ON players (game_id, position)",
+        ),
+    ),
+    (
+        3,
+        (
+            # every scanned cell as a labelled example for ``tablescan adapt``: the rectified crop the cell
+            # classifier read (PNG), what it read, and which model; the label is the cell's current value
+            # (``label`` NULL) until the player moves to another photo, when it is frozen
+            """CREATE TABLE examples (
+                id INTEGER PRIMARY KEY,
+                player_id INTEGER NOT NULL REFERENCES players(id),
+                photo_id INTEGER NOT NULL REFERENCES photos(id),
+                cell TEXT NOT NULL,
+                crop BLOB NOT NULL,
+                read_value TEXT,
+                confidence REAL,
+                model TEXT,
+                model_sha256 TEXT,
+                label TEXT,
+                origin TEXT NOT NULL CHECK (origin IN ('scan', 'derived')),
+                created_at TEXT NOT NULL,
+                UNIQUE (player_id, photo_id, cell))""",
+            "CREATE INDEX examples_by_photo ON examples (photo_id)",
+        ),
+    ),
+)
+LATEST_VERSION = MIGRATIONS[-1][0]

@@ -1,0 +1,87 @@
+"""Routes of the game list and one game: pages, their JSON twins, settings and recorded rounds."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from scoring.errors import StateError
+from tablescan.games import GAMES
+from tablescan.review import usecases
+from tablescan.review.pages import json_body, script_json, templates
+from tablescan.review.routes import store_of
+from tablescan.review.view import game_view
+
+MAX_FORM_FIELDS = 20
+
+
+async def index(request: Request) -> Response:
+    """The start page: the stored games and a form for a new one."""
+    choices = [(entry.id, entry.title) for entry in GAMES.values()]
+    return templates.TemplateResponse(request, "index.html", {"games": store_of(request).list_games(), "choices": choices})
+
+
+async def index_json(request: Request) -> Response:
+    """The start page's JSON twin."""
+    choices = [{"id": entry.id, "title": entry.title} for entry in GAMES.values()]
+    return JSONResponse({"games": store_of(request).list_games(), "choices": choices})
+
+
+async def create_game_form(request: Request) -> Response:
+    """The start page's form: create the game, then show it."""
+    form = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS)
+    names = str(form.get("players", "")).replace(",", "\n").splitlines()
+    game_id = usecases.create_game(store_of(request), str(form.get("game", "")), str(form.get("name", "")), names)
+    return RedirectResponse(f"/games/{game_id}", status_code=303)
+
+
+async def api_games(request: Request) -> Response:
+    """List the games (GET) or create one from JSON (POST)."""
+    store = store_of(request)
+    if request.method == "GET":
+        return JSONResponse({"games": store.list_games()})
+    body = await json_body(request)
+    players = body.get("players")
+    if not isinstance(players, list):
+        raise StateError("players: expected a list of names")
+    game_id = usecases.create_game(store, str(body.get("game", "")), str(body.get("name", "")), players, body.get("settings"))
+    return JSONResponse(game_view(store, game_id), status_code=201)
+
+
+async def game_page(request: Request) -> Response:
+    """One game's page."""
+    view = game_view(store_of(request), request.path_params["game_id"])
+    return templates.TemplateResponse(request, "game.html", {"view": view, "view_json": script_json(view)})
+
+
+async def game_json(request: Request) -> Response:
+    """One game's page as JSON."""
+    return JSONResponse(game_view(store_of(request), request.path_params["game_id"]))
+
+
+async def api_game(request: Request) -> Response:
+    """Show a game (GET) or rename it and change its settings (PATCH)."""
+    store, game_id = store_of(request), request.path_params["game_id"]
+    if request.method == "PATCH":
+        usecases.change_game(store, game_id, await json_body(request))
+    return JSONResponse(game_view(store, game_id))
+
+
+async def api_rounds(request: Request) -> Response:
+    """Record the current scoring round."""
+    store, game_id = store_of(request), request.path_params["game_id"]
+    usecases.record_round(store, game_id)
+    return JSONResponse(game_view(store, game_id))
+
+
+ROUTES = [
+    Route("/", index),
+    Route("/index.json", index_json),
+    Route("/games", create_game_form, methods=["POST"]),
+    Route("/games/{game_id:int}.json", game_json),
+    Route("/games/{game_id:int}", game_page),
+    Route("/api/games", api_games, methods=["GET", "POST"]),
+    Route("/api/games/{game_id:int}", api_game, methods=["GET", "PATCH"]),
+    Route("/api/games/{game_id:int}/rounds", api_rounds, methods=["POST"]),
+]

@@ -1,0 +1,280 @@
+"""What the review screen does, as plain functions over the ``Store``: no HTTP in here.
+
+Each use case checks its input (a ``StateError`` names the field), changes the store and leaves
+showing the result to its caller (``tablescan.review.view.game_view``). The routes in
+``tablescan/review/routes/`` turn requests into these calls.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+from typing import Any
+
+from PIL import Image, UnidentifiedImageError
+
+from scoring.errors import StateError, TableError
+from tablescan.games import GAMES, game_entry
+from tablescan.review import scanning
+from tablescan.review.board import normalize_cell
+from tablescan.review.db import PhotoRecord, Store
+from tablescan.review.errors import UploadError
+from tablescan.review.view import game_view
+
+log = logging.getLogger("tablescan.review")
+MAX_PLAYERS = 6
+MAX_NAME = 40
+MAX_TITLE = 60
+IMAGE_FORMATS = {"JPEG": (".jpg", "image/jpeg"), "PNG": (".png", "image/png"), "WEBP": (".webp", "image/webp")}
+EXIF_ORIENTATION = 0x0112
+TURNED = (5, 6, 7, 8)  # EXIF orientations that swap width and height
+
+
+def check_name(value: Any, path: str) -> str:
+    """Return a player or game name, stripped.
+
+    >>> check_name(" Ana ", "players[0]")
+    'Ana'
+
+    Raises:
+        StateError: empty or longer than 40 characters.
+    """
+    if not isinstance(value, str) or not value.strip() or len(value.strip()) > MAX_NAME:
+        raise StateError(f"{path}: expected a name of 1-{MAX_NAME} characters, got {value!r}")
+    return value.strip()
+
+
+def check_object(value: Any, path: str) -> dict:
+    """Return ``value`` when it is a JSON object.
+
+    Raises:
+        StateError: anything else.
+    """
+    if not isinstance(value, dict):
+        raise StateError(f"{path}: expected an object")
+    return value
+
+
+def create_game(store: Store, game: Any, name: Any, player_names: list, settings: Any = None) -> int:
+    """Create a game with its players (blank boards, default settings and fields); return its id.
+
+    Raises:
+        StateError: an unknown game, bad or repeated player names, a player count the game cannot have,
+            or bad settings.
+    """
+    entry = game_entry(game)
+    form = entry.form
+    names = [check_name(n, f"players[{i}]") for i, n in enumerate(player_names) if str(n).strip()]
+    if not 1 <= len(names) <= MAX_PLAYERS:
+        raise StateError(f"players: expected 1-{MAX_PLAYERS} player names, got {len(names)}")
+    if len(set(names)) != len(names):
+        raise StateError("players: every player needs a different name")
+    form.check_player_count(len(names))
+    title = str(name).strip()[:MAX_TITLE] or f"{entry.title} night"
+    chosen = form.default_settings(len(names))
+    if settings is not None:
+        chosen = form.clean_settings(chosen, check_object(settings, "settings"), len(names))
+    players = [(n, form.default_fields(i)) for i, n in enumerate(names)]
+    return store.create_game(entry.id, title, chosen, players, form.blank_cells())
+
+
+def change_game(store: Store, game_id: int, change: dict) -> None:
+    """Rename a game and/or change its settings (``change`` holds ``name`` and/or ``settings``).
+
+    Raises:
+        StateError: a bad name or setting.
+        NotFoundError: no such game.
+    """
+    game = store.game(game_id)
+    settings = None
+    if "settings" in change:
+        count = len(store.players(game_id))
+        form = GAMES[game["game"]].form
+        settings = form.clean_settings(game["settings"], check_object(change["settings"], "settings"), count)
+    name = check_name(change["name"], "name") if "name" in change else None
+    store.update_game(game_id, name=name, settings=settings)
+
+
+def change_player(store: Store, game_id: int, player_id: int, change: dict) -> None:
+    """Rename a player and/or change their fields (``change`` holds ``name`` and/or ``fields``).
+
+    Raises:
+        StateError: a bad or taken name, a bad field.
+        NotFoundError: no such game or player.
+    """
+    game = store.game(game_id)
+    player = store.player(game_id, player_id)
+    name = check_name(change["name"], "name") if "name" in change else None
+    if name is not None and name in {p["name"] for p in store.players(game_id) if p["id"] != player_id}:
+        raise StateError(f"name: another player is already called {name!r}")
+    fields = None
+    if "fields" in change:
+        form = GAMES[game["game"]].form
+        fields = form.clean_fields(player["fields"], check_object(change["fields"], "fields"))
+    store.update_player(game_id, player_id, name=name, fields=fields)
+
+
+def correct_cells(store: Store, game_id: int, player_id: int, changes: Any) -> None:
+    """Store the players' values for some cells (a list of ``{cell, value}``).
+
+    Raises:
+        StateError: not a list of cell edits, or a cell or value the game has no such thing as.
+        NotFoundError: no such game or player.
+    """
+    game = store.game(game_id)
+    store.player(game_id, player_id)
+    if not isinstance(changes, list) or not changes:
+        raise StateError("cells: expected a list of {cell, value}")
+    cleaned = []
+    for index, change in enumerate(changes):
+        if not isinstance(change, dict):
+            raise StateError(f"cells[{index}]: expected an object with cell and value")
+        cleaned.append(normalize_cell(game["game"], change.get("cell"), change.get("value")))
+    store.correct_cells(game_id, player_id, cleaned)
+
+
+def check_image(data: bytes, label: str) -> tuple[str, str, tuple[int, int]]:
+    """Return an uploaded photo's file suffix, media type and size as shown (EXIF orientation applied).
+
+    Raises:
+        UploadError: not a readable JPEG, PNG or WebP image.
+    """
+    try:
+        with Image.open(io.BytesIO(data)) as probe:
+            probe.verify()
+        with Image.open(io.BytesIO(data)) as image:
+            kind = image.format
+            width, height = image.size
+            # the size as shown, EXIF orientation applied (as the scanner loads it), without decoding pixels
+            turned = image.getexif().get(EXIF_ORIENTATION) in TURNED
+            size = (height, width) if turned else (width, height)
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError) as error:
+        raise UploadError(f"{label}: not a readable image ({error.__class__.__name__}); upload a JPEG, PNG or WebP photo") from None
+    if kind not in IMAGE_FORMATS:
+        raise UploadError(f"{label}: {kind} images are not accepted; upload a JPEG, PNG or WebP photo")
+    suffix, media_type = IMAGE_FORMATS[kind]
+    return suffix, media_type, size
+
+
+def store_photo(store: Store, game_id: int, player_id: int, data: bytes, original: str | None) -> PhotoRecord:
+    """Check and keep an uploaded photo as the player's board photo.
+
+    Raises:
+        UploadError: not an accepted image.
+        NotFoundError: no such game or player.
+    """
+    store.game(game_id)
+    store.player(game_id, player_id)
+    suffix, media_type, size = check_image(data, original or "photo")
+    record = store.add_photo(hashlib.sha256(data).hexdigest(), suffix, data, media_type, size, original)
+    store.attach_photo(game_id, player_id, record.id)
+    return record
+
+
+def scannable(store: Store, game_id: int) -> bool:
+    """Whether this installation can read the game's boards from photos.
+
+    Raises:
+        NotFoundError: no such game.
+    """
+    return store.game(game_id)["game"] in scanning.scanner_games()
+
+
+def unscanned_notice(store: Store, game_id: int, what: str) -> str:
+    """Return the notice for a game without a photo scanner (``what``: what was kept)."""
+    return f"{what}; {GAMES[store.game(game_id)['game']].title} has no photo scanner yet"
+
+
+def rescan(store: Store, game_id: int, player_id: int, corners: list | None, profile: str | None) -> str | None:
+    """Scan the player's photo, storing readings; return a notice instead of failing on a bad photo.
+
+    ``corners`` (TL, TR, BR, BL in photo pixels) skip the board search; ``profile`` names a calibration.
+
+    Raises:
+        StateError: the player has no photo.
+        NotFoundError: no such game or player.
+    """
+    game = store.game(game_id)
+    player = store.player(game_id, player_id)
+    if player["photo"] is None:
+        raise StateError("photo: this player has no photo yet; upload one first")
+    path = store.photo_path(player["photo"])
+    try:
+        outcome = scanning.scan_photo(
+            path,
+            game["game"],
+            corners=corners,
+            player_name=player["name"],
+            name=player["photo"].original_name,
+            profile=profile,  # the "Adapt to my set" button may switch it to the adapted profile
+        )
+    except TableError as error:
+        if corners is not None:
+            store.set_corners(game_id, player_id, corners)
+        return str(error)
+    except Exception as error:  # a scanner bug must not cost the table its game: keep the photo, say so, log it
+        log.exception("scanning %s for player %s failed", player["photo"].sha256[:12], player_id)
+        if corners is not None:
+            store.set_corners(game_id, player_id, corners)
+        return f"the scanner failed ({error.__class__.__name__}: {error}); the photo is kept, enter the board by hand"
+    # a re-read of the same photo (new corners) keeps the players' corrections; a new photo starts afresh
+    store.store_scan(
+        game_id,
+        player_id,
+        outcome.corners,
+        outcome.model,
+        outcome.readings,
+        keep_corrected=corners is not None,
+        examples=outcome.examples,  # each cell's crop, a labelled example for `tablescan adapt`
+    )
+    return None
+
+
+def check_corners(corners: Any) -> list[list[float]] | None:
+    """Return four ``[x, y]`` corners as floats (None stays None).
+
+    >>> check_corners([[0, 0], [9, 0], [9, 9], [0, 9]])[2]
+    [9.0, 9.0]
+
+    Raises:
+        StateError: not four points of two numbers.
+    """
+    if corners is None:
+        return None
+    if (
+        not isinstance(corners, list)
+        or len(corners) != 4
+        or any(not isinstance(p, list) or len(p) != 2 or not all(isinstance(v, (int, float)) for v in p) for p in corners)
+    ):
+        raise StateError("corners: expected 4 [x, y] points, clockwise from top-left")
+    return [[float(x), float(y)] for x, y in corners]
+
+
+def record_round(store: Store, game_id: int) -> None:
+    """Record the current scoring of a game scored in rounds and move on to the next round.
+
+    Raises:
+        StateError: the game is not scored in rounds, or its board does not score.
+        NotFoundError: no such game.
+    """
+    game = store.game(game_id)
+    entry = GAMES[game["game"]]
+    if not entry.form.several_scorings:
+        raise StateError(f"game {game_id}: only {_round_games()} has several scorings")
+    view = game_view(store, game_id)
+    if view["report"] is None:
+        raise StateError(f"round {game['settings'].get('scoring_round', 1)}: cannot be recorded: {view['error']}")
+    round_number = game["settings"].get("scoring_round", 1)
+    totals = {p["id"]: (p["report"] or {}).get("total", 0) for p in view["players"]}
+    settings = dict(game["settings"])
+    if round_number < entry.form.last_round:
+        settings["scoring_round"] = round_number + 1
+        carry = totals
+    else:
+        carry = {}
+    store.record_round(game_id, round_number, view["report"], carry, settings)
+
+
+def _round_games() -> str:
+    return " and ".join(entry.title for entry in GAMES.values() if entry.form.several_scorings)
