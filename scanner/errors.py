@@ -21,3 +21,10 @@ class ModelError(TableError):
 
     exit_code = 1
     http_status = 500
+
+
+class AdaptationError(TableError):
+    """An adaptation file is missing, corrupt, or was fitted for another model than the shipped one."""
+
+    exit_code = 2
+    http_status = 422

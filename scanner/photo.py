@@ -57,7 +57,7 @@ class Photo:
         return int(self.image_rgb.shape[0])
 
     @classmethod
-    def from_array(cls, image_rgb: np.ndarray, name: str = "<array>") -> "Photo":
+    def from_array(cls, image_rgb: np.ndarray, name: str = "<array>") -> Photo:
         """Wrap an RGB array (already upright, sRGB) as a full-resolution photo."""
         height, width = image_rgb.shape[:2]
         return cls(image_rgb=np.ascontiguousarray(image_rgb), name=name, full_size=(width, height))

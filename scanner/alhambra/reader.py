@@ -27,6 +27,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from scanner.alhambra.classifier import CROP_MARGIN
+from scanner.alhambra.classifier import MODEL as TILES_MODEL
 from scanner.errors import BoardNotFoundError
 from scanner.model import OnnxModel, load_model, models_dir, softmax
 from scanner.photo import Photo
@@ -43,11 +45,9 @@ from scoring.alhambra.palace import (
 
 GAME = "alhambra"
 LOCATE_MODEL = "alhambra_locate"
-TILES_MODEL = "alhambra_tiles"
 LOCATE_SIZE = (320, 240)  # (width, height) of the detector input, landscape
 LOCATE_STRIDE = 4
 CROP_PX = 64
-CROP_MARGIN = 0.06  # extra border around a cell, in tile pitches
 KINDS = ("none", "fountain", *BUILDING_TYPES)
 PRICES = tuple(str(p) for p in range(2, 14))
 ROTATIONS = ("0", "90", "180", "270")  # crop = np.rot90(upright, k): quarter turns counter-clockwise
@@ -694,7 +694,7 @@ class AlhambraReader:
 
     # ----------------------------------------------------------------------------------------
 
-    def _locate(self, search: np.ndarray, offset: np.ndarray, zoom: float) -> "Located":
+    def _locate(self, search: np.ndarray, offset: np.ndarray, zoom: float) -> Located:
         """Run the locator on ``search`` (at ``offset`` in the photo) shrunk by ``zoom``."""
         batch, to_image = locate_input(search, zoom)
         outputs = self.locate_model.run(batch)
@@ -763,7 +763,7 @@ class AlhambraReader:
         empty = kind[:, 0] > 0.8  # a centre on clutter beside the palace: an empty cell, not a doubt
         return float((sure > 0.8).sum() - ((sure < 0.5) & ~empty).sum())
 
-    def _zoom_in(self, search: np.ndarray, offset: np.ndarray, found: "Located", lattice: "Lattice"):
+    def _zoom_in(self, search: np.ndarray, offset: np.ndarray, found: Located, lattice: Lattice):
         """Arguments for a second locator pass on the palace's area, enlarged so tiles span ~6 output px."""
         rows, cols = np.nonzero(found.mask > 0.5)
         if not len(rows):

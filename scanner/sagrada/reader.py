@@ -24,13 +24,13 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from scanner.sagrada import grid as board_finder
-from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN_PX, PITCH_PX, ROWS, cell_crops, lift_corners, rectify_grid, to_batch
 from scanner.errors import BoardNotFoundError
 from scanner.geometry import project
 from scanner.model import OnnxModel, load_model
 from scanner.photo import Photo
 from scanner.reading import BoardReading, CellReading, Override, Timings
+from scanner.sagrada import grid as board_finder
+from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN_PX, PITCH_PX, ROWS, cell_crops, lift_corners, rectify_grid, to_batch
 from scoring.sagrada import PATTERNS, identify_patterns
 
 COLOURS = ("R", "Y", "G", "B", "P")
