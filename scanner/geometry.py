@@ -6,14 +6,23 @@ import cv2
 import numpy as np
 
 
-def order_corners(points: np.ndarray) -> np.ndarray:
-    """Return four points ordered TL, TR, BR, BL (clockwise from top-left) as float32 (4, 2)."""
+def order_clockwise(points: np.ndarray) -> np.ndarray:
+    """Order four points clockwise on screen (y down), starting from the one with the smallest x + y: TL, TR, BR, BL, float64 (4, 2).
+
+    >>> order_clockwise(np.array([[10, 0], [0, 0], [0, 10], [10, 10]])).tolist()
+    [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]
+    """
     pts = np.asarray(points, dtype=np.float64).reshape(4, 2)
     centre = pts.mean(axis=0)
     angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
     pts = pts[np.argsort(angles)]  # clockwise in image coordinates (y down), starting near -pi
     start = int(np.argmin(pts.sum(axis=1)))  # top-left has the smallest x + y
-    return np.roll(pts, -start, axis=0).astype(np.float32)
+    return np.roll(pts, -start, axis=0)
+
+
+def order_corners(points: np.ndarray) -> np.ndarray:
+    """Return four points ordered TL, TR, BR, BL (``order_clockwise``) as float32 (4, 2)."""
+    return order_clockwise(points).astype(np.float32)
 
 
 def warp_to_rectangle(image_rgb: np.ndarray, corners: np.ndarray, width_px: int, height_px: int) -> tuple[np.ndarray, np.ndarray]:

@@ -26,7 +26,7 @@ import numpy as np
 
 from scanner.errors import BoardNotFoundError
 from scanner.geometry import project
-from scanner.model import OnnxModel, load_model
+from scanner.model import OnnxModel, load_model, softmax
 from scanner.photo import Photo
 from scanner.reading import BoardReading, CellReading, Override, Timings
 from scanner.sagrada import grid as board_finder
@@ -278,8 +278,8 @@ class SagradaReader:
         t = self.dice.manifest.temperature
         probs = []
         for head in ("die", "colour", "value"):
-            logp = np.log(np.maximum(_softmax_rows(out[head] / t), 1e-12)).reshape(turns, len(crops), -1).mean(axis=0)
-            probs.append(_softmax_rows(logp))
+            logp = np.log(np.maximum(softmax(out[head] / t), 1e-12)).reshape(turns, len(crops), -1).mean(axis=0)
+            probs.append(softmax(logp))
         return state_probabilities(*probs)
 
     def read(self, photo: Photo, *, corners: np.ndarray | None = None, timings: Timings | None = None) -> BoardReading:
@@ -373,13 +373,6 @@ def _reason(decoded: Decoded, index: int) -> str:
         if mark != ".":
             return f"neighbour rule and the {decoded.pattern} card's print '{mark}' here"
     return "two orthogonal neighbours never share a colour or a value"
-
-
-def _softmax_rows(logits: np.ndarray) -> np.ndarray:
-    z = logits.astype(np.float64)
-    z -= z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
 
 
 def _with_photo_quality(message: str, image: np.ndarray) -> str:
