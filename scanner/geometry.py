@@ -63,7 +63,7 @@ def parse_corners(text: str) -> np.ndarray:
     try:
         values = [float(part) for part in text.replace(";", ",").split(",") if part.strip()]
     except ValueError:
-        raise ValueError(f"--corners: expected 8 numbers x,y,x,y,x,y,x,y; got {text!r}") from None
+        raise ValueError(f"corners: expected 8 numbers x,y,x,y,x,y,x,y; got {text!r}") from None
     if len(values) != 8:
-        raise ValueError(f"--corners: expected 8 numbers x,y,x,y,x,y,x,y; got {len(values)}")
+        raise ValueError(f"corners: expected 8 numbers x,y,x,y,x,y,x,y; got {len(values)}")
     return order_corners(np.array(values).reshape(4, 2))

@@ -21,9 +21,19 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except TableError as error:
-            message = str(error).replace("\n", " ")
-            click.echo(f"tablescan: {message}", err=True)
+            click.echo(f"tablescan: {_in_cli_words(error)}", err=True)
             ctx.exit(error.exit_code)
+
+
+def _in_cli_words(error: TableError) -> str:
+    """The error as one line, a scanner error's remedy worded as the flag that applies it."""
+    message = str(error).replace("\n", " ")
+    try:  # the scanner is optional (and heavy): it is only imported here once an error has happened
+        from scanner.errors import Remedy, in_own_words
+    except ImportError:
+        return message
+    flags = {Remedy.SET_CORNERS: "give --corners x,y,x,y,x,y,x,y", Remedy.CHOOSE_GAME: "choose one with --game"}
+    return in_own_words(error, flags)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

@@ -9,13 +9,13 @@ import cv2
 import numpy as np
 
 from scanner.alhambra.locate import Located
-from scanner.errors import BoardNotFoundError
+from scanner.errors import BoardNotFoundError, Remedy
 from scanner.photo import Photo
 
 SMALL_TILE_OUT_PX = 4.6  # smaller tiles in the locator's output get a second, closer look
 BIG_TILE_OUT_PX = 9.0  # bigger ones a second, farther look
 LSQ_MIN_CELLS = 5  # palaces with at least this many linked centres get a least-squares homography
-TWO_PALACES = "photograph one palace at a time, or give --corners x,y,x,y,x,y,x,y around it"
+TWO_PALACES = f"photograph one palace at a time, or {Remedy.SET_CORNERS.words} around one of them"
 
 
 @dataclass(frozen=True)
@@ -300,11 +300,11 @@ def check_two_palaces(photo: Photo, lattice: Lattice, found: Located) -> None:
     groups = sorted(per_blob.values(), reverse=True)
     if len(groups) >= 2 and groups[1] >= 3:
         raise BoardNotFoundError(
-            f"{photo.name}: two separate groups of tiles ({groups[0]} and {groups[1]} tiles) in view; {TWO_PALACES}"
+            f"{photo.name}: two separate groups of tiles ({groups[0]} and {groups[1]} tiles) in view; {TWO_PALACES}", remedy=Remedy.SET_CORNERS
         )
     if lattice.far >= 3 and lattice.far >= 0.25 * peaks:
         raise BoardNotFoundError(
-            f"{photo.name}: {lattice.far} of {peaks} tiles lie apart from the palace's grid (two palaces in view?); {TWO_PALACES}"
+            f"{photo.name}: {lattice.far} of {peaks} tiles lie apart from the palace's grid (two palaces in view?); {TWO_PALACES}", remedy=Remedy.SET_CORNERS
         )
 
 
@@ -351,7 +351,7 @@ def cells_to_read(photo: Photo, image: np.ndarray, lattice: Lattice, touches_edg
     if touches_edge and not all(cell_inside(image, lattice.grid_to_image, cell, margin=0.5) for cell in lattice.cells):
         raise BoardNotFoundError(
             f"{photo.name}: the palace runs off the photo's edge (tiles reach the border); "
-            "step back so the whole palace is in frame, or give --corners x,y,x,y,x,y,x,y"
+            f"step back so the whole palace is in frame, or {Remedy.SET_CORNERS.words}", remedy=Remedy.SET_CORNERS
         )
     leaving = {cell for cell in lattice.cells if not cell_inside(image, lattice.grid_to_image, cell, margin=0.0)}
     occupied = set(lattice.cells)

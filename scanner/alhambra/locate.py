@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from scanner.errors import BoardNotFoundError
+from scanner.errors import BoardNotFoundError, Remedy
 from scanner.model import OnnxModel
 from scanner.photo import Photo
 
@@ -18,7 +18,7 @@ PEAK_THRESHOLD = 0.35
 GOOD_TILE_OUT_PX = 6.0  # a second look enlarges the palace so tiles span about this many output px
 TOO_DARK = 12  # mean brightness (0-255) under which a photo is refused as too dark
 DIM = 40  # mean brightness under which a photo without any tile found is blamed on the light
-HINT = "retake from above with the whole palace in frame, or give --corners x,y,x,y,x,y,x,y"
+HINT = f"retake from above with the whole palace in frame, or {Remedy.SET_CORNERS.words}"
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ def check_photo(photo: Photo, image: np.ndarray, mask: np.ndarray, peaks: int) -
         sharpness = float(cv2.Laplacian(small, cv2.CV_64F).var())
         if sharpness < 15:
             raise BoardNotFoundError(f"{photo.name}: photo too blurred to find tiles (sharpness {sharpness:.0f}); hold still, focus and retake")
-        raise BoardNotFoundError(f"{photo.name}: no Alhambra palace found (no tile centres seen); {HINT}")
+        raise BoardNotFoundError(f"{photo.name}: no Alhambra palace found (no tile centres seen); {HINT}", remedy=Remedy.SET_CORNERS)
 
 
 def palace_touches_edge(mask: np.ndarray, peaks: np.ndarray, shape: tuple[int, int], zoom: float = 1.0) -> bool:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from scanner.errors import BoardNotFoundError
+from scanner.errors import BoardNotFoundError, Remedy
 from scanner.geometry import order_clockwise
 from scanner.model import softmax
 
@@ -241,15 +241,27 @@ def heat_peaks(heat_logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return points, peaks
 
 
-@dataclass(frozen=True)
-class Location:
-    """Where the grid is: corners TL, TR, BR, BL in photo px, and how sure each step was."""
+@dataclass(frozen=True, eq=False)
+class BoardLocation:
+    """Where the grid is: corners TL, TR, BR, BL in photo px, and how sure each step was (each 0-1)."""
 
     corners: np.ndarray
     mask_confidence: float
     corner_confidence: float
     orientation_confidence: float
     flipped_probability: float = 0.0  # the refiner's probability that the top-left is the opposite corner
+
+    def __post_init__(self) -> None:
+        if np.shape(self.corners) != (4, 2) or not np.all(np.isfinite(self.corners)):
+            raise ValueError(f"corners: expected (4, 2) finite TL, TR, BR, BL points, got {np.shape(self.corners)}")
+        sure = {"mask_confidence": self.mask_confidence, "corner_confidence": self.corner_confidence,
+                "orientation_confidence": self.orientation_confidence, "flipped_probability": self.flipped_probability}
+        for name, value in sure.items():
+            if not 0.0 <= value <= 1.0 + 1e-9:
+                raise ValueError(f"{name}: expected 0-1, got {value}")
+
+
+Location = BoardLocation  # its earlier name
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -260,7 +272,7 @@ def _batch(image_rgb: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(image_rgb.transpose(2, 0, 1)[None], dtype=np.float32) / np.float32(255.0)
 
 
-RETRY_HINT = "retake from above with the whole board in frame and more light, or give --corners x,y,x,y,x,y,x,y"
+RETRY_HINT = f"retake from above with the whole board in frame and more light, or {Remedy.SET_CORNERS.words}"
 REFINE_STEPS = 4
 SETTLED_MOVE = 0.03  # a step that moves no corner by more than this share of the grid's mean side (~0.15 cell) ends the refinement
 
@@ -454,7 +466,7 @@ def _retry(image_rgb: np.ndarray, found: Refinement, refiner,
 
 
 def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo",
-              judge: Callable[[np.ndarray], float] | None = None) -> Location:
+              judge: Callable[[np.ndarray], float] | None = None) -> BoardLocation:
     """Find the window's grid corners (TL, TR, BR, BL in ``image_rgb`` px) with the finder and refiner models.
 
     ``finder`` and ``refiner`` are ``scanner.model.OnnxModel``-like objects (``run(batch) -> dict``);
@@ -471,15 +483,16 @@ def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo",
     big = [q for q in quads if q.area >= 0.01 * photo_area and q.probability > 0.6]
     if not big:
         seen = f"the most window-like area covers {100 * quads[0].area / photo_area:.1f}% of the photo" if quads else "nothing window-like"
-        raise BoardNotFoundError(f"{name}: no Sagrada window found ({seen}); {RETRY_HINT}")
+        raise BoardNotFoundError(f"{name}: no Sagrada window found ({seen}); {RETRY_HINT}", remedy=Remedy.SET_CORNERS)
     if len(big) > 1 and big[1].area > 0.4 * big[0].area:
-        raise BoardNotFoundError(f"{name}: {len(big)} windows in view; photograph one player's window at a time, or give --corners x,y,x,y,x,y,x,y")
+        raise BoardNotFoundError(f"{name}: {len(big)} windows in view; photograph one player's window at a time, "
+                                 f"or {Remedy.SET_CORNERS.words}", remedy=Remedy.SET_CORNERS)
     guess = big[0].corners
     x0, y0, x1, y1 = big[0].box
     content_w, content_h = width * scale / FINDER_STRIDE, height * scale / FINDER_STRIDE
     if x0 <= 0 or y0 <= 0 or x1 >= content_w - 1 or y1 >= content_h - 1:
         raise BoardNotFoundError(f"{name}: the window is cut off by the photo's edge; step back so the whole board is in frame, "
-                                 f"or give --corners x,y,x,y,x,y,x,y")
+                                 f"or {Remedy.SET_CORNERS.words}", remedy=Remedy.SET_CORNERS)
     start = guess.copy()
     reduced = _reduced_for(image_rgb, guess)  # once for all steps
     trail: list[Refinement] = []
@@ -492,12 +505,13 @@ def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo",
     guess, peaks, turn_prob = found.corners, found.peaks, found.turn
     problem = implausible_grid(guess, start, (width, height))
     if problem:
-        raise BoardNotFoundError(f"{name}: no Sagrada window found (a window-like area was seen, but {problem}); {RETRY_HINT}")
+        raise BoardNotFoundError(f"{name}: no Sagrada window found (a window-like area was seen, but {problem}); {RETRY_HINT}",
+                                 remedy=Remedy.SET_CORNERS)
     turn = int(np.argmax(turn_prob))
     corners = np.roll(guess, turn, axis=0)
     inside = (corners[:, 0] > -0.01 * width) & (corners[:, 0] < 1.01 * width) & (corners[:, 1] > -0.01 * height) & (corners[:, 1] < 1.01 * height)
     if not inside.all():
         raise BoardNotFoundError(f"{name}: the window is cut off by the photo's edge ({int((~inside).sum())} grid corner(s) outside); "
-                                 f"step back so the whole board is in frame, or give --corners x,y,x,y,x,y,x,y")
-    return Location(corners=corners, mask_confidence=float(big[0].probability), corner_confidence=float(peaks.min()),
+                                 f"step back so the whole board is in frame, or {Remedy.SET_CORNERS.words}", remedy=Remedy.SET_CORNERS)
+    return BoardLocation(corners=corners, mask_confidence=float(big[0].probability), corner_confidence=float(peaks.min()),
                     orientation_confidence=float(turn_prob[turn]), flipped_probability=float(turn_prob[(turn + 2) % 4]))

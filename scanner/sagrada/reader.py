@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from scanner.errors import BoardNotFoundError
+from scanner.errors import BoardNotFoundError, Remedy
 from scanner.geometry import project
 from scanner.model import OnnxModel, load_model, softmax
 from scanner.photo import Photo
@@ -33,6 +33,7 @@ from scanner.sagrada import grid as board_finder
 from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN_PX, PITCH_PX, ROWS, cell_crops, lift_corners, rectify_grid, to_batch
 from scoring.sagrada import PATTERNS, identify_patterns
 
+GAME_FIELDS = {"public_objectives": []}  # a one-window scan: the public objectives are set in review
 COLOURS = ("R", "Y", "G", "B", "P")
 DICE = tuple(f"{c}{v}" for c in COLOURS for v in range(1, 7))
 PRINT_STATES = (".",) + COLOURS + tuple(str(v) for v in range(1, 7))
@@ -299,7 +300,7 @@ class SagradaReader:
                     location = board_finder.find_grid(image, self.finder, self.refiner, name=photo.name,
                                                       judge=lambda grid: self._cell_certainty(image, grid, judged))
                 except BoardNotFoundError as error:
-                    raise BoardNotFoundError(_with_photo_quality(str(error), image)) from None
+                    raise BoardNotFoundError(_with_photo_quality(str(error), image), remedy=error.remedy) from None
                 grid_corners = location.corners
                 if location.orientation_confidence < 0.9:
                     notes.append(f"orientation uncertain ({location.orientation_confidence:.2f})")
@@ -344,7 +345,7 @@ class SagradaReader:
         if location is not None and decoded.pattern is None and mean_confidence < MIN_MEAN_CONFIDENCE:
             raise BoardNotFoundError(
                 f"{photo.name}: no Sagrada window found (a window-like area was seen, but its cells do not read as dice "
-                f"or pattern prints: mean confidence {mean_confidence:.2f}); {board_finder.RETRY_HINT}")
+                f"or pattern prints: mean confidence {mean_confidence:.2f}); {board_finder.RETRY_HINT}", remedy=Remedy.SET_CORNERS)
         rows = [" ".join(cell_text(decoded.states[r * COLS + c]) for c in range(COLS)) for r in range(ROWS)]
         player: dict = {"window": rows}
         if decoded.pattern is not None:
@@ -355,7 +356,7 @@ class SagradaReader:
         if corners is None:
             model += f"; {self.finder.manifest.label}"
         return BoardReading(player=player, corners=grid_corners, cells=tuple(cells), overrides=tuple(overrides), model=model,
-                            notes=tuple(notes))
+                            notes=tuple(notes), game_fields=dict(GAME_FIELDS))
 
 
 def cell_outline_homography(grid_corners: np.ndarray) -> np.ndarray:

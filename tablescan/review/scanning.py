@@ -25,6 +25,15 @@ class ScanOutcome:
     examples: list[dict] = field(default_factory=list)  # each cell's crop for `tablescan adapt` (scanner.adapt.scan_examples)
 
 
+def in_screen_words(error: Exception) -> str:
+    """A scan's error as the screen says it: a scanner error's remedy worded as what to do on this screen."""
+    try:
+        from scanner.errors import Remedy, in_own_words
+    except ImportError:
+        return str(error)
+    return in_own_words(error, {Remedy.SET_CORNERS: "drag the board's four corners into place on the photo to rescan"})
+
+
 def scanner_games() -> tuple[str, ...]:
     """Return the games this installation can read from photos (empty without a scanner)."""
     try:
