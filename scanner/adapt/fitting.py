@@ -408,10 +408,11 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
                                       f"too few examples (need {MIN_EXAMPLES} cells to fit and 1 to check)"))
             continue
         chosen = trials[-1] if trials[-1].kept else trials[0]  # the one kept, else the first one's figures
-        head_basis, x_head, head_members, tested, rows = chosen.basis, chosen.features, chosen.members, chosen.tested, chosen.rows
+        head_basis, x_head, head_members, tested, rows = chosen.basis, chosen.features, list(chosen.members), chosen.tested, chosen.rows
         a_test, kept = chosen.adapted, chosen.kept
         y_test, z_test = y_all[rows], z_all[rows]
-        final, l2 = None, 0.0
+        final: HeadFit | None = None
+        l2 = 0.0
         if kept:  # re-fit on every example
             everything = np.flatnonzero(y_all >= 0)
             final, l2 = _fit_members(head, classes, x_head[everything], z_all[everything], y_all[everything],
@@ -420,7 +421,7 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
                                   chosen.loss_after, l2, kept, chosen.reason, head_basis))
         any_cells |= tested
         before_right[tested] &= np.argmax(z_test, axis=1) == y_test
-        if kept:
+        if final is not None:  # kept, and re-fitted on every example
             after_right[tested] &= np.argmax(a_test, axis=1) == y_test
             fitted.append(final)
         else:

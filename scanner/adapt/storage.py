@@ -10,6 +10,7 @@ import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -62,7 +63,7 @@ def _corrupt(path: Path | str, what: str) -> AdaptationError:
 
 def to_npz_bytes(adaptation: Adaptation) -> bytes:
     """Serialise ``adaptation`` as ``.npz`` bytes: a JSON ``meta`` plus one array per fitted number."""
-    arrays: dict[str, np.ndarray] = {}
+    arrays: dict[str, Any] = {}  # name -> array (Any: numpy types savez_compressed's keywords loosely)
     models = []
     for i, fitted in enumerate(adaptation.models):
         heads = []

@@ -72,9 +72,9 @@ def decode_palace(evidence: dict[tuple[int, int], TileEvidence], *, max_nodes: i
     scores = {c: tile_log_scores(evidence[c]) for c in others}
     candidates = {}
     for c in others:
-        order = np.argsort(-scores[c])
-        best = scores[c][order[0]]
-        candidates[c] = [int(t) for t in order[:10] if scores[c][t] > best - 25]
+        ranked = np.argsort(-scores[c])
+        best = scores[c][ranked[0]]
+        candidates[c] = [int(t) for t in ranked[:10] if scores[c][t] > best - 25]
     # search order: most certain first, then neighbours of what is placed (better pruning)
     order = sorted(others, key=lambda c: -(scores[c][candidates[c][0]] - (scores[c][candidates[c][1]] if len(candidates[c]) > 1 else -50)))
     remaining_best = np.cumsum([scores[c][candidates[c][0]] for c in order][::-1])[::-1].tolist() + [0.0]

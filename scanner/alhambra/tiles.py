@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -59,7 +59,7 @@ class TilePredictions:
         return self.kind, self.walls, self.price, self.rotation
 
 
-def crop_cells(image_rgb: np.ndarray, grid_to_image: np.ndarray, cells: list[tuple[float, float]], size: int = CROP_PX) -> np.ndarray:
+def crop_cells(image_rgb: np.ndarray, grid_to_image: np.ndarray, cells: Sequence[tuple[float, float]], size: int = CROP_PX) -> np.ndarray:
     """Return square crops (N, size, size, 3) uint8 of lattice cells, crop x along grid x.
 
     ``grid_to_image`` maps grid (x, y) (tile centres at integers) to image pixels. The image is

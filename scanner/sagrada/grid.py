@@ -403,13 +403,13 @@ def rectangle_misfit(quad: np.ndarray, image_size: tuple[int, int]) -> tuple[flo
     """
     width, height = image_size
     centred = np.asarray(quad, np.float64).reshape(4, 2) - [width / 2, height / 2]
-    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
     h = cv2.getPerspectiveTransform(unit, centred.astype(np.float32)).astype(np.float64)
     focal = ASSUMED_FOCAL * max(width, height)
     along = np.array([h[0, 0] / focal, h[1, 0] / focal, h[2, 0]])
     across = np.array([h[0, 1] / focal, h[1, 1] / focal, h[2, 1]])
-    cos = abs(along @ across) / max(np.linalg.norm(along) * np.linalg.norm(across), 1e-12)
-    ratio = np.linalg.norm(along) / max(np.linalg.norm(across), 1e-12)
+    cos = abs(along @ across) / max(float(np.linalg.norm(along) * np.linalg.norm(across)), 1e-12)
+    ratio = float(np.linalg.norm(along)) / max(float(np.linalg.norm(across)), 1e-12)
     return float(cos), float(abs(abs(np.log(max(ratio, 1e-12))) - np.log(GRID_ASPECT)))
 
 

@@ -33,7 +33,7 @@ from scanner.sagrada import grid as board_finder
 from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN_PX, PITCH_PX, ROWS, cell_crops, lift_corners, rectify_grid, to_batch
 from scoring.sagrada import PATTERNS, identify_patterns
 
-GAME_FIELDS = {"public_objectives": []}  # a one-window scan: the public objectives are set in review
+GAME_FIELDS: dict[str, list[str]] = {"public_objectives": []}  # a one-window scan: the public objectives are set in review
 COLOURS = ("R", "Y", "G", "B", "P")
 DICE = tuple(f"{c}{v}" for c in COLOURS for v in range(1, 7))
 PRINT_STATES = (".",) + COLOURS + tuple(str(v) for v in range(1, 7))
@@ -98,7 +98,7 @@ def _evidence(states: np.ndarray) -> list[list[dict[str, float]]]:
         for c in range(COLS):
             p = states[r * COLS + c]
             keep = np.argsort(p)[::-1][:6]
-            evidence = {}
+            evidence: dict[str, float] = {}
             for k in keep:
                 if p[k] < 1e-3 and evidence:
                     break
@@ -329,7 +329,7 @@ class SagradaReader:
         for index in range(ROWS * COLS):
             r, c = divmod(index, COLS)
             values = value_probabilities(states[index])
-            model_value = max(values, key=values.get)
+            model_value = max(values, key=lambda value: values[value])
             chosen = cell_text(decoded.states[index])
             x0, y0 = MARGIN_PX + c * PITCH_PX, MARGIN_PX + r * PITCH_PX
             square = np.array([[x0, y0], [x0 + PITCH_PX, y0], [x0 + PITCH_PX, y0 + PITCH_PX], [x0, y0 + PITCH_PX]], np.float64)
