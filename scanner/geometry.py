@@ -1,4 +1,4 @@
-"""Board geometry: corner order, perspective warps and cell outlines, all in (x, y) pixels."""
+"""Board geometry shared by every game: corner order, perspective warps and cell outlines, all in (x, y) pixels."""
 
 from __future__ import annotations
 
@@ -34,6 +34,15 @@ def warp_to_rectangle(image_rgb: np.ndarray, corners: np.ndarray, width_px: int,
     forward = cv2.getPerspectiveTransform(np.asarray(corners, dtype=np.float32), target)
     rectified = cv2.warpPerspective(image_rgb, forward, (width_px, height_px), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     return rectified, np.linalg.inv(forward)
+
+
+def cell_square(x: float, y: float, half: float) -> np.ndarray:
+    """The square of half-side ``half`` centred on (x, y), as TL, TR, BR, BL float64 (4, 2): a cell's outline in grid units.
+
+    >>> cell_square(2, 1, 0.5).tolist()
+    [[1.5, 0.5], [2.5, 0.5], [2.5, 1.5], [1.5, 1.5]]
+    """
+    return np.array([[x - half, y - half], [x + half, y - half], [x + half, y + half], [x - half, y + half]], dtype=np.float64)
 
 
 def project(points: np.ndarray, homography: np.ndarray) -> np.ndarray:

@@ -10,6 +10,7 @@ import numpy as np
 
 from scanner.alhambra.locate import Located
 from scanner.errors import BoardNotFoundError, Remedy
+from scanner.geometry import cell_square, project
 from scanner.photo import Photo
 
 SMALL_TILE_OUT_PX = 4.6  # smaller tiles in the locator's output get a second, closer look
@@ -312,8 +313,7 @@ def cell_inside(image: np.ndarray, grid_to_image: np.ndarray, cell: tuple[int, i
     """True when the cell's square (grown by ``margin`` pitches) lies inside the image."""
     half = 0.5 + margin
     x, y = cell
-    square = np.array([[x - half, y - half], [x + half, y - half], [x + half, y + half], [x - half, y + half]])
-    pts = cv2.perspectiveTransform(square.reshape(-1, 1, 2), grid_to_image).reshape(-1, 2)
+    pts = project(cell_square(x, y, half), grid_to_image)
     h, w = image.shape[:2]
     return bool((pts[:, 0] >= -1).all() and (pts[:, 1] >= -1).all() and (pts[:, 0] <= w + 1).all() and (pts[:, 1] <= h + 1).all())
 
@@ -321,8 +321,7 @@ def cell_inside(image: np.ndarray, grid_to_image: np.ndarray, cell: tuple[int, i
 def cell_polygon(grid_to_image: np.ndarray, cell: tuple[int, int]) -> tuple[tuple[float, float], ...]:
     """The cell's outline (TL, TR, BR, BL) in image px, rounded to 0.01 px."""
     x, y = cell
-    square = np.array([[x - 0.5, y - 0.5], [x + 0.5, y - 0.5], [x + 0.5, y + 0.5], [x - 0.5, y + 0.5]])
-    pts = cv2.perspectiveTransform(square.reshape(-1, 1, 2), grid_to_image).reshape(-1, 2)
+    pts = project(cell_square(x, y, 0.5), grid_to_image)
     return tuple((round(float(px), 2), round(float(py), 2)) for px, py in pts)
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from scanner.alhambra.classifier import CROP_MARGIN
 from scanner.alhambra.lattice import Lattice, local_pitch
 from scanner.alhambra.locate import sigmoid
+from scanner.geometry import cell_square, project
 from scanner.model import OnnxModel, softmax
 from scoring.alhambra.palace import BUILDING_TYPES, SIDES
 
@@ -87,8 +88,7 @@ def crop_cells(image_rgb: np.ndarray, grid_to_image: np.ndarray, cells: Sequence
     target = np.array([[0, 0], [size, 0], [size, size], [0, size]], dtype=np.float32)
     crops = np.empty((len(centres), size, size, 3), dtype=np.uint8)
     for index, (x, y) in enumerate(centres):
-        square = np.array([[x - half, y - half], [x + half, y - half], [x + half, y + half], [x - half, y + half]])
-        source = cv2.perspectiveTransform(square.reshape(-1, 1, 2), homography).reshape(4, 2).astype(np.float32)
+        source = project(cell_square(x, y, half), homography).astype(np.float32)
         warp = cv2.getPerspectiveTransform(source, target)
         crops[index] = cv2.warpPerspective(image, warp, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return crops

@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from scanner.errors import BoardNotFoundError, Remedy
-from scanner.geometry import project
+from scanner.geometry import cell_square, project
 from scanner.model import OnnxModel, load_model, softmax
 from scanner.photo import Photo
 from scanner.reading import BoardReading, CellReading, Override, Timings
@@ -332,7 +332,7 @@ class SagradaReader:
             model_value = max(values, key=lambda value: values[value])
             chosen = cell_text(decoded.states[index])
             x0, y0 = MARGIN_PX + c * PITCH_PX, MARGIN_PX + r * PITCH_PX
-            square = np.array([[x0, y0], [x0 + PITCH_PX, y0], [x0 + PITCH_PX, y0 + PITCH_PX], [x0, y0 + PITCH_PX]], np.float64)
+            square = cell_square(x0 + PITCH_PX / 2, y0 + PITCH_PX / 2, PITCH_PX / 2)
             polygon = tuple((float(x), float(y)) for x, y in project(square, to_photo).round(1))
             alternatives = tuple((v, round(p, 4)) for v, p in sorted(values.items(), key=lambda kv: -kv[1]) if v != chosen)[:3]
             cells.append(CellReading(cell=(r, c), value=chosen, confidence=float(min(1.0, values.get(chosen, 0.0))), polygon=polygon,
