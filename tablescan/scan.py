@@ -94,7 +94,7 @@ def scan(photos, game, json_out, overlay_out, corners, players, do_score, fmt, g
     try:
         corner_points = parse_corners(corners) if corners else None
     except ValueError as error:
-        raise click.BadParameter(str(error).removeprefix("--corners: "), param_hint="--corners") from None
+        raise click.BadParameter(str(error).removeprefix("corners: "), param_hint="--corners") from None
     settings = read_document(game_file) if game_file else None
 
     loaded_profile = None
