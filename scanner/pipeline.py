@@ -36,7 +36,7 @@ class ScanResult:
     cells: tuple[CellReading, ...]  # outlines in ``photo.image_rgb`` pixels
     overrides: tuple[Override, ...]
     photo: Photo = field(repr=False)  # the image as read (reduced, and calibrated when a profile is used)
-    image_corners: np.ndarray | None = field(default=None, repr=False)  # corners in ``photo.image_rgb`` pixels
+    image_corners: np.ndarray = field(repr=False)  # corners in ``photo.image_rgb`` pixels
     seconds: dict[str, float] = field(default_factory=dict)
 
     @property
