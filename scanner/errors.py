@@ -18,6 +18,8 @@ class Remedy(Enum):
 
     SET_CORNERS = "mark the board's corners by hand"
     CHOOSE_GAME = "choose a game the scanner reads"
+    ADAPT_AGAIN = "adapt again to re-fit it, or reset the adaptation to use the shipped models"
+    RESET_ADAPTATION = "reset the adaptation to use the shipped models"
 
     @property
     def words(self) -> str:
@@ -54,10 +56,17 @@ class ModelError(ScanError):
 
 
 class AdaptationError(ScanError):
-    """An adaptation file is missing, corrupt, or was fitted for another model than the shipped one."""
+    """An adaptation file is missing, corrupt, or was fitted for another model than the shipped one.
+
+    ``profile`` names the calibration profile whose adaptation it is (None: no profile's).
+    """
 
     exit_code = 2
     http_status = 422
+
+    def __init__(self, message: str, *, remedy: Remedy | None = None, profile: str | None = None) -> None:
+        super().__init__(message, remedy=remedy)
+        self.profile = profile
 
 
 def in_own_words(error: BaseException, wording: dict[Remedy, str]) -> str:

@@ -29,10 +29,16 @@ def _in_cli_words(error: TableError) -> str:
     """The error as one line, a scanner error's remedy worded as the flag that applies it."""
     message = str(error).replace("\n", " ")
     try:  # the scanner is optional (and heavy): it is only imported here once an error has happened
-        from scanner.errors import Remedy, in_own_words
+        from scanner.errors import AdaptationError, Remedy, in_own_words
     except ImportError:
         return message
-    flags = {Remedy.SET_CORNERS: "give --corners x,y,x,y,x,y,x,y", Remedy.CHOOSE_GAME: "choose one with --game"}
+    option = f" --profile {error.profile}" if isinstance(error, AdaptationError) and error.profile else ""
+    flags = {
+        Remedy.SET_CORNERS: "give --corners x,y,x,y,x,y,x,y",
+        Remedy.CHOOSE_GAME: "choose one with --game",
+        Remedy.ADAPT_AGAIN: f"run `tablescan adapt{option}` again to re-fit it, or `tablescan adapt{option} --reset` to use the shipped models",
+        Remedy.RESET_ADAPTATION: f"run `tablescan adapt{option} --reset`",
+    }
     return in_own_words(error, flags)
 
 

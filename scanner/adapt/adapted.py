@@ -11,7 +11,7 @@ import numpy as np
 from scanner.adapt.examples import CROP_COLOUR
 from scanner.adapt.fitting import ModelAdaptation
 from scanner.adapt.storage import Adaptation
-from scanner.errors import AdaptationError
+from scanner.errors import AdaptationError, Remedy
 from scanner.model import OnnxModel
 
 
@@ -22,23 +22,22 @@ def check_model(fitted: ModelAdaptation, model: Any, source: str = "adaptation",
         AdaptationError: the adaptation does not belong to this model file.
     """
     manifest = model.manifest
-    option = "" if profile is None else f" --profile {profile}"
-    redo = f"run `tablescan adapt{option}` again to re-fit it, or `tablescan adapt{option} --reset` to use the shipped models"
+    redo = Remedy.ADAPT_AGAIN.words
     if fitted.model != manifest.name:
-        raise AdaptationError(f"{source}: adapted for model {fitted.model!r}, not {manifest.name!r}; {redo}")
+        raise AdaptationError(f"{source}: adapted for model {fitted.model!r}, not {manifest.name!r}; {redo}", remedy=Remedy.ADAPT_AGAIN, profile=profile)
     if fitted.sha256 != manifest.sha256:
         raise AdaptationError(f"{source}: adapted for {fitted.model} sha256 {fitted.sha256[:12]}..., but the shipped model is "
-                              f"{manifest.sha256[:12]}... (retrained since); {redo}")
+                              f"{manifest.sha256[:12]}... (retrained since); {redo}", remedy=Remedy.ADAPT_AGAIN, profile=profile)
     heads = dict(manifest.heads) or {fit.head: manifest.classes for fit in fitted.heads}
     for fit in fitted.heads:
         if tuple(heads.get(fit.head, ())) != fit.classes:
             raise AdaptationError(f"{source}: head {fit.head!r} of {fitted.model} has classes {list(heads.get(fit.head, ()))}, "
-                                  f"the adaptation {list(fit.classes)}; {redo}")
+                                  f"the adaptation {list(fit.classes)}; {redo}", remedy=Remedy.ADAPT_AGAIN, profile=profile)
     outputs = set(getattr(model, "output_names", ())) or None
     if outputs is not None:
         missing = sorted(set(fitted.inputs) - outputs - {CROP_COLOUR})
         if missing:
-            raise AdaptationError(f"{source}: {fitted.model} has no outputs {missing}; {redo}")
+            raise AdaptationError(f"{source}: {fitted.model} has no outputs {missing}; {redo}", remedy=Remedy.ADAPT_AGAIN, profile=profile)
 
 
 class AdaptedModel:

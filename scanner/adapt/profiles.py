@@ -8,7 +8,7 @@ from typing import Any
 
 from calibration.profile import profile_dir, profile_path
 from scanner.adapt.storage import Adaptation, load_adaptation
-from scanner.errors import AdaptationError
+from scanner.errors import AdaptationError, Remedy
 
 
 def adaptation_file(profile_name: str, directory: str | Path | None = None) -> Path:
@@ -46,17 +46,18 @@ def profile_adaptation(profile: Any, directory: str | Path | None = None) -> Ada
     elif isinstance(slot, dict) and isinstance(slot.get("file"), str):
         file, sha256 = slot["file"], slot.get("sha256")
         if sha256 is not None and not isinstance(sha256, str):
-            raise AdaptationError(f"profile '{name}': adaptation.sha256: expected a string, got {sha256!r}")
+            raise AdaptationError(f"profile '{name}': adaptation.sha256: expected a string, got {sha256!r}; "
+                                  f"{Remedy.RESET_ADAPTATION.words}", remedy=Remedy.RESET_ADAPTATION, profile=name)
     else:
         raise AdaptationError(f"profile '{name}': adaptation: expected a file name or {{\"file\": ...}}, got {slot!r}; "
-                              "run `tablescan adapt --reset`")
+                              f"{Remedy.RESET_ADAPTATION.words}", remedy=Remedy.RESET_ADAPTATION, profile=name)
     path = Path(file)
     if not path.is_absolute() or not path.exists():  # relative, or the profile folder has moved
         path = folder / path.name
     try:
         adaptation = load_adaptation(path, sha256)
     except AdaptationError as error:
-        raise AdaptationError(f"profile '{name}': {error}".replace("`tablescan adapt", f"`tablescan adapt --profile {name}")) from None
+        raise AdaptationError(f"profile '{name}': {error}", remedy=error.remedy, profile=name) from None
     return replace(adaptation, source=f"profile '{name}': {path}", profile=name)
 
 

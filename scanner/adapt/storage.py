@@ -16,7 +16,7 @@ import numpy as np
 
 from scanner.adapt.fitting import ModelAdaptation
 from scanner.adapt.head import HeadFit
-from scanner.errors import AdaptationError
+from scanner.errors import AdaptationError, Remedy
 
 ADAPTATION_FORMAT = "tablescan-adaptation"
 ADAPTATION_VERSION = 2  # 2: each head names its own basis, which may include the crop's colour features
@@ -58,7 +58,7 @@ def apply_head(adaptation: Adaptation | None, model_name: str, outputs: Mapping[
 
 
 def _corrupt(path: Path | str, what: str) -> AdaptationError:
-    return AdaptationError(f"{path}: corrupt adaptation file ({what}); run `tablescan adapt` again, or `tablescan adapt --reset`")
+    return AdaptationError(f"{path}: corrupt adaptation file ({what}); {Remedy.ADAPT_AGAIN.words}", remedy=Remedy.ADAPT_AGAIN)
 
 
 def to_npz_bytes(adaptation: Adaptation) -> bytes:
@@ -103,7 +103,7 @@ def from_npz_bytes(data: bytes, source: str = "adaptation") -> Adaptation:
     version = meta.get("version")
     if not isinstance(version, int) or version > ADAPTATION_VERSION:
         raise AdaptationError(f"{source}: adaptation version {version!r} is newer than this tablescan knows "
-                              f"({ADAPTATION_VERSION}); upgrade tablescan or run `tablescan adapt --reset`")
+                              f"({ADAPTATION_VERSION}); upgrade tablescan, or {Remedy.RESET_ADAPTATION.words}", remedy=Remedy.RESET_ADAPTATION)
     try:
         models = []
         for i, entry in enumerate(meta["models"]):
@@ -155,7 +155,7 @@ def load_adaptation(path: str | Path, sha256: str | None = None) -> Adaptation:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise AdaptationError(f"{path}: adaptation file missing; run `tablescan adapt` again, or `tablescan adapt --reset`") from None
+        raise AdaptationError(f"{path}: adaptation file missing; {Remedy.ADAPT_AGAIN.words}", remedy=Remedy.ADAPT_AGAIN) from None
     except OSError as error:
         raise AdaptationError(f"{path}: cannot read the adaptation ({error.__class__.__name__})") from None
     if sha256 is not None and file_sha256(data) != sha256:
