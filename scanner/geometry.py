@@ -1,4 +1,4 @@
-"""Board geometry: corner order, perspective warps and cell outlines, all in (x, y) pixels."""
+"""Board geometry shared by every game: corner order, perspective warps and cell outlines, all in (x, y) pixels."""
 
 from __future__ import annotations
 
@@ -6,14 +6,23 @@ import cv2
 import numpy as np
 
 
-def order_corners(points: np.ndarray) -> np.ndarray:
-    """Return four points ordered TL, TR, BR, BL (clockwise from top-left) as float32 (4, 2)."""
+def order_clockwise(points: np.ndarray) -> np.ndarray:
+    """Order four points clockwise on screen (y down), starting from the one with the smallest x + y: TL, TR, BR, BL, float64 (4, 2).
+
+    >>> order_clockwise(np.array([[10, 0], [0, 0], [0, 10], [10, 10]])).tolist()
+    [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]
+    """
     pts = np.asarray(points, dtype=np.float64).reshape(4, 2)
     centre = pts.mean(axis=0)
     angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
     pts = pts[np.argsort(angles)]  # clockwise in image coordinates (y down), starting near -pi
     start = int(np.argmin(pts.sum(axis=1)))  # top-left has the smallest x + y
-    return np.roll(pts, -start, axis=0).astype(np.float32)
+    return np.roll(pts, -start, axis=0)
+
+
+def order_corners(points: np.ndarray) -> np.ndarray:
+    """Return four points ordered TL, TR, BR, BL (``order_clockwise``) as float32 (4, 2)."""
+    return order_clockwise(points).astype(np.float32)
 
 
 def warp_to_rectangle(image_rgb: np.ndarray, corners: np.ndarray, width_px: int, height_px: int) -> tuple[np.ndarray, np.ndarray]:
@@ -25,6 +34,15 @@ def warp_to_rectangle(image_rgb: np.ndarray, corners: np.ndarray, width_px: int,
     forward = cv2.getPerspectiveTransform(np.asarray(corners, dtype=np.float32), target)
     rectified = cv2.warpPerspective(image_rgb, forward, (width_px, height_px), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     return rectified, np.linalg.inv(forward)
+
+
+def cell_square(x: float, y: float, half: float) -> np.ndarray:
+    """The square of half-side ``half`` centred on (x, y), as TL, TR, BR, BL float64 (4, 2): a cell's outline in grid units.
+
+    >>> cell_square(2, 1, 0.5).tolist()
+    [[1.5, 0.5], [2.5, 0.5], [2.5, 1.5], [1.5, 1.5]]
+    """
+    return np.array([[x - half, y - half], [x + half, y - half], [x + half, y + half], [x - half, y + half]], dtype=np.float64)
 
 
 def project(points: np.ndarray, homography: np.ndarray) -> np.ndarray:
@@ -54,7 +72,7 @@ def parse_corners(text: str) -> np.ndarray:
     try:
         values = [float(part) for part in text.replace(";", ",").split(",") if part.strip()]
     except ValueError:
-        raise ValueError(f"--corners: expected 8 numbers x,y,x,y,x,y,x,y; got {text!r}") from None
+        raise ValueError(f"corners: expected 8 numbers x,y,x,y,x,y,x,y; got {text!r}") from None
     if len(values) != 8:
-        raise ValueError(f"--corners: expected 8 numbers x,y,x,y,x,y,x,y; got {len(values)}")
+        raise ValueError(f"corners: expected 8 numbers x,y,x,y,x,y,x,y; got {len(values)}")
     return order_corners(np.array(values).reshape(4, 2))

@@ -18,10 +18,10 @@ MIN_SIDE_PX = 240
 
 try:  # HEIC/HEIF from iPhones, when the optional wheel is installed
     import pillow_heif
-
-    pillow_heif.register_heif_opener()
 except ImportError:  # pragma: no cover - optional
-    pillow_heif = None
+    pass
+else:
+    pillow_heif.register_heif_opener()
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class Photo:
         return int(self.image_rgb.shape[0])
 
     @classmethod
-    def from_array(cls, image_rgb: np.ndarray, name: str = "<array>") -> "Photo":
+    def from_array(cls, image_rgb: np.ndarray, name: str = "<array>") -> Photo:
         """Wrap an RGB array (already upright, sRGB) as a full-resolution photo."""
         height, width = image_rgb.shape[:2]
         return cls(image_rgb=np.ascontiguousarray(image_rgb), name=name, full_size=(width, height))
@@ -89,7 +89,7 @@ def load_photo(source: str | Path | bytes, *, name: str | None = None, min_long_
     try:
         with warnings.catch_warnings():  # the explicit size check below gives the clear message
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(data))
+            image: Image.Image = Image.open(io.BytesIO(data))
         width, height = image.size
         if width * height > MAX_PIXELS:
             raise PhotoError(
@@ -151,8 +151,9 @@ def _to_srgb(image: Image.Image) -> tuple[Image.Image, bool]:
         try:
             source = ImageCms.ImageCmsProfile(io.BytesIO(icc))
             target = ImageCms.createProfile("sRGB")
-            image = ImageCms.profileToProfile(image, source, target, outputMode="RGB")
-            converted = True
+            result = ImageCms.profileToProfile(image, source, target, outputMode="RGB")
+            if result is not None:  # None only when converting in place
+                image, converted = result, True
         except (ImageCms.PyCMSError, OSError, ValueError):
             pass  # unreadable profile: keep the pixels as they are
     return image.convert("RGB"), converted

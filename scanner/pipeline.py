@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 import copy
-import importlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from scanner.errors import PhotoError
+from calibration import apply_profile, distort_points, undistort_points
+from scanner.adapt import adapt_reader, profile_adaptation
+from scanner.errors import PhotoError, Remedy
 from scanner.photo import Photo, load_photo
+from scanner.readers import READER_MODULES, READERS, ReaderFactory
 from scanner.reading import BoardReader, BoardReading, CellReading, Override, Timings
 from scoring.errors import StateError
 from scoring.issue import Issue
 from scoring.registry import GAMES
 
-# game id -> module defining READER (a BoardReader); imported on first use.
-READER_MODULES = {"sagrada": "scanner.sagrada.reader", "alhambra": "scanner.alhambra.reader"}
+__all__ = ["READERS", "READER_MODULES", "ScanResult", "Scanner", "build_document", "merge_documents"]
+
 WORKING_LONG_SIDE_PX = 1600
 
 
@@ -33,7 +36,7 @@ class ScanResult:
     cells: tuple[CellReading, ...]  # outlines in ``photo.image_rgb`` pixels
     overrides: tuple[Override, ...]
     photo: Photo = field(repr=False)  # the image as read (reduced, and calibrated when a profile is used)
-    image_corners: np.ndarray = field(default=None, repr=False)  # corners in ``photo.image_rgb`` pixels
+    image_corners: np.ndarray = field(repr=False)  # corners in ``photo.image_rgb`` pixels
     seconds: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -47,28 +50,41 @@ class ScanResult:
 
 
 class Scanner:
-    """Reads boards from photos; models load once per ``Scanner`` and are reused across scans."""
+    """Reads boards from photos; models load once per ``Scanner`` and are reused across scans.
 
-    def __init__(self, profile: Any | None = None) -> None:
+    ``readers`` maps each game id this scanner reads to a zero-argument factory of its reader
+    (default: the shipped ``scanner.readers.READERS``); a reader is made on first use, once.
+    """
+
+    def __init__(self, profile: Any | None = None, *, readers: Mapping[str, ReaderFactory] | None = None) -> None:
         self.profile = profile
+        self.factories: Mapping[str, Callable[[], BoardReader]] = dict(READERS if readers is None else readers)
         self._readers: dict[str, BoardReader] = {}
 
+    @property
+    def games(self) -> tuple[str, ...]:
+        """The game ids this scanner can read, sorted."""
+        return tuple(sorted(self.factories))
+
     def reader(self, game: str) -> BoardReader:
-        """Return (loading once) the reader for ``game``.
+        """Return (making once) the reader for ``game``.
 
         Raises:
             PhotoError: the game has no photo reader.
         """
-        _check_scannable(game)
+        self._check_scannable(game)
         if game not in self._readers:
-            module = importlib.import_module(READER_MODULES[game])
-            reader = module.make_reader()
+            reader = self.factories[game]()
             if getattr(self.profile, "adaptation", None) is not None:  # the profile selects adapted heads (tablescan adapt)
-                from scanner.adapt import adapt_reader, profile_adaptation
-
                 reader = adapt_reader(reader, profile_adaptation(self.profile))
             self._readers[game] = reader
         return self._readers[game]
+
+    def _check_scannable(self, game: str) -> None:
+        """Raise ``PhotoError`` unless ``game`` has a photo reader (a reader given by hand counts too)."""
+        if game not in self.factories and game not in self._readers:
+            choices = ", ".join(self.games)
+            raise PhotoError(f"game {game!r}: scanning is supported for {choices}", remedy=Remedy.CHOOSE_GAME)
 
     def scan(
         self,
@@ -89,7 +105,7 @@ class Scanner:
             ModelError: a shipped model is missing or corrupt.
         """
         timings = Timings()
-        _check_scannable(game)  # before any work
+        self._check_scannable(game)  # before any work
         with timings.stage("decode"):
             photo = source if isinstance(source, Photo) else load_photo(source, name=name, min_long_side_px=WORKING_LONG_SIDE_PX)
         reader = self.reader(game)
@@ -97,8 +113,6 @@ class Scanner:
         to_photo = _identity
         camera = getattr(self.profile, "camera", None)
         if self.profile is not None:
-            from calibration import apply_profile, distort_points, undistort_points
-
             size = (photo.width_px, photo.height_px)
             with timings.stage("calibrate"):
                 photo = Photo(
@@ -138,21 +152,21 @@ class Scanner:
         )
 
 
-def _check_scannable(game: str) -> None:
-    """Raise ``PhotoError`` unless ``game`` has a photo reader."""
-    if game not in READER_MODULES:
-        choices = ", ".join(sorted(READER_MODULES))
-        raise PhotoError(f"--game {game}: scanning is supported for {choices}")
-
-
 def _identity(points: np.ndarray) -> np.ndarray:
     return np.asarray(points, dtype=np.float64)
 
 
 def build_document(
-    game: str, photo: Photo, reading: BoardReading, player_name: str, timings: Timings, to_photo=_identity
+    game: str,
+    photo: Photo,
+    reading: BoardReading,
+    player_name: str,
+    timings: Timings,
+    to_photo: Callable[[np.ndarray], np.ndarray] = _identity,
 ) -> dict[str, Any]:
     """Return the FORMATS.md document for one scanned player, with its ``scan`` block.
+
+    The game-level keys (a one-player scan's defaults) come from the reading's ``game_fields``.
 
     ``to_photo`` maps points of ``photo.image_rgb`` back to the photo as taken (undoing an undistortion);
     the document's pixels are full-resolution pixels of the photo as loaded (EXIF orientation applied).
@@ -173,13 +187,7 @@ def build_document(
         "model": reading.model,
         "seconds": round(timings.total, 3),
     }
-    document: dict[str, Any] = {"game": game}
-    if game == "sagrada":
-        document["public_objectives"] = []
-    if game == "alhambra":
-        document["scoring_round"] = 3
-    document["players"] = [player]
-    return document
+    return {"game": game, **copy.deepcopy(dict(reading.game_fields)), "players": [player]}
 
 
 def merge_documents(documents: list[dict[str, Any]]) -> dict[str, Any]:
@@ -198,7 +206,7 @@ def merge_documents(documents: list[dict[str, Any]]) -> dict[str, Any]:
             raise StateError(f"players[{index}]: photo is of game {doc.get('game')!r}, expected {merged.get('game')!r}")
         for player in doc["players"]:
             if player["name"] in seen:
-                raise StateError(f"players[{index}].name: {player['name']!r} appears twice; name the players with --players")
+                raise StateError(f"players[{index}].name: {player['name']!r} appears twice; give each photo's player their own name")
             seen.add(player["name"])
             merged["players"].append(copy.deepcopy(player))
     return merged

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -78,6 +79,31 @@ class BoardReading:
     overrides: tuple[Override, ...] = ()
     model: str = ""
     notes: tuple[str, ...] = ()
+    game_fields: Mapping[str, Any] = field(default_factory=dict)  # the document's game-level keys (a one-player scan's defaults)
+
+    def __post_init__(self) -> None:
+        corners = np.asarray(self.corners)
+        if corners.shape != (4, 2):
+            raise ValueError(f"corners: expected (4, 2) TL, TR, BR, BL, got {corners.shape}")
+
+
+@dataclass(frozen=True)
+class CellClassifier:
+    """A game's adaptable cell classifier: the model's name, its crops' margin, and how a cell value labels its heads.
+
+    ``head_labels(value)`` gives the class each head should give a cell whose (corrected) value is
+    ``value`` (an empty dict when the value says nothing the heads read).
+    """
+
+    model: str
+    margin: float  # context around a cell in its crops, in cell pitches each side
+    head_labels: Callable[[str], dict[str, str]]
+
+    def __post_init__(self) -> None:
+        if not self.model:
+            raise ValueError("model: expected a model name, got ''")
+        if not 0.0 <= self.margin < 1.0:
+            raise ValueError(f"margin: expected 0-1 cell pitches, got {self.margin}")
 
 
 class Timings:

@@ -49,6 +49,7 @@ from scanner.adapt import (
     without_adaptation,
 )
 from scanner.pipeline import Scanner
+from tablescan.games import readers
 from tablescan.review.db import Store, default_db_path, now_text
 
 DEFAULT_PROFILE = "default"
@@ -269,7 +270,7 @@ def adapt_profile(
         if store.photos_without_examples():  # scanned before crops were stored: derive them once
             if scanner is None:
                 shipped = without_adaptation(profile)
-                scanner = Scanner(profile=shipped if (shipped.camera or shipped.colour) else None)
+                scanner = Scanner(profile=shipped if (shipped.camera or shipped.colour) else None, readers=readers())
             _, notes = derive_examples(store, scanner)
         found, more = stored_examples(store, load)
         notes += more

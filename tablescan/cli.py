@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import click
 
+from scanner.errors import AdaptationError, Remedy, in_own_words
 from scoring.errors import TableError
 from tablescan.adapt import adapt
 from tablescan.calibrate import calibrate
@@ -27,9 +28,20 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except TableError as error:
-            message = str(error).replace("\n", " ")
-            click.echo(f"tablescan: {message}", err=True)
+            click.echo(f"tablescan: {_in_cli_words(error)}", err=True)
             ctx.exit(error.exit_code)
+
+
+def _in_cli_words(error: TableError) -> str:
+    """The error as one line, a scanner error's remedy worded as the flag that applies it."""
+    option = f" --profile {error.profile}" if isinstance(error, AdaptationError) and error.profile else ""
+    flags = {
+        Remedy.SET_CORNERS: "give --corners x,y,x,y,x,y,x,y",
+        Remedy.CHOOSE_GAME: "choose one with --game",
+        Remedy.ADAPT_AGAIN: f"run `tablescan adapt{option}` again to re-fit it, or `tablescan adapt{option} --reset` to use the shipped models",
+        Remedy.RESET_ADAPTATION: f"run `tablescan adapt{option} --reset`",
+    }
+    return in_own_words(error, flags)
 
 
 _TITLES = sorted(entry.title for entry in GAMES.values())

@@ -8,6 +8,7 @@ names. Adding a game is adding its folders (``scoring/<game>/``, a form in
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,6 +107,11 @@ def game_entry(game: Any) -> GameEntry:
 def scannable_games() -> tuple[str, ...]:
     """Return the ids of the games read from photos, sorted."""
     return tuple(sorted(game for game, entry in GAMES.items() if entry.scannable))
+
+
+def readers() -> dict[str, Callable[[], Any]]:
+    """Return game id -> reader factory for every game read from photos (what a ``Scanner`` takes)."""
+    return {game: GAMES[game].make_reader for game in scannable_games()}
 
 
 def renderable_games() -> tuple[str, ...]:

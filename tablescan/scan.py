@@ -15,7 +15,7 @@ from scanner.geometry import parse_corners
 from scanner.overlay import draw_overlay, save_overlay
 from scoring.errors import StateError
 from tablescan.documents import read_document, score_document
-from tablescan.games import scannable_games
+from tablescan.games import readers, scannable_games
 
 
 def _split(text: str | None) -> list[str]:
@@ -96,13 +96,13 @@ def scan(photos, game, json_out, overlay_out, corners, players, do_score, fmt, g
     try:
         corner_points = parse_corners(corners) if corners else None
     except ValueError as error:
-        raise click.BadParameter(str(error).removeprefix("--corners: "), param_hint="--corners") from None
+        raise click.BadParameter(str(error).removeprefix("corners: "), param_hint="--corners") from None
     settings = read_document(game_file) if game_file else None
 
     loaded_profile = None
     if profile:
         loaded_profile = load_profile(profile)
-    scanner = Scanner(profile=loaded_profile)
+    scanner = Scanner(profile=loaded_profile, readers=readers())
 
     results = []
     with click.progressbar(photos, label="Scanning", file=sys.stderr, hidden=len(photos) < 2) as bar:

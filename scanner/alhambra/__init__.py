@@ -1,1 +1,6 @@
-"""scanner/alhambra."""
+"""Alhambra from a photo: locate the tiles, fit their lattice, read each tile, decode the palace with the rules."""
+
+from scanner.alhambra.classifier import CLASSIFIER
+from scanner.alhambra.reader import make_reader
+
+__all__ = ["CLASSIFIER", "make_reader"]

@@ -21,6 +21,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from scanner.errors import BoardNotFoundError, Remedy
+from scanner.geometry import order_clockwise
+from scanner.model import softmax
+
 FINDER_PX = 128
 FINDER_STRIDE = 4
 MASK_PX = FINDER_PX // FINDER_STRIDE
@@ -94,15 +98,48 @@ def finder_example(image_rgb: np.ndarray, corners: np.ndarray) -> tuple[np.ndarr
     return canvas, mask
 
 
-def quads_from_mask(probability: np.ndarray, scale: float, *, threshold: float = 0.5) -> list[tuple[np.ndarray, float, float]]:
-    """Return candidate grid quads (photo px, clockwise from the top-left-most) from the finder's mask.
+@dataclass(frozen=True, eq=False)
+class MaskQuad:
+    """One blob of the finder's mask as a candidate grid: corners (photo px, clockwise from the
+    top-left-most), area in mask px, mean probability inside, bounding box x0, y0, x1, y1 in mask px (inclusive)."""
 
-    Each item is (corners, area in mask px, mean probability inside, bounding box x0 y0 x1 y1 in
-    mask px, inclusive), largest first.
-    """
+    corners: np.ndarray
+    area: float
+    probability: float
+    box: tuple[int, int, int, int]
+
+    def __post_init__(self) -> None:
+        if np.shape(self.corners) != (4, 2):
+            raise ValueError(f"corners: expected (4, 2) points, got {np.shape(self.corners)}")
+        if not 0.0 <= self.probability <= 1.0:
+            raise ValueError(f"probability: expected 0-1, got {self.probability}")
+
+
+@dataclass(frozen=True, eq=False)
+class Refinement:
+    """A refined grid: corners (in the guess's order), each corner's heat peak, and the probability that each corner is the top-left."""
+
+    corners: np.ndarray
+    peaks: np.ndarray
+    turn: np.ndarray
+
+    def __post_init__(self) -> None:
+        shapes = {"corners": (self.corners, (4, 2)), "peaks": (self.peaks, (4,)), "turn": (self.turn, (4,))}
+        for name, (array, shape) in shapes.items():
+            if np.shape(array) != shape:
+                raise ValueError(f"{name}: expected shape {shape}, got {np.shape(array)}")
+
+    @property
+    def oriented(self) -> np.ndarray:
+        """The corners turned so the likeliest top-left comes first (TL, TR, BR, BL)."""
+        return np.roll(self.corners, int(np.argmax(self.turn)), axis=0)
+
+
+def quads_from_mask(probability: np.ndarray, scale: float, *, threshold: float = 0.5) -> list[MaskQuad]:
+    """Return candidate grid quads from the finder's mask, largest first."""
     binary = (probability > threshold).astype(np.uint8)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=4)
-    found = []
+    found: list[MaskQuad] = []
     for index in range(1, count):
         area = float(stats[index, cv2.CC_STAT_AREA])
         if area < 12:
@@ -113,8 +150,8 @@ def quads_from_mask(probability: np.ndarray, scale: float, *, threshold: float =
         quad = _quad_of_hull(hull)
         corners = (quad * FINDER_STRIDE + FINDER_STRIDE / 2) / scale - 0.5
         x, y, w, h = (int(stats[index, k]) for k in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
-        found.append((order_clockwise(corners), area, float(probability[labels == index].mean()), (x, y, x + w - 1, y + h - 1)))
-    found.sort(key=lambda item: -item[1])
+        found.append(MaskQuad(order_clockwise(corners), area, float(probability[labels == index].mean()), (x, y, x + w - 1, y + h - 1)))
+    found.sort(key=lambda item: -item.area)
     return found
 
 
@@ -132,16 +169,6 @@ def _quad_of_hull(hull: np.ndarray) -> np.ndarray:
     direction = quad - centre
     norms = np.linalg.norm(direction, axis=1, keepdims=True)
     return quad + direction / np.maximum(norms, 1e-6) * 0.7  # pixel centres -> outer edge
-
-
-def order_clockwise(points: np.ndarray) -> np.ndarray:
-    """Order four points clockwise on screen (y down), starting from the one with the smallest x + y."""
-    pts = np.asarray(points, np.float64).reshape(4, 2)
-    centre = pts.mean(axis=0)
-    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
-    pts = pts[np.argsort(angles)]
-    start = int(np.argmin(pts.sum(axis=1)))
-    return np.roll(pts, -start, axis=0)
 
 
 # --------------------------------------------------------------------------------------------- refiner
@@ -214,9 +241,9 @@ def heat_peaks(heat_logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return points, peaks
 
 
-@dataclass(frozen=True)
-class Location:
-    """Where the grid is: corners TL, TR, BR, BL in photo px, and how sure each step was."""
+@dataclass(frozen=True, eq=False)
+class BoardLocation:
+    """Where the grid is: corners TL, TR, BR, BL in photo px, and how sure each step was (each 0-1)."""
 
     corners: np.ndarray
     mask_confidence: float
@@ -224,21 +251,28 @@ class Location:
     orientation_confidence: float
     flipped_probability: float = 0.0  # the refiner's probability that the top-left is the opposite corner
 
+    def __post_init__(self) -> None:
+        if np.shape(self.corners) != (4, 2) or not np.all(np.isfinite(self.corners)):
+            raise ValueError(f"corners: expected (4, 2) finite TL, TR, BR, BL points, got {np.shape(self.corners)}")
+        sure = {"mask_confidence": self.mask_confidence, "corner_confidence": self.corner_confidence,
+                "orientation_confidence": self.orientation_confidence, "flipped_probability": self.flipped_probability}
+        for name, value in sure.items():
+            if not 0.0 <= value <= 1.0 + 1e-9:
+                raise ValueError(f"{name}: expected 0-1, got {value}")
+
+
+Location = BoardLocation  # its earlier name
+
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(x, -30, 30)))
-
-
-def _softmax(x: np.ndarray) -> np.ndarray:
-    z = np.exp(x - x.max())
-    return z / z.sum()
 
 
 def _batch(image_rgb: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(image_rgb.transpose(2, 0, 1)[None], dtype=np.float32) / np.float32(255.0)
 
 
-RETRY_HINT = "retake from above with the whole board in frame and more light, or give --corners x,y,x,y,x,y,x,y"
+RETRY_HINT = f"retake from above with the whole board in frame and more light, or {Remedy.SET_CORNERS.words}"
 REFINE_STEPS = 4
 SETTLED_MOVE = 0.03  # a step that moves no corner by more than this share of the grid's mean side (~0.15 cell) ends the refinement
 
@@ -270,7 +304,7 @@ def orient_corners(image_rgb: np.ndarray, corners: np.ndarray, refiner) -> tuple
     """
     ordered = order_clockwise(corners)
     patch, _ = refiner_patch(image_rgb, ordered)
-    turn_prob = _softmax(refiner.run(_batch(patch))["turn"][0].astype(np.float64))
+    turn_prob = softmax(refiner.run(_batch(patch))["turn"][0].astype(np.float64))
     turn = int(np.argmax(turn_prob))
     return np.roll(ordered, turn, axis=0), float(turn_prob[turn])
 
@@ -279,7 +313,7 @@ REFINE_VIEWS = 4
 
 
 def refine_views(image_rgb: np.ndarray, guess: np.ndarray, refiner, views: int = REFINE_VIEWS,
-                 reduced: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 reduced: tuple[np.ndarray, np.ndarray] | None = None) -> Refinement:
     """One refinement step read from ``views`` quarter-turns of the patch (one batch), combined robustly.
 
     Returns the refined corners (per-corner median over the views, in ``guess``'s order), each
@@ -300,8 +334,8 @@ def refine_views(image_rgb: np.ndarray, guess: np.ndarray, refiner, views: int =
         photo = cv2.perspectiveTransform(points.reshape(-1, 1, 2), inverses[k]).reshape(4, 2)
         estimates.append(np.roll(photo, k, axis=0))
         peaks.append(np.roll(peak, k))
-        turn += np.roll(_softmax(out["turn"][k].astype(np.float64)), -k)
-    return np.median(np.stack(estimates), axis=0), np.min(np.stack(peaks), axis=0), turn / views
+        turn += np.roll(softmax(out["turn"][k].astype(np.float64)), -k)
+    return Refinement(np.median(np.stack(estimates), axis=0), np.min(np.stack(peaks), axis=0), turn / views)
 
 
 def implausible_grid(corners: np.ndarray, start: np.ndarray, image_size: tuple[int, int]) -> str | None:
@@ -332,7 +366,7 @@ def _reduced_for(image_rgb: np.ndarray, guess: np.ndarray) -> tuple[np.ndarray, 
 
 
 def refine(image_rgb: np.ndarray, guess: np.ndarray, refiner, reduced: tuple[np.ndarray, np.ndarray],
-           trail: list | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+           trail: list[Refinement] | None = None) -> Refinement:
     """Refine ``guess`` for up to ``REFINE_STEPS`` steps (fewer once the corners settle).
 
     Returns the corners, each corner's heat peak and the top-left probabilities, as ``refine_views``;
@@ -340,15 +374,16 @@ def refine(image_rgb: np.ndarray, guess: np.ndarray, refiner, reduced: tuple[np.
     """
     peaks, turn_prob = np.zeros(4), np.full(4, 0.25)
     for _ in range(REFINE_STEPS):
-        moved, peaks, turn_prob = refine_views(image_rgb, guess, refiner, reduced=reduced)
-        accepted = _accept_step(guess, moved)
+        step = refine_views(image_rgb, guess, refiner, reduced=reduced)
+        peaks, turn_prob = step.peaks, step.turn
+        accepted = _accept_step(guess, step.corners)
         settled = _largest_move(guess, accepted) < SETTLED_MOVE
         guess = accepted
         if trail is not None:
-            trail.append((guess, peaks, turn_prob))
+            trail.append(Refinement(guess, peaks, turn_prob))
         if settled:
             break
-    return guess, peaks, turn_prob
+    return Refinement(guess, peaks, turn_prob)
 
 
 GRID_ASPECT = 5 / 4  # the window's grid: 5 cells wide, 4 high, square cells
@@ -368,13 +403,13 @@ def rectangle_misfit(quad: np.ndarray, image_size: tuple[int, int]) -> tuple[flo
     """
     width, height = image_size
     centred = np.asarray(quad, np.float64).reshape(4, 2) - [width / 2, height / 2]
-    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
     h = cv2.getPerspectiveTransform(unit, centred.astype(np.float32)).astype(np.float64)
     focal = ASSUMED_FOCAL * max(width, height)
     along = np.array([h[0, 0] / focal, h[1, 0] / focal, h[2, 0]])
     across = np.array([h[0, 1] / focal, h[1, 1] / focal, h[2, 1]])
-    cos = abs(along @ across) / max(np.linalg.norm(along) * np.linalg.norm(across), 1e-12)
-    ratio = np.linalg.norm(along) / max(np.linalg.norm(across), 1e-12)
+    cos = abs(along @ across) / max(float(np.linalg.norm(along) * np.linalg.norm(across)), 1e-12)
+    ratio = float(np.linalg.norm(along)) / max(float(np.linalg.norm(across)), 1e-12)
     return float(cos), float(abs(abs(np.log(max(ratio, 1e-12))) - np.log(GRID_ASPECT)))
 
 
@@ -389,22 +424,22 @@ STRICT_MASKS = (0.9, 0.97)  # the retry also starts from the finder's mask cut a
 JUDGED = 3  # the retry's options closest to a rectangle that a judge (how surely the cells read) chooses among
 
 
-def doubtful(found: tuple[np.ndarray, np.ndarray, np.ndarray], image_size: tuple[int, int]) -> bool:
+def doubtful(found: Refinement, image_size: tuple[int, int]) -> bool:
     """True when a refined grid should be retried: no rectangle, or a corner the refiner barely saw."""
-    return not_a_rectangle(found[0], image_size) or float(found[1].min()) < RETRY_PEAK
+    return not_a_rectangle(found.corners, image_size) or float(found.peaks.min()) < RETRY_PEAK
 
 
-def _misfit_score(option: tuple[np.ndarray, np.ndarray, np.ndarray], image_size: tuple[int, int]) -> float:
+def _misfit_score(option: Refinement, image_size: tuple[int, int]) -> float:
     """Lower is better: misfit beyond a true grid's, in ``MISFIT_STEP``s, less the weakest corner's peak."""
-    cos, aspect_off = rectangle_misfit(option[0], image_size)
+    cos, aspect_off = rectangle_misfit(option.corners, image_size)
     excess = max(0.0, cos - TRUE_SKEW_COS) + max(0.0, aspect_off - TRUE_ASPECT_OFF)
-    return excess / MISFIT_STEP - float(option[1].min())
+    return excess / MISFIT_STEP - float(option.peaks.min())
 
 
-def _retry(image_rgb: np.ndarray, found: tuple[np.ndarray, np.ndarray, np.ndarray], refiner,
+def _retry(image_rgb: np.ndarray, found: Refinement, refiner,
            reduced: tuple[np.ndarray, np.ndarray], image_size: tuple[int, int], *,
-           earlier: list | None = None, starts: list[np.ndarray] | None = None,
-           judge: Callable[[np.ndarray], float] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+           earlier: list[Refinement] | None = None, starts: list[np.ndarray] | None = None,
+           judge: Callable[[np.ndarray], float] | None = None) -> Refinement:
     """Retry a doubtful grid from other starting quads and keep the one closest to a rectangle.
 
     At strong tilt the dice hide a corner and the refiner can pull it onto an inner cell corner,
@@ -415,7 +450,7 @@ def _retry(image_rgb: np.ndarray, found: tuple[np.ndarray, np.ndarray, np.ndarra
     with a ``judge`` (corners, top-left first -> how surely the cells read there), the judge picks
     among the ``JUDGED`` closest instead: a grid shifted off the dice reads unsure cells.
     """
-    guess = found[0]
+    guess = found.corners
     options = [found, *(earlier or [])]
     for i in range(4):
         moved = guess.copy()
@@ -427,11 +462,11 @@ def _retry(image_rgb: np.ndarray, found: tuple[np.ndarray, np.ndarray, np.ndarra
     options.sort(key=lambda option: _misfit_score(option, image_size))
     if judge is None:
         return options[0]
-    return max(options[:JUDGED], key=lambda option: judge(np.roll(option[0], int(np.argmax(option[2])), axis=0)))
+    return max(options[:JUDGED], key=lambda option: judge(option.oriented))
 
 
 def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo",
-              judge: Callable[[np.ndarray], float] | None = None) -> Location:
+              judge: Callable[[np.ndarray], float] | None = None) -> BoardLocation:
     """Find the window's grid corners (TL, TR, BR, BL in ``image_rgb`` px) with the finder and refiner models.
 
     ``finder`` and ``refiner`` are ``scanner.model.OnnxModel``-like objects (``run(batch) -> dict``);
@@ -440,43 +475,43 @@ def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo",
     Raises:
         BoardNotFoundError: no grid, two grids, or a grid cut off by the photo's edge.
     """
-    from scanner.errors import BoardNotFoundError
-
     height, width = image_rgb.shape[:2]
     canvas, scale = letterbox(image_rgb)
     prob = _sigmoid(finder.run(_batch(canvas))["mask"][0])
     quads = quads_from_mask(prob, scale)
     photo_area = MASK_PX * MASK_PX * (width * height) / max(width, height) ** 2
-    big = [q for q in quads if q[1] >= 0.01 * photo_area and q[2] > 0.6]
+    big = [q for q in quads if q.area >= 0.01 * photo_area and q.probability > 0.6]
     if not big:
-        seen = f"the most window-like area covers {100 * quads[0][1] / photo_area:.1f}% of the photo" if quads else "nothing window-like"
-        raise BoardNotFoundError(f"{name}: no Sagrada window found ({seen}); {RETRY_HINT}")
-    if len(big) > 1 and big[1][1] > 0.4 * big[0][1]:
-        raise BoardNotFoundError(f"{name}: {len(big)} windows in view; photograph one player's window at a time, or give --corners x,y,x,y,x,y,x,y")
-    guess = big[0][0]
-    x0, y0, x1, y1 = big[0][3]
+        seen = f"the most window-like area covers {100 * quads[0].area / photo_area:.1f}% of the photo" if quads else "nothing window-like"
+        raise BoardNotFoundError(f"{name}: no Sagrada window found ({seen}); {RETRY_HINT}", remedy=Remedy.SET_CORNERS)
+    if len(big) > 1 and big[1].area > 0.4 * big[0].area:
+        raise BoardNotFoundError(f"{name}: {len(big)} windows in view; photograph one player's window at a time, "
+                                 f"or {Remedy.SET_CORNERS.words}", remedy=Remedy.SET_CORNERS)
+    guess = big[0].corners
+    x0, y0, x1, y1 = big[0].box
     content_w, content_h = width * scale / FINDER_STRIDE, height * scale / FINDER_STRIDE
     if x0 <= 0 or y0 <= 0 or x1 >= content_w - 1 or y1 >= content_h - 1:
         raise BoardNotFoundError(f"{name}: the window is cut off by the photo's edge; step back so the whole board is in frame, "
-                                 f"or give --corners x,y,x,y,x,y,x,y")
+                                 f"or {Remedy.SET_CORNERS.words}", remedy=Remedy.SET_CORNERS)
     start = guess.copy()
     reduced = _reduced_for(image_rgb, guess)  # once for all steps
-    trail: list = []
+    trail: list[Refinement] = []
     found = refine(image_rgb, guess, refiner, reduced, trail)
     if doubtful(found, (width, height)):
-        earlier = [*trail[:-1], (start, np.zeros(4), trail[0][2])]  # the finder's quad, the refiner's first turn reading
+        earlier = [*trail[:-1], Refinement(start, np.zeros(4), trail[0].turn)]  # the finder's quad, the refiner's first turn reading
         strict = [quads_from_mask(prob, scale, threshold=cut) for cut in STRICT_MASKS]
         found = _retry(image_rgb, found, refiner, reduced, (width, height), earlier=earlier,
-                       starts=[q[0][0] for q in strict if q], judge=judge)
-    guess, peaks, turn_prob = found
+                       starts=[q[0].corners for q in strict if q], judge=judge)
+    guess, peaks, turn_prob = found.corners, found.peaks, found.turn
     problem = implausible_grid(guess, start, (width, height))
     if problem:
-        raise BoardNotFoundError(f"{name}: no Sagrada window found (a window-like area was seen, but {problem}); {RETRY_HINT}")
+        raise BoardNotFoundError(f"{name}: no Sagrada window found (a window-like area was seen, but {problem}); {RETRY_HINT}",
+                                 remedy=Remedy.SET_CORNERS)
     turn = int(np.argmax(turn_prob))
     corners = np.roll(guess, turn, axis=0)
     inside = (corners[:, 0] > -0.01 * width) & (corners[:, 0] < 1.01 * width) & (corners[:, 1] > -0.01 * height) & (corners[:, 1] < 1.01 * height)
     if not inside.all():
         raise BoardNotFoundError(f"{name}: the window is cut off by the photo's edge ({int((~inside).sum())} grid corner(s) outside); "
-                                 f"step back so the whole board is in frame, or give --corners x,y,x,y,x,y,x,y")
-    return Location(corners=corners, mask_confidence=float(big[0][2]), corner_confidence=float(peaks.min()),
+                                 f"step back so the whole board is in frame, or {Remedy.SET_CORNERS.words}", remedy=Remedy.SET_CORNERS)
+    return BoardLocation(corners=corners, mask_confidence=float(big[0].probability), corner_confidence=float(peaks.min()),
                     orientation_confidence=float(turn_prob[turn]), flipped_probability=float(turn_prob[(turn + 2) % 4]))

@@ -24,15 +24,17 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from scanner.sagrada import grid as board_finder
-from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN_PX, PITCH_PX, ROWS, cell_crops, lift_corners, rectify_grid, to_batch
-from scanner.errors import BoardNotFoundError
-from scanner.geometry import project
-from scanner.model import OnnxModel, load_model
+from scanner.errors import BoardNotFoundError, Remedy
+from scanner.geometry import cell_square, project
+from scanner.model import OnnxModel, load_model, softmax
 from scanner.photo import Photo
 from scanner.reading import BoardReading, CellReading, Override, Timings
+from scanner.sagrada import grid as board_finder
+from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN_PX, PITCH_PX, ROWS, cell_crops, lift_corners, rectify_grid, to_batch
+from scanner.sagrada.grid import BoardLocation
 from scoring.sagrada import PATTERNS, identify_patterns
 
+GAME_FIELDS: dict[str, list[str]] = {"public_objectives": []}  # a one-window scan: the public objectives are set in review
 COLOURS = ("R", "Y", "G", "B", "P")
 DICE = tuple(f"{c}{v}" for c in COLOURS for v in range(1, 7))
 PRINT_STATES = (".",) + COLOURS + tuple(str(v) for v in range(1, 7))
@@ -97,7 +99,7 @@ def _evidence(states: np.ndarray) -> list[list[dict[str, float]]]:
         for c in range(COLS):
             p = states[r * COLS + c]
             keep = np.argsort(p)[::-1][:6]
-            evidence = {}
+            evidence: dict[str, float] = {}
             for k in keep:
                 if p[k] < 1e-3 and evidence:
                     break
@@ -278,8 +280,8 @@ class SagradaReader:
         t = self.dice.manifest.temperature
         probs = []
         for head in ("die", "colour", "value"):
-            logp = np.log(np.maximum(_softmax_rows(out[head] / t), 1e-12)).reshape(turns, len(crops), -1).mean(axis=0)
-            probs.append(_softmax_rows(logp))
+            logp = np.log(np.maximum(softmax(out[head] / t), 1e-12)).reshape(turns, len(crops), -1).mean(axis=0)
+            probs.append(softmax(logp))
         return state_probabilities(*probs)
 
     def read(self, photo: Photo, *, corners: np.ndarray | None = None, timings: Timings | None = None) -> BoardReading:
@@ -291,60 +293,22 @@ class SagradaReader:
         timings = timings or Timings()
         image = photo.image_rgb
         notes: list[str] = list(photo.notes)
-        location = None
         judged: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}  # the cells the grid retry's judge read, by grid
         with timings.stage("locate"):
-            if corners is None:
-                try:
-                    location = board_finder.find_grid(image, self.finder, self.refiner, name=photo.name,
-                                                      judge=lambda grid: self._cell_certainty(image, grid, judged))
-                except BoardNotFoundError as error:
-                    raise BoardNotFoundError(_with_photo_quality(str(error), image)) from None
-                grid_corners = location.corners
-                if location.orientation_confidence < 0.9:
-                    notes.append(f"orientation uncertain ({location.orientation_confidence:.2f})")
-            else:  # given corners, in any order: the refiner's orientation head says which is the top-left
-                grid_corners, sure = board_finder.orient_corners(image, np.asarray(corners, np.float64).reshape(4, 2), self.refiner)
-                if sure < 0.9:
-                    notes.append(f"orientation of the given corners uncertain ({sure:.2f})")
+            grid_corners, location = self._locate(photo, corners, notes, judged)
         read_before = judged.get(np.asarray(grid_corners, np.float64).tobytes())
         with timings.stage("rectify"):
             crops = read_before[0] if read_before else self.crops(image, grid_corners)
         with timings.stage("classify"):
             states = read_before[1] if read_before else self.classify(crops)
         with timings.stage("decode"):
-            decoded = decode_window(states)
-            if location is not None and location.flipped_probability > FLIP_CHECK:
-                # the refiner hesitates between the board and its 180-degree turn: let the rules decide
-                flipped = decode_window(states[::-1])
-                keep = decoded.log_probability + math.log(location.orientation_confidence)
-                turn = flipped.log_probability + math.log(location.flipped_probability)
-                if turn > keep:
-                    decoded, states, crops = flipped, states[::-1], crops[::-1]
-                    grid_corners = np.roll(grid_corners, 2, axis=0)
-                    notes.append("orientation chosen by the rules (board turned 180 degrees)")
-        cells, overrides = [], []
-        to_photo = cell_outline_homography(grid_corners)
-        for index in range(ROWS * COLS):
-            r, c = divmod(index, COLS)
-            values = value_probabilities(states[index])
-            model_value = max(values, key=values.get)
-            chosen = cell_text(decoded.states[index])
-            x0, y0 = MARGIN_PX + c * PITCH_PX, MARGIN_PX + r * PITCH_PX
-            square = np.array([[x0, y0], [x0 + PITCH_PX, y0], [x0 + PITCH_PX, y0 + PITCH_PX], [x0, y0 + PITCH_PX]], np.float64)
-            polygon = tuple((float(x), float(y)) for x, y in project(square, to_photo).round(1))
-            alternatives = tuple((v, round(p, 4)) for v, p in sorted(values.items(), key=lambda kv: -kv[1]) if v != chosen)[:3]
-            cells.append(CellReading(cell=(r, c), value=chosen, confidence=float(min(1.0, values.get(chosen, 0.0))), polygon=polygon,
-                                     alternatives=alternatives, crop=crops[index]))
-            if chosen != model_value:
-                overrides.append(Override(cell=(r, c), model_value=model_value, model_confidence=values[model_value],
-                                          chosen_value=chosen, chosen_confidence=values.get(chosen, 0.0),
-                                          reason=_reason(decoded, index)))
+            decoded, states, crops, grid_corners = _decode_oriented(states, crops, grid_corners, location, notes)
+        cells, overrides = _cell_readings(decoded, states, crops, grid_corners)
         mean_confidence = float(np.mean([cell.confidence for cell in cells]))
         if location is not None and decoded.pattern is None and mean_confidence < MIN_MEAN_CONFIDENCE:
             raise BoardNotFoundError(
                 f"{photo.name}: no Sagrada window found (a window-like area was seen, but its cells do not read as dice "
-                f"or pattern prints: mean confidence {mean_confidence:.2f}); {board_finder.RETRY_HINT}")
+                f"or pattern prints: mean confidence {mean_confidence:.2f}); {board_finder.RETRY_HINT}", remedy=Remedy.SET_CORNERS)
         rows = [" ".join(cell_text(decoded.states[r * COLS + c]) for c in range(COLS)) for r in range(ROWS)]
         player: dict = {"window": rows}
         if decoded.pattern is not None:
@@ -355,7 +319,70 @@ class SagradaReader:
         if corners is None:
             model += f"; {self.finder.manifest.label}"
         return BoardReading(player=player, corners=grid_corners, cells=tuple(cells), overrides=tuple(overrides), model=model,
-                            notes=tuple(notes))
+                            notes=tuple(notes), game_fields=dict(GAME_FIELDS))
+
+    def _locate(self, photo: Photo, corners: np.ndarray | None, notes: list[str],
+                judged: dict[bytes, tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, BoardLocation | None]:
+        """The grid's corners (TL, TR, BR, BL), found (with its ``BoardLocation``) or the given ones oriented (None).
+
+        Raises:
+            BoardNotFoundError: no window (or two) found.
+        """
+        image = photo.image_rgb
+        if corners is None:
+            try:
+                location = board_finder.find_grid(image, self.finder, self.refiner, name=photo.name,
+                                                  judge=lambda grid: self._cell_certainty(image, grid, judged))
+            except BoardNotFoundError as error:
+                raise BoardNotFoundError(_with_photo_quality(str(error), image), remedy=error.remedy) from None
+            if location.orientation_confidence < 0.9:
+                notes.append(f"orientation uncertain ({location.orientation_confidence:.2f})")
+            return location.corners, location
+        # given corners, in any order: the refiner's orientation head says which is the top-left
+        grid_corners, sure = board_finder.orient_corners(image, np.asarray(corners, np.float64).reshape(4, 2), self.refiner)
+        if sure < 0.9:
+            notes.append(f"orientation of the given corners uncertain ({sure:.2f})")
+        return grid_corners, None
+
+
+def _decode_oriented(states: np.ndarray, crops: np.ndarray, grid_corners: np.ndarray, location: BoardLocation | None,
+                     notes: list[str]) -> tuple[Decoded, np.ndarray, np.ndarray, np.ndarray]:
+    """Decode the window; when the refiner hesitated between the board and its half turn, let the rules decide.
+
+    Returns the decoding and the states, crops and grid corners in the orientation chosen.
+    """
+    decoded = decode_window(states)
+    if location is not None and location.flipped_probability > FLIP_CHECK:
+        flipped = decode_window(states[::-1])
+        keep = decoded.log_probability + math.log(location.orientation_confidence)
+        turn = flipped.log_probability + math.log(location.flipped_probability)
+        if turn > keep:
+            notes.append("orientation chosen by the rules (board turned 180 degrees)")
+            return flipped, states[::-1], crops[::-1], np.roll(grid_corners, 2, axis=0)
+    return decoded, states, crops, grid_corners
+
+
+def _cell_readings(decoded: Decoded, states: np.ndarray, crops: np.ndarray,
+                   grid_corners: np.ndarray) -> tuple[list[CellReading], list[Override]]:
+    """One reading per cell (row-major, outline in photo px) and an override where the rules changed the model's choice."""
+    cells, overrides = [], []
+    to_photo = cell_outline_homography(grid_corners)
+    for index in range(ROWS * COLS):
+        r, c = divmod(index, COLS)
+        values = value_probabilities(states[index])
+        model_value = max(values, key=lambda value: values[value])
+        chosen = cell_text(decoded.states[index])
+        x0, y0 = MARGIN_PX + c * PITCH_PX, MARGIN_PX + r * PITCH_PX
+        square = cell_square(x0 + PITCH_PX / 2, y0 + PITCH_PX / 2, PITCH_PX / 2)
+        polygon = tuple((float(x), float(y)) for x, y in project(square, to_photo).round(1))
+        alternatives = tuple((v, round(p, 4)) for v, p in sorted(values.items(), key=lambda kv: -kv[1]) if v != chosen)[:3]
+        cells.append(CellReading(cell=(r, c), value=chosen, confidence=float(min(1.0, values.get(chosen, 0.0))), polygon=polygon,
+                                 alternatives=alternatives, crop=crops[index]))
+        if chosen != model_value:
+            overrides.append(Override(cell=(r, c), model_value=model_value, model_confidence=values[model_value],
+                                      chosen_value=chosen, chosen_confidence=values.get(chosen, 0.0),
+                                      reason=_reason(decoded, index)))
+    return cells, overrides
 
 
 def cell_outline_homography(grid_corners: np.ndarray) -> np.ndarray:
@@ -373,13 +400,6 @@ def _reason(decoded: Decoded, index: int) -> str:
         if mark != ".":
             return f"neighbour rule and the {decoded.pattern} card's print '{mark}' here"
     return "two orthogonal neighbours never share a colour or a value"
-
-
-def _softmax_rows(logits: np.ndarray) -> np.ndarray:
-    z = logits.astype(np.float64)
-    z -= z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
 
 
 def _with_photo_quality(message: str, image: np.ndarray) -> str:

@@ -11,7 +11,8 @@ from calibration import load_profile
 from calibration.profile import profile_path
 from scanner import Scanner
 from scanner.adapt import classifier_manifest, scan_examples
-from tablescan.games import scannable_games
+from scanner.errors import Remedy, in_own_words
+from tablescan.games import readers, scannable_games
 from tablescan.review.board import readings_from_scan
 from tablescan.review.errors import ScannerUnavailableError
 
@@ -27,6 +28,11 @@ class ScanOutcome:
     model: str | None
     readings: list[dict]
     examples: list[dict] = field(default_factory=list)  # each cell's crop for `tablescan adapt` (scanner.adapt.scan_examples)
+
+
+def in_screen_words(error: Exception) -> str:
+    """A scan's error as the screen says it: a scanner error's remedy worded as what to do on this screen."""
+    return in_own_words(error, {Remedy.SET_CORNERS: "drag the board's four corners into place on the photo to rescan"})
 
 
 def scanner_games() -> tuple[str, ...]:
@@ -45,7 +51,7 @@ def _load_scanner(profile: str | None) -> Any:
     with _lock:
         if key not in _scanners:
             _scanners.clear()
-            _scanners[key] = Scanner(profile=loaded)
+            _scanners[key] = Scanner(profile=loaded, readers=readers())
         return _scanners[key]
 
 

@@ -212,7 +212,7 @@ def rescan(store: Store, game_id: int, player_id: int, corners: list | None, pro
     except TableError as error:
         if corners is not None:
             store.set_corners(game_id, player_id, corners)
-        return str(error)
+        return scanning.in_screen_words(error)
     except Exception as error:  # a scanner bug must not cost the table its game: keep the photo, say so, log it
         log.exception("scanning %s for player %s failed", player["photo"].sha256[:12], player_id)
         if corners is not None:

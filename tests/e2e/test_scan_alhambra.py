@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from scanner import BoardNotFoundError, Scanner
+from scanner import BoardNotFoundError
 from scanner.photo import Photo
 from tablescan.cli import cli
 
@@ -24,8 +24,8 @@ def _cells(palace):
 
 
 @pytest.fixture(scope="module")
-def scanner():
-    return Scanner()
+def scanner(make_scanner):
+    return make_scanner()
 
 
 @pytest.mark.parametrize("stem", PHOTOS)

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from scanner import BoardNotFoundError, Scanner
+from scanner import BoardNotFoundError
+from scanner.errors import Remedy
 from scanner.photo import Photo
 from tablescan.cli import cli
 
@@ -24,8 +25,8 @@ def _truth(stem: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def scanner():
-    return Scanner()
+def scanner(make_scanner):
+    return make_scanner()
 
 
 @pytest.mark.parametrize("stem", PHOTOS)
@@ -72,7 +73,7 @@ def test_cli_scan_scores_a_sample(tmp_path):
 def test_no_window_is_a_one_line_error_saying_what_to_try(scanner, make, message):
     with pytest.raises(BoardNotFoundError, match=message) as info:
         scanner.scan(Photo.from_array(make(), "empty.jpg"), "sagrada")
-    assert "\n" not in str(info.value) and "--corners" in str(info.value)
+    assert "\n" not in str(info.value) and info.value.remedy is Remedy.SET_CORNERS  # the CLI words it as --corners
 
 
 def test_cut_off_window_is_refused(scanner):

@@ -548,7 +548,7 @@ SHIPPED_DICE = Path(__file__).resolve().parents[2] / "models" / "sagrada_dice" /
 
 
 @pytest.mark.skipif(not SHIPPED_DICE.exists(), reason="the Sagrada dice model is not built")
-def test_scanner_with_reset_profile_reads_exactly_as_shipped(tmp_path, monkeypatch) -> None:
+def test_scanner_with_reset_profile_reads_exactly_as_shipped(tmp_path, monkeypatch, make_scanner) -> None:
     import cv2
 
     from calibration.profile import Profile, load_profile, save_profile
@@ -559,7 +559,6 @@ def test_scanner_with_reset_profile_reads_exactly_as_shipped(tmp_path, monkeypat
         profile_reference,
     )
     from scanner.model import load_model
-    from scanner.pipeline import Scanner
     from tablescan.adapt import reset_profile
 
     monkeypatch.setenv("TABLESCAN_PROFILE_DIR", str(tmp_path))
@@ -570,7 +569,7 @@ def test_scanner_with_reset_profile_reads_exactly_as_shipped(tmp_path, monkeypat
             image[80 + r * 80 + 8:80 + r * 80 + 72, 70 + c * 100 + 8:70 + c * 100 + 92] = rng.integers(0, 255, 3)
     photo = cv2.imencode(".png", image[:, :, ::-1])[1].tobytes()
     corners = np.array([[70, 80], [570, 80], [570, 400], [70, 400]], float)
-    shipped = Scanner().scan(photo, "sagrada", corners=corners, name="grid.png")
+    shipped = make_scanner().scan(photo, "sagrada", corners=corners, name="grid.png")
 
     dice = load_model("sagrada_dice")
     basis = tuple(sorted(head for head, _ in dice.manifest.heads))  # an affine re-fit on the logits
@@ -581,12 +580,12 @@ def test_scanner_with_reset_profile_reads_exactly_as_shipped(tmp_path, monkeypat
     path = adaptation_file("mine")
     sha = save_adaptation(adaptation, path)
     save_profile(Profile("mine", adaptation=profile_reference(path, sha, adaptation)))
-    adapted = Scanner(profile=load_profile("mine")).scan(photo, "sagrada", corners=corners, name="grid.png")
+    adapted = make_scanner(load_profile("mine")).scan(photo, "sagrada", corners=corners, name="grid.png")
     assert [(c.value, c.confidence) for c in adapted.cells] != [(c.value, c.confidence) for c in shipped.cells]
     assert "+adapted" in adapted.player["scan"]["model"]
 
     assert reset_profile("mine")
-    after = Scanner(profile=load_profile("mine")).scan(photo, "sagrada", corners=corners, name="grid.png")
+    after = make_scanner(load_profile("mine")).scan(photo, "sagrada", corners=corners, name="grid.png")
     assert [(c.value, c.confidence, c.alternatives) for c in after.cells] == [(c.value, c.confidence, c.alternatives) for c in shipped.cells]
     assert after.document["players"][0]["window"] == shipped.document["players"][0]["window"]
     assert after.player["scan"]["model"] == shipped.player["scan"]["model"]

@@ -35,7 +35,8 @@ class FakeReader:
                 for col in range(5)
             )
         found = CORNERS if corners is None else corners
-        return BoardReading(player={"window": list(WINDOW)}, corners=found, cells=cells, model="fake v0")
+        return BoardReading(player={"window": list(WINDOW)}, corners=found, cells=cells, model="fake v0",
+                            game_fields={"public_objectives": []})
 
 
 def _jpeg(width: int, height: int) -> bytes:
@@ -45,8 +46,8 @@ def _jpeg(width: int, height: int) -> bytes:
 
 
 @pytest.fixture
-def scanner() -> Scanner:
-    scanner = Scanner()
+def scanner(make_scanner) -> Scanner:
+    scanner = make_scanner()
     scanner._readers["sagrada"] = FakeReader()
     return scanner
 

@@ -95,7 +95,7 @@ def test_finder_mask_and_quad_round_trip() -> None:
     canvas, scale = board.letterbox(image)
     quads = board.quads_from_mask(mask.astype(np.float64) / 255, scale)
     assert len(quads) == 1
-    found = quads[0][0]
+    found = quads[0].corners
     assert np.abs(found - corners).max() < 2.5 * board.FINDER_STRIDE / scale
 
 
@@ -339,10 +339,10 @@ def test_a_corner_pulled_onto_an_inner_cell_is_put_back(monkeypatch, tilt, azimu
 
     def refine(image, guess, refiner, reduced, trail=None):  # snaps corners near the truth onto it; others stay
         near = np.linalg.norm(guess - truth, axis=1) < 1.0 * pitch
-        return np.where(near[:, None], truth, guess), np.where(near, 0.95, 0.3), np.eye(4)[0]
+        return board.Refinement(np.where(near[:, None], truth, guess), np.where(near, 0.95, 0.3), np.eye(4)[0])
 
     monkeypatch.setattr(board, "refine", refine)
-    corners, _, _ = board._retry(None, (trapped, np.full(4, 0.9), np.eye(4)[0]), None, None, (1600, 1200))
+    corners = board._retry(None, board.Refinement(trapped, np.full(4, 0.9), np.eye(4)[0]), None, None, (1600, 1200)).corners
     assert np.allclose(corners, truth)
 
 
@@ -363,10 +363,10 @@ def _snapping_refine_views(truth: np.ndarray, reach: float, after: int | None = 
             centre = guess.mean(axis=0)
             dragged = guess.copy()
             dragged[2:] += 0.3 * (centre - guess[2:])
-            return dragged, np.array([0.95, 0.95, 0.3, 0.3]), np.eye(4)[0]
+            return board.Refinement(dragged, np.array([0.95, 0.95, 0.3, 0.3]), np.eye(4)[0])
         distance = np.linalg.norm(guess[:, None] - truth[None], axis=2)
         near = distance.min(axis=1) < reach * pitch
-        return np.where(near[:, None], truth[distance.argmin(axis=1)], guess), np.where(near, 0.95, 0.2), np.eye(4)[0]
+        return board.Refinement(np.where(near[:, None], truth[distance.argmin(axis=1)], guess), np.where(near, 0.95, 0.2), np.eye(4)[0])
 
     return refine_views, calls
 
@@ -389,7 +389,7 @@ def test_a_mask_spilling_past_the_grid_is_retried_from_its_core(monkeypatch) -> 
     spill = truth + [[0, 0], [3 * pitch, 2 * pitch], [4 * pitch, 3 * pitch], [0, 0]]  # the finder half-sure of a card by the grid
     _, wide = board.finder_example(image, spill)
     finder.logits = np.where(finder.logits > 0, finder.logits, np.where(wide > 127, 1.0, -8.0)[None]).astype(np.float32)
-    first = board.quads_from_mask(board._sigmoid(finder.logits[0]), board.letterbox(image)[1])[0][0]
+    first = board.quads_from_mask(board._sigmoid(finder.logits[0]), board.letterbox(image)[1])[0].corners
     assert np.linalg.norm(first - truth, axis=1).max() > 2.0 * pitch  # the 0.5 cut starts well off
     refine_views, _ = _snapping_refine_views(truth, 1.2)  # the 32 x 32 mask's quads are ~a cell off at best
     monkeypatch.setattr(board, "refine_views", refine_views)
@@ -400,15 +400,15 @@ def test_a_mask_spilling_past_the_grid_is_retried_from_its_core(monkeypatch) -> 
 def test_a_judge_chooses_among_the_retried_grids_closest_to_a_rectangle(monkeypatch) -> None:
     truth = _photographed_grid(30.0, 60.0, 10.0, 1200.0)
     shifted = _at_cells(truth, np.array([[1, 0], [6, 0], [6, 4], [1, 4]], np.float64))
-    monkeypatch.setattr(board, "refine", lambda image, guess, refiner, reduced, trail=None: (guess, np.full(4, 0.1), np.eye(4)[0]))
-    found = (shifted, np.full(4, 0.45), np.eye(4)[0])  # one cell off: still a 5:4 rectangle, and surer corners
-    earlier = [(truth, np.full(4, 0.4), np.eye(4)[0])]
-    assert _same_quad(board._retry(None, found, None, None, (1600, 1200), earlier=earlier)[0], shifted)
+    monkeypatch.setattr(board, "refine", lambda image, guess, refiner, reduced, trail=None: board.Refinement(guess, np.full(4, 0.1), np.eye(4)[0]))
+    found = board.Refinement(shifted, np.full(4, 0.45), np.eye(4)[0])  # one cell off: still a 5:4 rectangle, and surer corners
+    earlier = [board.Refinement(truth, np.full(4, 0.4), np.eye(4)[0])]
+    assert _same_quad(board._retry(None, found, None, None, (1600, 1200), earlier=earlier).corners, shifted)
     judged = []
 
     def judge(corners):
         judged.append(corners)
         return -float(np.abs(corners - truth).max())  # the cells read surest on the true grid
 
-    assert _same_quad(board._retry(None, found, None, None, (1600, 1200), earlier=earlier, judge=judge)[0], truth)
+    assert _same_quad(board._retry(None, found, None, None, (1600, 1200), earlier=earlier, judge=judge).corners, truth)
     assert len(judged) == board.JUDGED

@@ -1,0 +1,86 @@
+"""Readers with adapted models: an ``OnnxModel`` stand-in whose ``run`` returns the adapted logits."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from scanner.adapt.examples import CROP_COLOUR
+from scanner.adapt.fitting import ModelAdaptation
+from scanner.adapt.storage import Adaptation
+from scanner.errors import AdaptationError, Remedy
+from scanner.model import OnnxModel
+
+
+def check_model(fitted: ModelAdaptation, model: Any, source: str = "adaptation", profile: str | None = None) -> None:
+    """Refuse an adaptation fitted for another version of ``model`` (sha256, classes or outputs differ).
+
+    Raises:
+        AdaptationError: the adaptation does not belong to this model file.
+    """
+    manifest = model.manifest
+    redo = Remedy.ADAPT_AGAIN.words
+    if fitted.model != manifest.name:
+        raise AdaptationError(f"{source}: adapted for model {fitted.model!r}, not {manifest.name!r}; {redo}", remedy=Remedy.ADAPT_AGAIN, profile=profile)
+    if fitted.sha256 != manifest.sha256:
+        raise AdaptationError(f"{source}: adapted for {fitted.model} sha256 {fitted.sha256[:12]}..., but the shipped model is "
+                              f"{manifest.sha256[:12]}... (retrained since); {redo}", remedy=Remedy.ADAPT_AGAIN, profile=profile)
+    heads = dict(manifest.heads) or {fit.head: manifest.classes for fit in fitted.heads}
+    for fit in fitted.heads:
+        if tuple(heads.get(fit.head, ())) != fit.classes:
+            raise AdaptationError(f"{source}: head {fit.head!r} of {fitted.model} has classes {list(heads.get(fit.head, ()))}, "
+                                  f"the adaptation {list(fit.classes)}; {redo}", remedy=Remedy.ADAPT_AGAIN, profile=profile)
+    outputs = set(getattr(model, "output_names", ())) or None
+    if outputs is not None:
+        missing = sorted(set(fitted.inputs) - outputs - {CROP_COLOUR})
+        if missing:
+            raise AdaptationError(f"{source}: {fitted.model} has no outputs {missing}; {redo}", remedy=Remedy.ADAPT_AGAIN, profile=profile)
+
+
+class AdaptedModel:
+    """An ``OnnxModel`` whose ``run`` returns the adapted logits; everything else is the shipped model's."""
+
+    def __init__(self, model: Any, fitted: ModelAdaptation, source: str = "adaptation", profile: str | None = None) -> None:
+        check_model(fitted, model, source, profile)
+        self.model = model
+        self.fitted = fitted
+        # reports name the model "<name> <version>+adapted (sha256 ...)": a scan says it used adapted heads
+        self.manifest = replace(model.manifest, version=f"{model.manifest.version}+adapted")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.model, name)
+
+    def run(self, batch: np.ndarray) -> dict[str, np.ndarray]:
+        """Run the shipped model and adapt its logits.
+
+        Raises:
+            ModelError: the batch does not match the model's input.
+        """
+        return self.fitted.apply(self.model.run(batch), batch)
+
+
+def adapt_reader(reader: Any, adaptation: Adaptation | None) -> Any:
+    """Return a copy of ``reader`` whose ``OnnxModel`` attributes covered by ``adaptation`` are adapted.
+
+    ``None`` (or an adaptation of other models) returns ``reader`` itself: the shipped behaviour.
+
+    Raises:
+        AdaptationError: the adaptation was fitted for another version of a model the reader uses.
+    """
+    if adaptation is None:
+        return reader
+    swaps = {}
+    for attribute, value in vars(reader).items():
+        if isinstance(value, OnnxModel):
+            fitted = adaptation.model(value.manifest.name)
+            if fitted is not None:
+                swaps[attribute] = AdaptedModel(value, fitted, adaptation.source, adaptation.profile)
+    if not swaps:
+        return reader
+    adapted = copy.copy(reader)
+    for attribute, value in swaps.items():
+        setattr(adapted, attribute, value)
+    return adapted

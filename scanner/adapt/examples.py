@@ -1,0 +1,206 @@
+"""Labelled examples for one model: its outputs on cell crops, the heads' labels, and the crops' own colour features."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from scanner.adapt.labels import head_labels
+from scanner.errors import AdaptationError
+
+# not a model output: colour features computed from the crop itself (``crop_colour_features``)
+CROP_COLOUR = "crop_colour"
+HUE_BINS = 12
+
+
+@dataclass(frozen=True)
+class ExampleSet:
+    """Labelled examples for one model: its outputs on the crops, labels per head, photo per example.
+
+    ``labels[head]`` holds class indices into the model's head classes, -1 where unknown. ``items``
+    numbers the cells the examples show (a cell seen turned or mirrored gives several examples of
+    one item); ``variants`` is 0 for a crop as the reader saw it, 1-7 for its turned/mirrored copies.
+    """
+
+    model: str
+    outputs: Mapping[str, np.ndarray]
+    labels: Mapping[str, np.ndarray]
+    groups: np.ndarray
+    items: np.ndarray | None = None
+    variants: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        count = len(self.groups)
+        extra = {"items": self.items, "variants": self.variants}
+        for name, array in {**self.outputs, **self.labels, **extra}.items():
+            if array is not None and len(array) != count:
+                raise ValueError(f"examples[{name}]: expected {count} rows, got {len(array)}")
+
+    def __len__(self) -> int:
+        return len(self.groups)
+
+    @property
+    def item_ids(self) -> np.ndarray:
+        """The item (cell) of each example: ``items``, or one item per example."""
+        return np.arange(len(self)) if self.items is None else np.asarray(self.items)
+
+    @property
+    def as_read(self) -> np.ndarray:
+        """Which examples are crops as the reader saw them (not turned or mirrored copies)."""
+        return np.ones(len(self), bool) if self.variants is None else np.asarray(self.variants) == 0
+
+    def subset(self, index: np.ndarray) -> ExampleSet:
+        """Return the examples at ``index`` (a new set)."""
+        return ExampleSet(
+            self.model,
+            {k: v[index] for k, v in self.outputs.items()},
+            {k: v[index] for k, v in self.labels.items()},
+            self.groups[index],
+            self.item_ids[index],
+            np.where(self.as_read, 0, 1)[index] if self.variants is None else self.variants[index],
+        )
+
+    @staticmethod
+    def concatenate(sets: Sequence[ExampleSet]) -> ExampleSet:
+        """Join example sets of one model (their groups must already be distinct; items are renumbered).
+
+        Raises:
+            ValueError: no sets, or sets of different models or outputs.
+        """
+        if not sets:
+            raise ValueError("examples: expected at least one set")
+        first = sets[0]
+        if any(s.model != first.model or set(s.outputs) != set(first.outputs) for s in sets):
+            raise ValueError("examples: sets of different models cannot be joined")
+        heads = sorted({h for s in sets for h in s.labels})
+        labels = {
+            h: np.concatenate([s.labels.get(h, np.full(len(s), -1, np.int64)) for s in sets]) for h in heads
+        }
+        items, offset = [], 0
+        for s in sets:
+            items.append(s.item_ids + offset)
+            offset += int(s.item_ids.max()) + 1 if len(s) else 0
+        return ExampleSet(
+            first.model,
+            {k: np.concatenate([s.outputs[k] for s in sets]) for k in first.outputs},
+            labels,
+            np.concatenate([s.groups for s in sets]),
+            np.concatenate(items),
+            np.concatenate([np.where(s.as_read, 0, 1) if s.variants is None else s.variants for s in sets]),
+        )
+
+
+def label_indices(classes: Sequence[str], names: Iterable[str | None]) -> np.ndarray:
+    """Map class names to indices into ``classes``; unknown or missing names become -1.
+
+    >>> label_indices(("none", "R", "Y"), ["Y", None, "Q"]).tolist()
+    [2, -1, -1]
+    """
+    position = {name: i for i, name in enumerate(classes)}
+    return np.array([position.get(name, -1) if name is not None else -1 for name in names], dtype=np.int64)
+
+
+def dihedral(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 8 turns and mirror images of each crop (N, H, W, 3) -> (8N, H, W, 3), and each copy's variant 0-7.
+
+    Variant 0 is the crop itself. A cell's class does not depend on how it is turned (dice pips,
+    colours and tile kinds all read the same), so each is another true example of the same label.
+    """
+    copies, variants = [], []
+    for variant in range(8):
+        turned = np.rot90(crops, variant % 4, axes=(1, 2))
+        copies.append(turned[:, :, ::-1] if variant >= 4 else turned)
+        variants.append(np.full(len(crops), variant))
+    return np.ascontiguousarray(np.stack(copies, axis=1).reshape(-1, *crops.shape[1:])), np.stack(variants, axis=1).reshape(-1)
+
+
+def examples_from_crops(model: Any, crops: np.ndarray, values: Sequence[str], game: str, groups: Sequence[int], *,
+                        augment: bool = True) -> ExampleSet:
+    """Run ``model`` on uint8 crops (N, H, W, 3) RGB and label each with its cell value's head classes.
+
+    With ``augment`` each crop is also read turned and mirrored (8 examples per cell, one item).
+
+    Raises:
+        AdaptationError: the crops do not have the model's input size.
+    """
+    crops = np.asarray(crops)
+    expected = tuple(model.manifest.input_shape[2:])
+    if crops.ndim != 4 or crops.shape[3] != 3 or tuple(crops.shape[1:3]) != expected:
+        raise AdaptationError(f"{model.manifest.name}: expected crops (N, {expected[0]}, {expected[1]}, 3), got {crops.shape}")
+    copies = 8 if augment else 1
+    if augment:
+        crops, variants = dihedral(crops)
+    else:
+        variants = np.zeros(len(crops), np.int64)
+    outputs: dict[str, list[np.ndarray]] = {}
+    for start in range(0, len(crops), 256):
+        chunk = crops[start:start + 256]
+        batch = np.ascontiguousarray(chunk.transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
+        for name, array in model.run(batch).items():
+            outputs.setdefault(name, []).append(np.asarray(array))
+        outputs.setdefault(CROP_COLOUR, []).append(crop_colour_features(batch))
+    joined = {name: np.concatenate(parts) for name, parts in outputs.items()}
+    heads = dict(model.manifest.heads)
+    per_cell = [head_labels(game, value) for value in values]
+    labels = {head: np.repeat(label_indices(heads[head], [cell.get(head) for cell in per_cell]), copies)
+              for head in sorted({h for cell in per_cell for h in cell}) if head in heads}
+    items = np.repeat(np.arange(len(values)), copies)
+    return ExampleSet(model.manifest.name, joined, labels, np.repeat(np.asarray(groups, dtype=np.int64), copies), items, variants)
+
+
+def crop_colour_features(batch: np.ndarray) -> np.ndarray:
+    """Colour features of each crop's centre (the middle half, where the die or tile is), (N, 20) float64.
+
+    A soft 12-bin hue histogram weighted by saturation x value (dark pips and grey background
+    count little), then mean and spread of R, G, B, mean saturation and mean value. ``batch`` is
+    what the model reads: (N, 3, H, W) float RGB in 0-1. Turning a crop hardly changes them.
+
+    >>> import numpy as np
+    >>> crop_colour_features(np.zeros((2, 3, 48, 48), np.float32)).shape
+    (2, 20)
+
+    Raises:
+        AdaptationError: the batch is not (N, 3, H, W).
+    """
+    batch = np.asarray(batch)
+    if batch.ndim != 4 or batch.shape[1] != 3:
+        raise AdaptationError(f"crop colour features: expected a (N, 3, H, W) RGB batch, got {batch.shape}")
+    height, width = batch.shape[2:]
+    centre = batch[:, :, height // 4:height - height // 4, width // 4:width - width // 4].astype(np.float64)
+    count = len(batch)
+    red, green, blue = centre[:, 0], centre[:, 1], centre[:, 2]
+    high = np.maximum(np.maximum(red, green), blue)
+    low = np.minimum(np.minimum(red, green), blue)
+    spread = high - low + 1e-6
+    hue = np.where(high == red, ((green - blue) / spread) % 6,
+                   np.where(high == green, (blue - red) / spread + 2, (red - green) / spread + 4)) / 6.0
+    saturation = (high - low) / (high + 1e-6)
+    weight = (saturation * high).reshape(count, -1)
+    position = hue.reshape(count, -1) * HUE_BINS - 0.5  # shared between the two nearest bin centres (circular)
+    first = np.floor(position).astype(np.int64)
+    share = position - first
+    histogram = np.zeros((count, HUE_BINS))
+    rows = np.repeat(np.arange(count), position.shape[1])
+    np.add.at(histogram, (rows, (first % HUE_BINS).ravel()), (weight * (1 - share)).ravel())
+    np.add.at(histogram, (rows, ((first + 1) % HUE_BINS).ravel()), (weight * share).ravel())
+    histogram /= weight.sum(axis=1, keepdims=True) + 1e-6
+    pixels = centre.reshape(count, 3, -1)
+    return np.concatenate([histogram, pixels.mean(axis=2), pixels.std(axis=2),
+                           saturation.reshape(count, -1).mean(axis=1, keepdims=True),
+                           high.reshape(count, -1).mean(axis=1, keepdims=True)], axis=1)
+
+
+def with_crop_colour(outputs: Mapping[str, np.ndarray], batch: np.ndarray | None, basis: Iterable[str]) -> Mapping[str, np.ndarray]:
+    """``outputs`` plus the crop colour features of ``batch`` when ``basis`` needs them (a new dict then).
+
+    Raises:
+        AdaptationError: they are needed and there is no batch to compute them from.
+    """
+    if CROP_COLOUR not in set(basis) or CROP_COLOUR in outputs:
+        return outputs
+    if batch is None:
+        raise AdaptationError("an adapted head reads the crops' colour; pass the model's input batch")
+    return {**outputs, CROP_COLOUR: crop_colour_features(batch)}

@@ -1,0 +1,439 @@
+"""Adapting one model: choose the features, check each head on held-out examples, re-fit the kept ones on all."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from scanner.adapt.examples import CROP_COLOUR, ExampleSet, with_crop_colour
+from scanner.adapt.head import STEPS, HeadFit, accuracy, fit_head, log_loss
+from scanner.errors import AdaptationError
+
+EMBEDDING = "embedding"
+HOLDOUT_FRACTION = 0.34
+MIN_EXAMPLES = 6
+L2_CHOICES = (1e-2, 1e-1, 1.0)
+
+
+@dataclass(frozen=True)
+class ModelAdaptation:
+    """The residual heads fitted for one shipped model (named, with its sha256).
+
+    ``basis`` is the model-wide default basis; a head with a ``basis`` of its own reads that instead.
+    """
+
+    model: str
+    sha256: str
+    basis: tuple[str, ...]
+    heads: tuple[HeadFit, ...]
+
+    def head_basis(self, fit: HeadFit) -> tuple[str, ...]:
+        """The outputs head ``fit`` reads its features from."""
+        return fit.basis or self.basis
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        """Every output (or ``CROP_COLOUR``) some head reads, sorted."""
+        return tuple(sorted({name for fit in self.heads for name in self.head_basis(fit)}))
+
+    def features(self, outputs: Mapping[str, np.ndarray], basis: Sequence[str] | None = None) -> np.ndarray:
+        """Return the feature matrix (N, D) read from a model's outputs (``basis``, default the model's).
+
+        Raises:
+            AdaptationError: an output the basis needs is missing.
+        """
+        return feature_matrix(outputs, self.basis if basis is None else basis, self.model)
+
+    def apply(self, outputs: Mapping[str, np.ndarray], batch: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """Return the outputs with every adapted head's logits replaced (a new dict; others unchanged).
+
+        ``batch`` is the model's input, needed by heads that read the crops' colour.
+
+        Raises:
+            AdaptationError: outputs do not match the fitted sizes, or a needed batch is missing.
+        """
+        sources = with_crop_colour(outputs, batch, self.inputs)
+        adapted = dict(outputs)
+        cache: dict[tuple[str, ...], np.ndarray] = {}
+        for fit in self.heads:
+            if fit.head not in outputs:
+                raise AdaptationError(f"{self.model}: adapted head {fit.head!r} is not among the model's outputs {sorted(outputs)}")
+            basis = self.head_basis(fit)
+            if basis not in cache:
+                cache[basis] = self.features(sources, basis)
+            adapted[fit.head] = fit.adjust(cache[basis], np.asarray(outputs[fit.head]))
+        return adapted
+
+
+def feature_matrix(outputs: Mapping[str, np.ndarray], basis: Sequence[str], model: str = "model") -> np.ndarray:
+    """Concatenate the named outputs, each flattened to (N, -1), into one float64 matrix.
+
+    Raises:
+        AdaptationError: an output is missing.
+    """
+    missing = [name for name in basis if name not in outputs]
+    if missing:
+        raise AdaptationError(f"{model}: outputs {missing} missing (has {sorted(outputs)}); adapt again with this model")
+    return np.concatenate([np.asarray(outputs[name], dtype=np.float64).reshape(len(outputs[name]), -1) for name in basis], axis=1)
+
+
+def choose_basis(output_names: Iterable[str], heads: Iterable[str]) -> tuple[str, ...]:
+    """The model's own features: ``embedding`` when the model has it, else every head's logits (sorted).
+
+    >>> choose_basis(["die", "colour", "embedding"], ["die", "colour"])
+    ('embedding',)
+    >>> choose_basis(["kind", "walls"], ["kind", "walls"])
+    ('kind', 'walls')
+    """
+    names = list(output_names)
+    if EMBEDDING in names:
+        return (EMBEDDING,)
+    return tuple(sorted(name for name in names if name in set(heads)))
+
+
+def fitting_basis(output_names: Iterable[str], heads: Iterable[str]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """The basis an adapted head reads, and the member bases whose residual heads it averages.
+
+    With the crops' colour features: the basis is the model's own features plus them, and a head is
+    the average of one fitted on the crop colour alone and one fitted on both (the colour-only member
+    generalises from few examples to dice it has not seen, e.g. a value never seen in that colour).
+    Without them, one head on the model's own features.
+
+    >>> fitting_basis(["die", "embedding", "crop_colour"], ["die"])
+    (('embedding', 'crop_colour'), [('crop_colour',), ('embedding', 'crop_colour')])
+    >>> fitting_basis(["kind", "embedding"], ["kind"])
+    (('embedding',), [('embedding',)])
+    """
+    names = list(output_names)
+    own = choose_basis(names, heads)
+    if CROP_COLOUR not in names:
+        return own, [own]
+    if not own:
+        return (CROP_COLOUR,), [(CROP_COLOUR,)]
+    both = own + (CROP_COLOUR,)
+    return both, [(CROP_COLOUR,), both]
+
+
+@dataclass(frozen=True)
+class HeadReport:
+    """Held-out figures for one head: shipped vs adapted, and whether the adaptation was kept."""
+
+    head: str
+    train: int
+    held_out: int
+    before: float
+    after: float
+    loss_before: float
+    loss_after: float
+    l2: float
+    kept: bool
+    reason: str
+    basis: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        """The figures as a JSON object (nan as null)."""
+        def num(x: float) -> float | None:
+            return None if math.isnan(x) else round(float(x), 4)
+        return {"head": self.head, "train": self.train, "held_out": self.held_out, "before": num(self.before),
+                "after": num(self.after), "loss_before": num(self.loss_before), "loss_after": num(self.loss_after),
+                "l2": self.l2, "kept": self.kept, "reason": self.reason, "basis": list(self.basis)}
+
+
+@dataclass(frozen=True)
+class ModelReport:
+    """What adapting one model did: examples, photos, basis, per-head figures, all-heads-right accuracy."""
+
+    model: str
+    basis: tuple[str, ...]
+    examples: int
+    photos: int
+    heads: tuple[HeadReport, ...]
+    cells_before: float = float("nan")
+    cells_after: float = float("nan")
+
+    @property
+    def kept(self) -> bool:
+        """Whether any head's adaptation was kept."""
+        return any(h.kept for h in self.heads)
+
+    def to_json(self) -> dict:
+        """The report as a JSON object."""
+        def num(x: float) -> float | None:
+            return None if math.isnan(x) else round(float(x), 4)
+        return {"model": self.model, "basis": list(self.basis), "examples": self.examples, "photos": self.photos,
+                "cells_before": num(self.cells_before), "cells_after": num(self.cells_after), "kept": self.kept,
+                "heads": [h.to_json() for h in self.heads]}
+
+    def to_text(self) -> str:
+        """A few lines for people."""
+        def pct(x: float) -> str:
+            return "  n/a " if math.isnan(x) else f"{100 * x:5.1f}%"
+        lines = [f"{self.model}: {self.examples} labelled cells from {self.photos} photos, features {'+'.join(self.basis)}"]
+        for h in self.heads:
+            verdict = "kept" if h.kept else "not kept"
+            reads = f" on {'+'.join(h.basis)}" if h.basis and h.basis != self.basis else ""
+            lines.append(f"  {h.head:<9} held-out {h.held_out:>4}: {pct(h.before)} -> {pct(h.after)}  {verdict}{reads} ({h.reason})")
+        if not math.isnan(self.cells_before):
+            lines.append(f"  every head right, held-out cells: {pct(self.cells_before)} -> {pct(self.cells_after)} (with the heads kept)")
+        return "\n".join(lines)
+
+
+def split_holdout(groups: np.ndarray, fraction: float = HOLDOUT_FRACTION, seed: int = 0,
+                  items: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Split example indices into (train, held-out): whole photos when there are several, else whole items.
+
+    ``items`` (default: one per example) keeps the turned copies of one cell on one side.
+
+    >>> import numpy as np
+    >>> groups = np.array([1, 1, 2, 2, 3, 3])
+    >>> train, test = split_holdout(groups)
+    >>> len(set(groups[test].tolist())), len(train)
+    (1, 4)
+    """
+    rng = np.random.default_rng(seed)
+    index = np.arange(len(groups))
+    unique = np.unique(groups)
+    if len(unique) >= 2:
+        held = rng.permutation(unique)[: max(1, round(fraction * len(unique)))]
+    else:
+        items = index if items is None else np.asarray(items)
+        groups = items
+        distinct = np.unique(items)
+        held = rng.permutation(distinct)[: max(1, int(np.ceil(fraction * len(distinct))))]
+    test = np.isin(groups, held)
+    return index[~test], index[test]
+
+
+def _choose_l2(head: str, classes: Sequence[str], x: np.ndarray, z: np.ndarray, y: np.ndarray, groups: np.ndarray,
+               items: np.ndarray, temperature: float, seed: int) -> float:
+    """Pick the L2 strength with the lowest 2-fold cross-validated log-loss on the training part."""
+    if len(np.unique(items)) < 2 * MIN_EXAMPLES:
+        return 0.1
+    first, second = split_holdout(groups, 0.5, seed + 1, items)
+    losses = []
+    for l2 in L2_CHOICES:
+        total = 0.0
+        for fit_idx, test_idx in ((first, second), (second, first)):
+            if len(fit_idx) == 0 or len(test_idx) == 0:
+                continue
+            fit = fit_head(head, classes, x[fit_idx], z[fit_idx], y[fit_idx], temperature=temperature, l2=l2, steps=STEPS // 2)
+            total += log_loss(fit.adjust(x[test_idx], z[test_idx]), y[test_idx], temperature) * len(test_idx)
+        losses.append(total)
+    return L2_CHOICES[int(np.argmin(losses))]
+
+
+def holdout_folds(groups: np.ndarray, items: np.ndarray | None = None, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(train, held-out) index pairs that hold every example out once when data are few.
+
+    One to four photos: their cells (each with its turned copies) in three folds, so that each
+    check trains on two thirds of every photo; holding out a whole photo of two would fit on one
+    photo's 20 cells, often without a colour or value at all, and refuse what the two photos
+    together teach. Five or more: one split holding out a third of the photos.
+
+    >>> import numpy as np
+    >>> [len(test) for _, test in holdout_folds(np.array([0, 0, 1, 1, 2]))]
+    [2, 2, 1]
+    >>> [len(test) for _, test in holdout_folds(np.array([0, 0, 0, 1, 1, 1]))]
+    [2, 2, 2]
+    """
+    index = np.arange(len(groups))
+    unique = np.unique(groups)
+    if len(unique) >= 5:
+        return [split_holdout(groups, seed=seed, items=items)]
+    keys = index if items is None else np.asarray(items)
+    distinct = np.random.default_rng(seed).permutation(np.unique(keys))
+    folds = [part for part in np.array_split(distinct, min(3, len(distinct))) if len(part)]
+    return [(index[~np.isin(keys, part)], index[np.isin(keys, part)]) for part in folds]
+
+
+def _verdict(before: float, after: float, loss_before: float, loss_after: float) -> tuple[bool, str]:
+    if after < before:
+        return False, "held-out accuracy dropped"
+    if not loss_after < loss_before:
+        return False, "held-out log-loss did not drop"
+    if after > before:
+        return True, "more held-out cells right"
+    return True, "same accuracy, lower held-out log-loss"
+
+
+def _standardiser(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    return mean, np.where(scale > 1e-6, scale, 1.0)
+
+
+def _fit_members(head: str, classes: Sequence[str], x: np.ndarray, z: np.ndarray, y: np.ndarray, groups: np.ndarray,
+                 items: np.ndarray, temperature: float, seed: int, members: Sequence[np.ndarray],
+                 basis: tuple[str, ...]) -> tuple[HeadFit, float]:
+    """One head on all of ``x``'s columns: the average of residual heads fitted on each member's columns.
+
+    Rows must all be labelled. Each member's L2 is chosen by cross-validation; returns the head and their mean.
+    """
+    weights = np.zeros((x.shape[1], len(classes)))
+    bias = np.zeros(len(classes))
+    trust = 0.0
+    l2s = []
+    for columns in members:
+        l2 = _choose_l2(head, classes, x[:, columns], z, y, groups, items, temperature, seed)
+        fit = fit_head(head, classes, x[:, columns], z, y, temperature=temperature, l2=l2)
+        weights[columns] += fit.weights / len(members)
+        bias += fit.bias / len(members)
+        trust += fit.logit_scale / len(members)
+        l2s.append(l2)
+    mean, scale = _standardiser(x)  # the members standardised each column the same way
+    return (HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias, tuple(basis), float(trust)),
+            float(np.mean(l2s)))
+
+
+def _held_out_logits(head: str, classes: Sequence[str], x_all: np.ndarray, z_all: np.ndarray, y_all: np.ndarray,
+                     folds: Sequence[tuple[np.ndarray, np.ndarray]], groups: np.ndarray, items: np.ndarray, temperature: float,
+                     seed: int, members: Sequence[np.ndarray], basis: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Each fold's held-out rows read by a head fitted on the rest: (logits of every checked row, which were tested)."""
+    checked = sum(len(test) for _, test in folds)
+    adapted = np.zeros((checked, z_all.shape[1]))
+    tested = np.zeros(checked, bool)
+    offset = 0
+    for train, test in folds:
+        adapted[offset:offset + len(test)] = z_all[test]
+        tr, te = train[y_all[train] >= 0], y_all[test] >= 0
+        if len(np.unique(items[tr])) >= MIN_EXAMPLES and te.any():
+            trial, _ = _fit_members(head, classes, x_all[tr], z_all[tr], y_all[tr], groups[tr], items[tr], temperature, seed,
+                                    members, basis)
+            adapted[offset:offset + len(test)] = trial.adjust(x_all[test], z_all[test])
+            tested[offset:offset + len(test)] = te
+        offset += len(test)
+    return adapted, tested
+
+
+@dataclass(frozen=True, eq=False)
+class HeadTrial:
+    """One way of adapting a head, checked on held-out examples: its features and what the check found.
+
+    ``tested`` marks which checked rows were read by a head fitted without them, ``rows`` are those
+    rows' example indices and ``adapted`` their adapted logits.
+    """
+
+    basis: tuple[str, ...]
+    features: np.ndarray
+    members: tuple[np.ndarray, ...]
+    tested: np.ndarray
+    rows: np.ndarray
+    adapted: np.ndarray
+    before: float
+    after: float
+    loss_before: float
+    loss_after: float
+    kept: bool
+    reason: str
+
+    def __post_init__(self) -> None:
+        if len(self.rows) != len(self.adapted) or int(np.count_nonzero(self.tested)) != len(self.rows):
+            raise ValueError(f"trial: {len(self.rows)} rows, {len(self.adapted)} adapted logits and "
+                             f"{int(np.count_nonzero(self.tested))} tested rows do not agree")
+
+
+def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, float] | None = None,
+                seed: int = 0) -> tuple[ModelAdaptation | None, ModelReport]:
+    """Fit, check on held-out examples and (where it helps) re-fit on all, every labelled head of ``model``.
+
+    Each example is held out once (``holdout_folds``) and read by a head fitted without it; the
+    figures pool those readings of crops as the reader saw them. Heads read the features
+    ``fitting_basis`` names (with the crops' colour, an average of two residual heads); a head
+    that does not pass the check so is tried again on the model's own features alone. ``model``
+    is an ``OnnxModel`` (or anything with its ``manifest``). Returns the adaptation (None when no
+    head was kept) and the report.
+
+    Raises:
+        AdaptationError: the examples are of another model, or lack the outputs the basis needs.
+    """
+    manifest = model.manifest
+    if examples.model != manifest.name:
+        raise AdaptationError(f"examples are of model {examples.model!r}, not {manifest.name!r}")
+    heads = dict(manifest.heads) or {name: manifest.classes for name in examples.labels}
+    basis, member_bases = fitting_basis(examples.outputs.keys(), heads)
+    if not basis:
+        raise AdaptationError(f"{manifest.name}: examples hold no features to fit on (outputs {sorted(examples.outputs)})")
+    x_all = feature_matrix(examples.outputs, basis, manifest.name)
+    widths = np.cumsum([0] + [np.asarray(examples.outputs[name]).reshape(len(examples), -1).shape[1] for name in basis])
+    columns = {name: np.arange(widths[i], widths[i + 1]) for i, name in enumerate(basis)}
+    members = [np.concatenate([columns[name] for name in member]) for member in member_bases]
+    # the crops' colour first; where that does not help a head, the model's own features alone (as before it)
+    own = choose_basis(examples.outputs.keys(), heads)
+    strategies = [(basis, x_all, members)]
+    if own and own != basis:
+        own_columns = np.concatenate([columns[name] for name in own])
+        strategies.append((own, x_all[:, own_columns], [np.arange(len(own_columns))]))
+    temperatures = dict(temperatures or {})
+    items = examples.item_ids
+    folds = [(train, test[examples.as_read[test]]) for train, test in holdout_folds(examples.groups, items, seed)]
+    checked = np.concatenate([test for _, test in folds]) if folds else np.zeros(0, np.int64)
+    reports: list[HeadReport] = []
+    fitted: list[HeadFit] = []
+    before_right = np.ones(len(checked), bool)
+    after_right = np.ones(len(checked), bool)
+    any_cells = np.zeros(len(checked), bool)
+    for head in sorted(examples.labels):
+        if head not in heads or head not in examples.outputs:
+            continue
+        classes = tuple(heads[head])
+        y_all = examples.labels[head]
+        z_all = np.asarray(examples.outputs[head], dtype=np.float64)
+        temperature = float(temperatures.get(head, manifest.temperature or 1.0))
+        labelled_items = np.unique(items[y_all >= 0])
+        if len(labelled_items) < MIN_EXAMPLES:
+            reports.append(HeadReport(head, len(labelled_items), 0, *(float("nan"),) * 4, 0.0, False,
+                                      f"too few examples (need {MIN_EXAMPLES} cells to fit and 1 to check)"))
+            continue
+        trials: list[HeadTrial] = []
+        for head_basis, x_head, head_members in strategies:
+            adapted, tested = _held_out_logits(head, classes, x_head, z_all, y_all, folds, examples.groups, items, temperature,
+                                               seed, head_members, head_basis)
+            if not tested.any():
+                continue
+            rows = checked[tested]
+            y_test, z_test, a_test = y_all[rows], z_all[rows], adapted[tested]
+            before, after = accuracy(z_test, y_test), accuracy(a_test, y_test)
+            loss_before, loss_after = log_loss(z_test, y_test, temperature), log_loss(a_test, y_test, temperature)
+            kept, reason = _verdict(before, after, loss_before, loss_after)
+            trials.append(HeadTrial(head_basis, x_head, tuple(head_members), tested, rows, a_test, before, after, loss_before,
+                                    loss_after, kept, reason))
+            if kept:
+                break
+        if not trials:
+            reports.append(HeadReport(head, len(labelled_items), 0, *(float("nan"),) * 4, 0.0, False,
+                                      f"too few examples (need {MIN_EXAMPLES} cells to fit and 1 to check)"))
+            continue
+        chosen = trials[-1] if trials[-1].kept else trials[0]  # the one kept, else the first one's figures
+        head_basis, x_head, head_members, tested, rows = chosen.basis, chosen.features, list(chosen.members), chosen.tested, chosen.rows
+        a_test, kept = chosen.adapted, chosen.kept
+        y_test, z_test = y_all[rows], z_all[rows]
+        final: HeadFit | None = None
+        l2 = 0.0
+        if kept:  # re-fit on every example
+            everything = np.flatnonzero(y_all >= 0)
+            final, l2 = _fit_members(head, classes, x_head[everything], z_all[everything], y_all[everything],
+                                     examples.groups[everything], items[everything], temperature, seed, head_members, head_basis)
+        reports.append(HeadReport(head, len(labelled_items), len(rows), chosen.before, chosen.after, chosen.loss_before,
+                                  chosen.loss_after, l2, kept, chosen.reason, head_basis))
+        any_cells |= tested
+        before_right[tested] &= np.argmax(z_test, axis=1) == y_test
+        if final is not None:  # kept, and re-fitted on every example
+            after_right[tested] &= np.argmax(a_test, axis=1) == y_test
+            fitted.append(final)
+        else:
+            after_right[tested] &= np.argmax(z_test, axis=1) == y_test
+    cells_before = float(np.mean(before_right[any_cells])) if any_cells.any() else float("nan")
+    cells_after = float(np.mean(after_right[any_cells])) if any_cells.any() else float("nan")
+    if fitted and cells_after < cells_before:  # heads better one by one, cells worse together: keep none
+        reports = [replace(r, kept=False, reason=f"{r.reason}, but fewer cells had every head right") if r.kept else r
+                   for r in reports]
+        fitted = []
+    report = ModelReport(manifest.name, basis, len(np.unique(items)),
+                         len(np.unique(examples.groups)), tuple(reports), cells_before, cells_after)
+    if not fitted:
+        return None, report
+    return ModelAdaptation(manifest.name, manifest.sha256, basis, tuple(fitted)), report

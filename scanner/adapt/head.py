@@ -1,0 +1,132 @@
+"""The residual head fitted on top of one classifier head, and the figures it is judged by."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from scanner.errors import AdaptationError
+from scanner.model import softmax
+
+STEPS = 300
+LEARNING_RATE = 0.05
+SCALE_L2 = 0.01  # pull of the shipped logits' weight back towards 1
+
+
+@dataclass(frozen=True, eq=False)
+class HeadFit:
+    """A residual head: ``logit_scale * logits + ((features - mean) / scale) @ weights + bias``.
+
+    ``basis`` names the outputs its features are read from (empty: its model's basis);
+    ``logit_scale`` is how far the shipped logits are still trusted (1: as shipped).
+    """
+
+    head: str
+    classes: tuple[str, ...]
+    temperature: float
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    bias: np.ndarray
+    basis: tuple[str, ...] = ()
+    logit_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        dims, count = len(self.mean), len(self.classes)
+        shapes = {"mean": (self.mean, (dims,)), "scale": (self.scale, (dims,)), "weights": (self.weights, (dims, count)),
+                  "bias": (self.bias, (count,))}
+        for name, (array, shape) in shapes.items():
+            if not isinstance(array, np.ndarray) or array.shape != shape:
+                got = getattr(array, "shape", type(array).__name__)
+                raise AdaptationError(f"head {self.head}.{name}: expected shape {shape}, got {got}")
+            if not np.all(np.isfinite(array)):
+                raise AdaptationError(f"head {self.head}.{name}: not finite")
+        if not np.all(self.scale > 0) or not (self.temperature > 0):
+            raise AdaptationError(f"head {self.head}: scale and temperature must be positive")
+        if not (isinstance(self.logit_scale, float) and math.isfinite(self.logit_scale)):
+            raise AdaptationError(f"head {self.head}.logit_scale: expected a finite number, got {self.logit_scale!r}")
+
+    def adjust(self, features: np.ndarray, logits: np.ndarray) -> np.ndarray:
+        """Return adapted logits (a new array, the logits' dtype).
+
+        Raises:
+            AdaptationError: features or logits do not have this head's sizes.
+        """
+        if features.ndim != 2 or features.shape[1] != len(self.mean):
+            raise AdaptationError(f"head {self.head}: expected features (N, {len(self.mean)}), got {features.shape}")
+        if logits.shape != (len(features), len(self.classes)):
+            raise AdaptationError(f"head {self.head}: expected logits ({len(features)}, {len(self.classes)}), got {logits.shape}")
+        delta = ((features.astype(np.float64) - self.mean) / self.scale) @ self.weights + self.bias
+        return (self.logit_scale * logits.astype(np.float64) + delta).astype(logits.dtype)
+
+
+def log_loss(logits: np.ndarray, labels: np.ndarray, temperature: float = 1.0) -> float:
+    """Mean negative log-likelihood of ``labels`` under ``softmax(logits / temperature)``.
+
+    >>> import numpy as np
+    >>> round(log_loss(np.array([[0.0, 0.0]]), np.array([1])), 4)
+    0.6931
+    """
+    if len(labels) == 0:
+        return float("nan")
+    p = softmax(logits, temperature)
+    return float(-np.mean(np.log(np.clip(p[np.arange(len(labels)), labels], 1e-12, 1.0))))
+
+
+def accuracy(logits: np.ndarray, labels: np.ndarray) -> float:
+    """Share of rows whose arg-max is the label (nan for no rows).
+
+    >>> import numpy as np
+    >>> accuracy(np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([0, 0]))
+    0.5
+    """
+    if len(labels) == 0:
+        return float("nan")
+    return float(np.mean(np.argmax(logits, axis=1) == labels))
+
+
+def fit_head(head: str, classes: Sequence[str], features: np.ndarray, logits: np.ndarray, labels: np.ndarray, *,
+             temperature: float = 1.0, l2: float = 0.01, steps: int = STEPS, basis: Sequence[str] = (),
+             fit_scale: bool = True) -> HeadFit:
+    """Fit a residual head on labelled rows by full-batch Adam on log-loss + ``l2`` * |W|^2 / 2.
+
+    With ``fit_scale`` the shipped logits' weight is fitted too (from 1, pulled back to 1 by
+    ``SCALE_L2``): a new game copy the shipped model reads confidently wrong needs them trusted less.
+    Deterministic: the weights start at zero, there is no sampling.
+
+    Raises:
+        ValueError: no labelled rows, or sizes that do not agree.
+    """
+    keep = labels >= 0
+    x, z, y = features[keep].astype(np.float64), logits[keep].astype(np.float64), labels[keep]
+    if len(y) == 0:
+        raise ValueError(f"head {head}: no labelled examples")
+    if z.shape[1] != len(classes) or len(x) != len(z):
+        raise ValueError(f"head {head}: features {x.shape}, logits {z.shape} and {len(classes)} classes do not agree")
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale = np.where(scale > 1e-6, scale, 1.0)
+    xs = (x - mean) / scale
+    onehot = np.eye(len(classes))[y]
+    weights = np.zeros((x.shape[1], len(classes)))
+    bias = np.zeros(len(classes))
+    trust = np.ones(1)
+    params = [weights, bias, trust]
+    moments = [np.zeros_like(p) for p in params]
+    squares = [np.zeros_like(p) for p in params]
+    beta1, beta2 = 0.9, 0.999
+    for step in range(1, steps + 1):
+        p = softmax(trust[0] * z + xs @ weights + bias, temperature)
+        error = (p - onehot) / (temperature * len(y))
+        grads = [xs.T @ error + l2 * weights, error.sum(axis=0) + l2 * bias,
+                 np.array([float(np.sum(error * z)) + SCALE_L2 * (trust[0] - 1.0)]) if fit_scale else np.zeros(1)]
+        for param, grad, m, v in zip(params, grads, moments, squares):
+            m *= beta1
+            m += (1 - beta1) * grad
+            v *= beta2
+            v += (1 - beta2) * grad * grad
+            param -= LEARNING_RATE * (m / (1 - beta1**step)) / (np.sqrt(v / (1 - beta2**step)) + 1e-8)
+    return HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias, tuple(basis), float(trust[0]))

@@ -1,0 +1,271 @@
+"""Decoding with the rules: which cells hold tiles, north from the tiles' rotations, and the most probable legal palace."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from scanner.alhambra.lattice import CellRegion, cell_polygon
+from scanner.alhambra.locate import HINT
+from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions, crop_walls_to_upright, rotate_cell, rotate_cell_float
+from scanner.errors import BoardNotFoundError, Remedy
+from scanner.photo import Photo
+from scanner.reading import CellReading, Override
+from scoring.alhambra.palace import CATALOGUE, FOUNTAIN_TILE, OPPOSITE, SIDES, neighbour, reachable
+
+TILE_AT_CENTRE = 0.5  # a cell with a located centre holds a tile unless the classifier finds no tile likelier (a loose die, a card)
+TILE_OFF_CENTRE = 0.15  # an empty neighbour cell holds a tile only when P(no tile) is under this
+
+
+@dataclass(frozen=True)
+class TileEvidence:
+    """The classifier's calibrated probabilities for one cell, in upright (N, E, S, W) terms."""
+
+    kind: np.ndarray  # over KINDS
+    walls: np.ndarray  # P(wall) for N, E, S, W
+    price: np.ndarray  # over PRICES
+
+    def model_value(self) -> tuple[str, float]:
+        """The model's own first choice (ignoring the rules) and its probability."""
+        kind_index = int(np.argmax(self.kind))
+        kind = KINDS[kind_index]
+        if kind in ("none", "fountain"):
+            return kind, float(self.kind[kind_index])
+        walls = "".join(side for side, p in zip(SIDES, self.walls) if p >= 0.5)
+        wall_p = float(np.prod(np.where(self.walls >= 0.5, self.walls, 1 - self.walls)))
+        return f"{kind}:{walls}", float(self.kind[kind_index]) * wall_p
+
+
+_CAT_KIND = np.array([KINDS.index(tile.type) for tile in CATALOGUE])
+_CAT_WALLS = np.array([[side in tile.walls for side in SIDES] for tile in CATALOGUE], dtype=np.float64)
+_CAT_PRICE = np.array([PRICES.index(str(tile.price)) for tile in CATALOGUE])
+
+
+def tile_log_scores(evidence: TileEvidence, price_weight: float = 0.15) -> np.ndarray:
+    """Log-probability of each catalogue tile (in ``CATALOGUE`` order) given one cell's evidence."""
+    eps = 1e-6
+    walls = np.clip(evidence.walls, eps, 1 - eps)
+    scores = np.log(np.clip(evidence.kind[_CAT_KIND], eps, 1))
+    scores = scores + _CAT_WALLS @ np.log(walls) + (1 - _CAT_WALLS) @ np.log(1 - walls)
+    return scores + price_weight * np.log(np.clip(evidence.price[_CAT_PRICE], eps, 1))
+
+
+def decode_palace(evidence: dict[tuple[int, int], TileEvidence], *, max_nodes: int = 50_000) -> tuple[tuple[int, int], dict[tuple[int, int], int]]:
+    """Pick the fountain and a catalogue tile per other cell: most probable reading obeying the rules.
+
+    Rules: exactly one fountain; each catalogue tile at most once; shared walls agree (a wall on
+    one side of an edge faces a wall on the other; the fountain has none); every tile reachable on
+    foot from the fountain (the cells themselves, and so any hole, come from the lattice, not from
+    this choice). Returns the fountain cell and cell -> index in ``CATALOGUE``. When no reachable
+    reading is among the likely candidates, the best wall-consistent one is kept; without any
+    consistent reading the walls rule is dropped too (the validator then reports the break).
+    """
+    cells = list(evidence)
+    fountain = max(cells, key=lambda c: float(evidence[c].kind[KINDS.index("fountain")]))
+    others = [c for c in cells if c != fountain]
+    if not others:
+        return fountain, {}
+    scores = {c: tile_log_scores(evidence[c]) for c in others}
+    candidates = {}
+    for c in others:
+        ranked = np.argsort(-scores[c])
+        best = scores[c][ranked[0]]
+        candidates[c] = [int(t) for t in ranked[:10] if scores[c][t] > best - 25]
+    # search order: most certain first, then neighbours of what is placed (better pruning)
+    order = sorted(others, key=lambda c: -(scores[c][candidates[c][0]] - (scores[c][candidates[c][1]] if len(candidates[c]) > 1 else -50)))
+    remaining_best = np.cumsum([scores[c][candidates[c][0]] for c in order][::-1])[::-1].tolist() + [0.0]
+    best_total = [-math.inf]
+    best_choice: list[dict[tuple[int, int], int]] = [{}]
+    fallback_total = [-math.inf]  # best wall-consistent reading that leaves some tile unreachable
+    fallback_choice: list[dict[tuple[int, int], int]] = [{}]
+    chosen: dict[tuple[int, int], int] = {}
+    used: set[int] = set()
+    nodes = [0]
+
+    def consistent(cell: tuple[int, int], tile_index: int) -> bool:
+        walls = CATALOGUE[tile_index].walls
+        for side in SIDES:
+            other = neighbour(cell, side)
+            if other == fountain:
+                if side in walls:
+                    return False
+            elif other in chosen and (side in walls) != (OPPOSITE[side] in CATALOGUE[chosen[other]].walls):
+                return False
+        return True
+
+    def all_reachable() -> bool:
+        palace = {cell: CATALOGUE[index] for cell, index in chosen.items()}
+        palace[fountain] = FOUNTAIN_TILE
+        return len(reachable(palace, [fountain])) == len(palace)
+
+    def search(depth: int, total: float) -> None:
+        nodes[0] += 1
+        if nodes[0] > max_nodes:
+            return
+        if depth == len(order):
+            if total > best_total[0]:
+                if all_reachable():
+                    best_total[0] = total
+                    best_choice[0] = dict(chosen)
+                elif total > fallback_total[0]:
+                    fallback_total[0] = total
+                    fallback_choice[0] = dict(chosen)
+            return
+        if total + remaining_best[depth] <= best_total[0]:
+            return
+        cell = order[depth]
+        for tile_index in candidates[cell]:
+            if tile_index in used or not consistent(cell, tile_index):
+                continue
+            chosen[cell] = tile_index
+            used.add(tile_index)
+            search(depth + 1, total + scores[cell][tile_index])
+            used.discard(tile_index)
+            del chosen[cell]
+
+    search(0, 0.0)
+    if best_choice[0]:
+        return fountain, best_choice[0]
+    if fallback_choice[0]:
+        return fountain, fallback_choice[0]
+    # no consistent reading: best tile per cell, each tile once (greedy by confidence)
+    result: dict[tuple[int, int], int] = {}
+    used.clear()
+    for cell in order:
+        for tile_index in np.argsort(-scores[cell]):
+            if int(tile_index) not in used:
+                result[cell] = int(tile_index)
+                used.add(int(tile_index))
+                break
+    return fountain, result
+
+
+def value_probabilities(scores: np.ndarray) -> dict[str, float]:
+    """Probability of each reading text ``type:walls`` from per-catalogue-tile log scores (twins summed)."""
+    probs = np.exp(scores - scores.max())
+    probs /= probs.sum()
+    values: dict[str, float] = {}
+    for tile, p in zip(CATALOGUE, probs):
+        key = f"{tile.type}:{tile.walls}"
+        values[key] = values.get(key, 0.0) + float(p)
+    return values
+
+
+@dataclass(frozen=True, eq=False)
+class UprightTiles:
+    """The cells holding tiles, in upright (world) cells once north is known: evidence, lattice cell and crop of each.
+
+    ``north`` is the crops' quarter turns (counter-clockwise) from upright, an index into ``ROTATIONS``.
+    """
+
+    north: int
+    evidence: dict[tuple[int, int], TileEvidence]
+    lattice_of: dict[tuple[int, int], tuple[int, int]]
+    crop_of: dict[tuple[int, int], np.ndarray]
+
+    def __post_init__(self) -> None:
+        if self.north not in range(4):
+            raise ValueError(f"north: expected 0-3 quarter turns, got {self.north}")
+        if not self.evidence or set(self.evidence) != set(self.lattice_of) or set(self.evidence) != set(self.crop_of):
+            raise ValueError("tiles: expected evidence, a lattice cell and a crop for each of at least one tile")
+
+
+@dataclass(frozen=True)
+class PalaceReading:
+    """The decoded palace: the FORMATS.md ``palace`` list, one reading per tile and the rules' overrides."""
+
+    palace: list[dict[str, Any]]
+    readings: tuple[CellReading, ...]
+    overrides: tuple[Override, ...]
+
+
+def tiles_present(photo: Photo, region: CellRegion, kind: np.ndarray) -> dict[tuple[int, int], bool]:
+    """Whether each cell read holds a tile, from the classifier's P(no tile) (lower bar where a centre was located).
+
+    Raises:
+        BoardNotFoundError: a tile leaves the photo's frame.
+    """
+    is_tile = {}
+    for index, cell in enumerate(region.cells):
+        p_none = kind[index, 0]
+        is_tile[cell] = p_none < (TILE_AT_CENTRE if cell in region.occupied else TILE_OFF_CENTRE)
+        if cell in region.leaving and p_none < 0.5:  # a tile partly outside the photo
+            raise BoardNotFoundError(
+                f"{photo.name}: the palace is cut off by the photo's edge (a tile leaves the frame); "
+                "step back so the whole palace is in frame"
+            )
+        if cell in region.leaving:
+            is_tile[cell] = False  # a centre on something else at the edge (a hand, a card)
+    return is_tile
+
+
+def turn_upright(photo: Photo, region: CellRegion, is_tile: dict[tuple[int, int], bool], predictions: TilePredictions,
+                 crops: np.ndarray) -> UprightTiles:
+    """Vote north from the tiles' rotations and express each tile's evidence, cell and crop upright.
+
+    Raises:
+        BoardNotFoundError: no cell holds a tile.
+    """
+    cells = region.cells
+    tile_rows = [i for i, cell in enumerate(cells) if is_tile[cell]]
+    if not tile_rows:
+        raise BoardNotFoundError(f"{photo.name}: no Alhambra tiles recognised; {HINT}", remedy=Remedy.SET_CORNERS)
+    votes = np.log(np.clip(predictions.rotation[tile_rows], 1e-6, 1)).sum(axis=0)
+    k = int(np.argmax(votes))
+    evidence: dict[tuple[int, int], TileEvidence] = {}
+    lattice_of: dict[tuple[int, int], tuple[int, int]] = {}
+    crop_of: dict[tuple[int, int], np.ndarray] = {}
+    for i in tile_rows:
+        world = rotate_cell(cells[i], k)
+        kind_p = predictions.kind[i].copy()
+        kind_p[0] = 0.0
+        kind_p /= max(kind_p.sum(), 1e-9)
+        evidence[world] = TileEvidence(kind_p, crop_walls_to_upright(predictions.walls[i], k), predictions.price[i])
+        lattice_of[world] = cells[i]
+        crop_of[world] = np.rot90(crops[i], -k)
+    return UprightTiles(k, evidence, lattice_of, crop_of)
+
+
+def assemble_palace(tiles: UprightTiles, fountain: tuple[int, int], chosen: dict[tuple[int, int], int],
+                    grid_to_image: np.ndarray) -> PalaceReading:
+    """The palace (positions relative to the fountain), a reading per tile, and where the rules overrode the model."""
+    fx, fy = fountain
+    palace: list[dict[str, Any]] = [{"at": [0, 0], "tile": "fountain"}]
+    readings: list[CellReading] = []
+    overrides: list[Override] = []
+    for world in sorted(tiles.evidence, key=lambda c: (c[1], c[0])):
+        at = (world[0] - fx, world[1] - fy)
+        ev = tiles.evidence[world]
+        model_value, model_conf = ev.model_value()
+        scores = tile_log_scores(ev)
+        if world == fountain:
+            value = "fountain"
+            confidence = float(ev.kind[KINDS.index("fountain")])
+            alternatives: tuple[tuple[str, float], ...] = ((model_value, model_conf),) if model_value != "fountain" else ()
+        else:
+            tile = CATALOGUE[chosen[world]]
+            value = f"{tile.type}:{tile.walls}"
+            palace.append({"at": list(at), "type": tile.type, "walls": tile.walls})
+            by_value = value_probabilities(scores)
+            confidence = by_value.get(value, 0.0)
+            alternatives = tuple((v, round(p, 4)) for v, p in sorted(by_value.items(), key=lambda e: -e[1]) if v != value)[:3]
+        if value != model_value:
+            reason = "one fountain per palace" if "fountain" in (value, model_value) else "catalogue tile, used once, walls agree with neighbours"
+            overrides.append(Override(at, model_value, model_conf, value, confidence, reason))
+        polygon = cell_polygon(grid_to_image, tiles.lattice_of[world])
+        readings.append(CellReading(at, value, min(max(confidence, 0.0), 1.0), polygon, alternatives, tiles.crop_of[world]))
+    return PalaceReading(palace, tuple(readings), tuple(overrides))
+
+
+def palace_corners(grid_to_image: np.ndarray, cells: list[tuple[int, int]], k: int) -> np.ndarray:
+    """The palace's bounding box in the upright frame, as TL, TR, BR, BL image points."""
+    world = np.array([rotate_cell(c, k) for c in cells], dtype=np.float64)
+    x0, y0 = world.min(axis=0) - 0.5
+    x1, y1 = world.max(axis=0) + 0.5
+    box = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+    lattice_box = np.array([rotate_cell_float(p, -k) for p in box])
+    return cv2.perspectiveTransform(lattice_box.reshape(-1, 1, 2), grid_to_image).reshape(-1, 2).astype(np.float32)

@@ -1,0 +1,173 @@
+"""Reading the tiles: square crops of lattice cells (shared with training) and the tile classifier's probabilities."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from scanner.alhambra.classifier import CROP_MARGIN
+from scanner.alhambra.lattice import Lattice, local_pitch
+from scanner.alhambra.locate import sigmoid
+from scanner.geometry import cell_square, project
+from scanner.model import OnnxModel, softmax
+from scoring.alhambra.palace import BUILDING_TYPES, SIDES
+
+CROP_PX = 64
+KINDS = ("none", "fountain", *BUILDING_TYPES)
+PRICES = tuple(str(p) for p in range(2, 14))
+ROTATIONS = ("0", "90", "180", "270")  # crop = np.rot90(upright, k): quarter turns counter-clockwise
+CROP_SIDES = ("top", "right", "bottom", "left")
+
+
+@dataclass(frozen=True, eq=False)
+class CellCrops:
+    """Square crops of lattice cells: ``cells[i]`` (lattice x, y) is shown by ``crops[i]``, uint8 RGB (N, S, S, 3)."""
+
+    cells: tuple[tuple[int, int], ...]
+    crops: np.ndarray
+
+    def __post_init__(self) -> None:
+        crops = self.crops
+        if not isinstance(crops, np.ndarray) or crops.dtype != np.uint8 or crops.ndim != 4 or crops.shape[3] != 3:
+            raise ValueError(f"crops: expected (N, S, S, 3) uint8 RGB, got {getattr(crops, 'shape', type(crops).__name__)} "
+                             f"{getattr(crops, 'dtype', '')}".rstrip())
+        if len(crops) != len(self.cells):
+            raise ValueError(f"crops: expected one per cell ({len(self.cells)}), got {len(crops)}")
+
+
+@dataclass(frozen=True, eq=False)
+class TilePredictions:
+    """Calibrated probabilities per crop: kind (N, 8) over ``KINDS``, walls (N, 4) in crop order, price (N, 12), rotation (N, 4)."""
+
+    kind: np.ndarray
+    walls: np.ndarray
+    price: np.ndarray
+    rotation: np.ndarray
+
+    def __post_init__(self) -> None:
+        count = len(self.kind)
+        widths = {"kind": (self.kind, len(KINDS)), "walls": (self.walls, 4), "price": (self.price, len(PRICES)),
+                  "rotation": (self.rotation, len(ROTATIONS))}
+        for name, (array, width) in widths.items():
+            if array.shape != (count, width):
+                raise ValueError(f"{name}: expected ({count}, {width}) probabilities, got {array.shape}")
+
+    def as_tuple(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(kind, walls, price, rotation)."""
+        return self.kind, self.walls, self.price, self.rotation
+
+
+def crop_cells(image_rgb: np.ndarray, grid_to_image: np.ndarray, cells: Sequence[tuple[float, float]], size: int = CROP_PX) -> np.ndarray:
+    """Return square crops (N, size, size, 3) uint8 of lattice cells, crop x along grid x.
+
+    ``grid_to_image`` maps grid (x, y) (tile centres at integers) to image pixels. The image is
+    first shrunk so one tile spans about ``size`` pixels, so crops are not aliased.
+    """
+    if not cells:
+        return np.zeros((0, size, size, 3), dtype=np.uint8)
+    centres = np.asarray(cells, dtype=np.float64)
+    homography = np.asarray(grid_to_image, dtype=np.float64)
+    # work on the palace's part of the photo only, shrunk so one tile spans about 1.25 crops
+    reach = np.concatenate([centres + [dx, dy] for dx in (-1, 1) for dy in (-1, 1)])
+    spots = cv2.perspectiveTransform(reach.reshape(-1, 1, 2), homography).reshape(-1, 2)
+    x0, y0 = np.clip(np.floor(spots.min(axis=0)).astype(int), 0, [image_rgb.shape[1] - 1, image_rgb.shape[0] - 1])
+    x1, y1 = np.clip(np.ceil(spots.max(axis=0)).astype(int), [x0 + 1, y0 + 1], [image_rgb.shape[1], image_rgb.shape[0]])
+    image = image_rgb[y0:y1, x0:x1]
+    homography = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], dtype=np.float64) @ homography
+    pitch = local_pitch(homography, centres)
+    shrink = float(np.median(pitch)) / (size * 1.25)
+    if shrink > 1.2:
+        factor = 1.0 / shrink
+        small = cv2.resize(image, (max(1, round(image.shape[1] * factor)), max(1, round(image.shape[0] * factor))), interpolation=cv2.INTER_AREA)
+        homography = np.diag([small.shape[1] / image.shape[1], small.shape[0] / image.shape[0], 1.0]) @ homography
+        image = small
+    half = 0.5 + CROP_MARGIN
+    target = np.array([[0, 0], [size, 0], [size, size], [0, size]], dtype=np.float32)
+    crops = np.empty((len(centres), size, size, 3), dtype=np.uint8)
+    for index, (x, y) in enumerate(centres):
+        source = project(cell_square(x, y, half), homography).astype(np.float32)
+        warp = cv2.getPerspectiveTransform(source, target)
+        crops[index] = cv2.warpPerspective(image, warp, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return crops
+
+
+def crops_batch(crops: np.ndarray) -> np.ndarray:
+    """Return the classifier batch (N, 3, H, W) float32 in 0-1 from uint8 RGB crops."""
+    return np.ascontiguousarray(crops.astype(np.float32).transpose(0, 3, 1, 2) / 255.0)
+
+
+def rotate_cell(cell: tuple[int, int], k: int) -> tuple[int, int]:
+    """Map a lattice position to upright (world) coordinates when crops are ``k`` quarter turns CCW.
+
+    (A quarter turn counter-clockwise of the art moves its east side to the top; the inverse
+    is ``rotate_cell(cell, -k)``.)
+
+    >>> rotate_cell((2, 0), 1)
+    (0, 2)
+    """
+    x, y = cell
+    for _ in range(k % 4):
+        x, y = -y, x
+    return x, y
+
+
+def rotate_cell_float(point: tuple[float, float], k: int) -> tuple[float, float]:
+    """``rotate_cell`` for real-valued points."""
+    x, y = point
+    for _ in range(k % 4):
+        x, y = -y, x
+    return x, y
+
+
+def crop_walls_to_upright(crop_walls: np.ndarray, k: int) -> np.ndarray:
+    """Reorder per-side values from crop order (top, right, bottom, left) to N, E, S, W."""
+    return np.array([crop_walls[(side - k) % 4] for side in range(4)])
+
+
+def upright_walls_to_crop(walls: str, k: int) -> list[int]:
+    """Return the crop-order (top, right, bottom, left) wall flags of a tile rotated ``k`` quarter turns CCW."""
+    return [int(SIDES[(index + k) % 4] in walls) for index in range(4)]
+
+
+def classify_tiles(model: OnnxModel, temperatures: Mapping[str, float], crops: np.ndarray) -> TilePredictions:
+    """Calibrated kind, walls (crop order), price and rotation probabilities, averaged over the four quarter turns.
+
+    The classifier was trained on crops in every quarter turn, so each crop is read four times,
+    turned; walls and rotation are turned back before the logits are averaged.
+
+    Raises:
+        ModelError: the classifier cannot run.
+    """
+    n = len(crops)
+    views = np.concatenate([np.rot90(crops, j, axes=(1, 2)) for j in range(4)])
+    out = model.run(crops_batch(np.ascontiguousarray(views)))
+    part = {name: [out[name][j * n:(j + 1) * n] for j in range(4)] for name in ("kind", "walls", "price", "rotation")}
+    kind = np.mean(part["kind"], axis=0)
+    price = np.mean(part["price"], axis=0)
+    walls = np.mean([w[:, [(side - j) % 4 for side in range(4)]] for j, w in enumerate(part["walls"])], axis=0)
+    rotation = np.mean([r[:, [(k + j) % 4 for k in range(4)]] for j, r in enumerate(part["rotation"])], axis=0)
+    return TilePredictions(
+        softmax(kind, temperatures.get("kind", 1.0)),
+        sigmoid(walls / temperatures.get("walls", 1.0)),
+        softmax(price, temperatures.get("price", 1.0)),
+        softmax(rotation, temperatures.get("rotation", 1.0)),
+    )
+
+
+def tiles_seen(model: OnnxModel, temperatures: Mapping[str, float], image: np.ndarray, lattice: Lattice) -> float:
+    """How many lattice cells the classifier reads as a whole, upright-consistent tile, less the doubtful ones (not sure empties).
+
+    Raises:
+        ModelError: the classifier cannot run.
+    """
+    cells = sorted(lattice.cells)
+    out = model.run(crops_batch(crop_cells(image, lattice.grid_to_image, cells)))
+    kind = softmax(out["kind"], temperatures.get("kind", 1.0))
+    rotation = softmax(out["rotation"], temperatures.get("rotation", 1.0))
+    k = int(np.argmax(np.log(np.clip(rotation, 1e-6, 1)).sum(axis=0)))
+    sure = kind[:, 1:].max(axis=1) * rotation[:, k]
+    empty = kind[:, 0] > 0.8  # a centre on clutter beside the palace: an empty cell, not a doubt
+    return float((sure > 0.8).sum() - ((sure < 0.5) & ~empty).sum())
