@@ -2,7 +2,7 @@
 
 On this project's 2-core machine (AMD EPYC with AVX-512 BF16) a training step of each of the five
 networks runs 1.8-2.8x faster this way than in plain float32 with the default memory layout
-(measured by ``python -m models.fast``); the weights, the optimiser, the losses and everything
+(measured by ``tests/benchmarks/bench_training_step.py``); the weights, the optimiser, the losses and everything
 exported stay float32. ``TRAIN_FP32=1`` turns autocast off (channels-last stays: it does not change
 the arithmetic's precision). Each game also trains two networks at once, one thread each
 (``start_lane`` / ``join_lane``): that uses the two cores better than two threads on one network.
@@ -11,7 +11,6 @@ the arithmetic's precision). Each game also trains two networks at once, one thr
 from __future__ import annotations
 
 import os
-import time
 from multiprocessing import get_context
 from multiprocessing.process import BaseProcess
 from typing import TypeVar
@@ -60,38 +59,3 @@ def join_lane(process: BaseProcess, what: str) -> None:
     process.join()
     if process.exitcode != 0:
         raise SystemExit(f"{what} training failed (exit {process.exitcode})")
-
-
-def _benchmark() -> None:
-    """Print the median time of one training step of each network, plain and fast, on one thread."""
-    from models.alhambra.net import LocateNet, TileNet
-    from models.sagrada.nets import CellNet, FinderNet, RefinerNet
-
-    global BF16
-    torch.set_num_threads(1)
-    print("| network | batch | float32 ms | channels-last + bf16 ms | speed-up |")
-    print("|---|---|---|---|---|")
-    for cls, shape in ((CellNet, (128, 3, 48, 48)), (FinderNet, (32, 3, 128, 128)), (RefinerNet, (64, 3, 96, 96)),
-                       (LocateNet, (16, 3, 240, 320)), (TileNet, (128, 3, 64, 64))):
-        times = []
-        for fast in (False, True):
-            torch.manual_seed(0)
-            net = prepare(cls()) if fast else cls().train()
-            BF16 = fast
-            optimizer = torch.optim.SGD(net.parameters(), lr=1e-3)
-            x = torch.rand(*shape)
-            runs = []
-            for _ in range(6):
-                started = time.perf_counter()
-                out = forward(net, x) if fast else net(x)
-                loss = sum(o.float().mean() for o in (out if isinstance(out, tuple) else (out,)))
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-                runs.append(time.perf_counter() - started)
-            times.append(sorted(runs[1:])[2] * 1000)
-        print(f"| {cls.__name__} | {shape[0]} | {times[0]:.0f} | {times[1]:.0f} | {times[0] / times[1]:.1f}x |")
-
-
-if __name__ == "__main__":
-    _benchmark()

@@ -42,6 +42,7 @@ import cv2
 import numpy as np
 
 from models.alhambra.evaluate import SCAN_SEED
+from models.alhambra.render import render
 from scanner.alhambra.reader import (
     TileEvidence,
     _local_pitch,
@@ -52,6 +53,7 @@ from scanner.alhambra.reader import (
 )
 from scanner.errors import BoardNotFoundError
 from scanner.photo import load_photo
+from scoring.alhambra.palace import CATALOGUE
 
 CAUSES = (
     "refused",
@@ -74,8 +76,6 @@ MIS_SCALED = 0.10
 
 
 def _photo_of(seed: int):
-    from models.alhambra.render import render
-
     sample = render(seed)
     _, data = cv2.imencode(".jpg", cv2.cvtColor(sample.image_rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92])
     return sample, load_photo(data.tobytes(), name=f"render-{seed}.jpg")
@@ -96,8 +96,6 @@ def _best_transform(pairs: list[tuple[tuple[int, int], tuple[int, int]]]) -> tup
 
 
 def _value(tile_index: int) -> str:
-    from scoring.alhambra.palace import CATALOGUE
-
     tile = CATALOGUE[tile_index]
     return f"{tile.type}:{tile.walls}"
 

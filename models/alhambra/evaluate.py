@@ -18,13 +18,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from models.alhambra.make_dataset import SEED_BASE, build
+from models.alhambra.render import render
 from models.metrics import expected_calibration_error
 from scanner.alhambra.reader import KINDS, LOCATE_MODEL, TILES_MODEL, crops_batch
 from scanner.errors import BoardNotFoundError
 from scanner.model import OnnxModel, models_dir, softmax
+from scanner.pipeline import Scanner
 
 CARD_START = "<!-- evaluate:start -->"
 CARD_END = "<!-- evaluate:end -->"
@@ -84,11 +87,6 @@ def evaluate_crops(count: int) -> dict[str, Any]:
 
 def evaluate_scans(count: int, folder: Path | None = None) -> dict[str, Any]:
     """Scan held-out rendered photos (JPEG bytes) end to end and compare with their truth."""
-    import cv2
-
-    from models.alhambra.render import render
-    from scanner.pipeline import Scanner
-
     scanner = Scanner()
     right = total = boards = failures = overrides = 0
     seconds: list[float] = []

@@ -9,7 +9,6 @@ pixels with OpenCV; the table, clutter, camera and lighting come from ``models.s
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +16,7 @@ import cv2
 import numpy as np
 
 from models import scene
+from scoring.alhambra import generate_palace
 from scoring.data import load_data
 
 TILE_PX = 128
@@ -59,84 +59,12 @@ def catalogue() -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------------------------
-# legal palaces
-
-
-def generate_palace(rng: random.Random, size: int) -> list[dict[str, Any]]:
-    """Return a legal palace of ``size`` building tiles plus the fountain at [0, 0].
-
-    Entries are FORMATS.md palace items with an extra ``tile_id``; neighbours agree on shared
-    walls, every tile is reachable on foot from the fountain, there are no holes and each
-    catalogue tile is used at most once.
-    """
-    tiles = catalogue()
-    rng.shuffle(tiles)
-    walls: dict[tuple[int, int], str] = {(0, 0): ""}
-    items: list[dict[str, Any]] = [{"at": [0, 0], "tile": "fountain"}]
-    unused = list(tiles)
-    attempts = 0
-    while len(items) < size + 1 and unused and attempts < 400:
-        attempts += 1
-        frontier = sorted(
-            {(x + dx, y + dy) for (x, y) in walls for dx, dy in STEPS.values()} - set(walls)
-        )
-        spot = frontier[rng.randrange(len(frontier))]
-        candidates = [tile for tile in unused if _fits(walls, spot, tile["walls"])]
-        if not candidates:
-            continue
-        tile = candidates[rng.randrange(len(candidates))]
-        walls[spot] = tile["walls"]
-        if _has_hole(set(walls)):
-            del walls[spot]
-            continue
-        unused.remove(tile)
-        items.append({"at": list(spot), "type": tile["type"], "walls": tile["walls"], "tile_id": tile["id"]})
-    return items
-
-
-def _fits(walls: dict[tuple[int, int], str], spot: tuple[int, int], tile_walls: str) -> bool:
-    """True when a tile with ``tile_walls`` at ``spot`` agrees with its neighbours and is reachable."""
-    reachable = False
-    for side, (dx, dy) in STEPS.items():
-        neighbour = (spot[0] + dx, spot[1] + dy)
-        if neighbour not in walls:
-            continue
-        mine, theirs = side in tile_walls, OPPOSITE[side] in walls[neighbour]
-        if mine != theirs:
-            return False
-        reachable = reachable or not mine
-    return reachable
-
-
-def _has_hole(occupied: set[tuple[int, int]]) -> bool:
-    """True when some empty cell is enclosed by the occupied cells (not reachable from outside)."""
-    xs = [x for x, _ in occupied]
-    ys = [y for _, y in occupied]
-    x0, x1, y0, y1 = min(xs) - 1, max(xs) + 1, min(ys) - 1, max(ys) + 1
-    seen = {(x0, y0)}
-    stack = [(x0, y0)]
-    while stack:
-        x, y = stack.pop()
-        for dx, dy in STEPS.values():
-            nxt = (x + dx, y + dy)
-            if x0 <= nxt[0] <= x1 and y0 <= nxt[1] <= y1 and nxt not in seen and nxt not in occupied:
-                seen.add(nxt)
-                stack.append(nxt)
-    empty = (x1 - x0 + 1) * (y1 - y0 + 1) - len(occupied)
-    return len(seen) != empty
+# palaces
 
 
 def palace_of(seed: int, size: int) -> list[dict[str, Any]]:
-    """Return a legal palace for ``seed``: the scoring core's generator when present, else ours."""
-    rng = random.Random(seed)
-    core_generate: Callable[[random.Random, int], Any] | None
-    try:
-        from scoring.alhambra import generate_palace as core_generate
-    except ImportError:
-        core_generate = None
-    if core_generate is not None:
-        return _normalise_palace(core_generate(rng, size))
-    return generate_palace(rng, size)
+    """Return a legal palace of ``size`` tiles for ``seed``, drawn by the scoring core's generator."""
+    return _normalise_palace(generate_palace(random.Random(seed), size))
 
 
 def _normalise_palace(palace: Any) -> list[dict[str, Any]]:

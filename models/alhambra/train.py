@@ -25,7 +25,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from models import fast
-from models.alhambra import export
+from models.alhambra import evaluate, export
 from models.alhambra.make_dataset import build
 from models.alhambra.net import LocateNet, TileNet
 from models.fit import FitConfig, fit, seeded
@@ -228,8 +228,6 @@ def main(argv: list[str] | None = None) -> None:
         fast.join_lane(side, "locator")
     print(f"trained and exported in {time.perf_counter() - start:.0f} s")
     if not args.skip_evaluate:
-        from models.alhambra import evaluate
-
         evaluate.main([])
 
 

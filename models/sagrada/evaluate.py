@@ -22,12 +22,13 @@ import numpy as np
 from PIL import Image
 
 from models.metrics import expected_calibration_error
-from models.sagrada import make_dataset
+from models.sagrada import cards, make_dataset
 from models.sagrada.render import render
 from scanner.errors import BoardNotFoundError
 from scanner.model import OnnxModel
-from scanner.photo import Photo
-from scanner.sagrada.cells import grid_image_crops, to_batch
+from scanner.photo import Photo, load_photo
+from scanner.sagrada.cells import CROP_PX, grid_image_crops, to_batch
+from scanner.sagrada.grid import FINDER_PX, PATCH_PX, REFINE_STEPS, REFINE_VIEWS
 from scanner.sagrada.reader import SagradaReader, cell_text, decode_window, value_probabilities
 
 HERE = Path(__file__).resolve().parent
@@ -167,8 +168,6 @@ def evaluate_no_window(reader: SagradaReader) -> dict | None:
     folder = REALDATA / "dice-nellbyler-d6" / "images"
     if not folder.is_dir():
         return None
-    from scanner.photo import load_photo
-
     photos = sorted(folder.glob("*.jpg"))
     wrong = 0
     for path in photos:
@@ -205,9 +204,6 @@ def model_latency(reader: SagradaReader, runs: int = 60, steps: list[int] | None
     median step plus its reads times the median read. Returns the median board's (``total``) and the
     90th percentile board's (``total_p90``) model work in ms, the parts' medians and the mean counts.
     """
-    from scanner.sagrada.cells import CROP_PX
-    from scanner.sagrada.grid import FINDER_PX, PATCH_PX, REFINE_STEPS, REFINE_VIEWS
-
     steps = steps or [REFINE_STEPS]
     reads = reads or [1] * len(steps)
     rng = np.random.default_rng(0)
@@ -257,8 +253,6 @@ def main(argv: list[str] | None = None) -> dict:
         "no_window": evaluate_no_window(reader),
     }
     (HERE / "evaluation.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-    from models.sagrada import cards
-
     cards.write_cards(results)
     print(json.dumps({k: (v if k != "renders" else {kk: vv for kk, vv in v.items() if "confusion" not in kk}) for k, v in results.items()
                       if v is not None}, indent=1, default=str)[:3000])

@@ -15,6 +15,8 @@ One render gives, through the scanner's own preprocessing (``scanner.sagrada.cel
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import time
 from multiprocessing import get_context
@@ -23,10 +25,11 @@ from typing import Any
 
 import cv2
 import numpy as np
+from PIL import Image
 
 from models.sagrada.render import render
 from scanner.sagrada import grid as board
-from scanner.sagrada.cells import CROP_HEIGHT_MM, cell_crops, lift_corners, rectify_grid
+from scanner.sagrada.cells import CROP_HEIGHT_MM, cell_crops, die_box_crop, lift_corners, rectify_grid
 
 COLOURS = ("none", "R", "Y", "G", "B", "P")
 VALUES = ("none", "1", "2", "3", "4", "5", "6")
@@ -97,12 +100,6 @@ def real_dice(fold: int) -> tuple[np.ndarray, np.ndarray] | None:
     The dice photos (``../shared/realdata/dice-nellbyler-d6``) are split by photo: fold 0 may be used
     to fine-tune the value head, fold 1 only to measure it.
     """
-    import json
-
-    from PIL import Image
-
-    from scanner.sagrada.cells import die_box_crop
-
     folder = REALDATA / "dice-nellbyler-d6"
     if not (folder / "annotations.json").is_file():
         return None
@@ -140,8 +137,6 @@ CACHE = Path("build/sagrada")
 
 def code_version() -> str:
     """A short hash of the code that makes the examples (renderer, scene, crops, board inputs, this file)."""
-    import hashlib
-
     root = Path(__file__).resolve().parents[2]
     digest = hashlib.sha256()
     for name in ("models/scene.py", "models/sagrada/render.py", "scanner/sagrada/cells.py", "scanner/sagrada/grid.py",

@@ -25,7 +25,7 @@ from torch import nn
 
 from models import fast
 from models.fit import FitConfig, fit, seeded
-from models.sagrada import make_dataset
+from models.sagrada import evaluate, export, make_dataset
 from models.sagrada.nets import CellNet, FinderNet, RefinerNet
 from scanner.sagrada.grid import heat_targets
 
@@ -310,8 +310,6 @@ def train_refiner(patches: np.ndarray, corners: np.ndarray, turns: np.ndarray, c
 def _train_grid_models(train: dict[str, Any], only: set[str], config: SagradaTraining, threads: int = 1) -> None:
     """Train and export the refiner, then the finder (in a child process while the cell model trains)."""
     _threads(threads)
-    from models.sagrada import export
-
     if "refiner" in only:
         export.export_refiner(train_refiner(train["patches"], train["patch_corners"], train["patch_turns"], config.refiner))
     if "finder" in only:
@@ -343,8 +341,6 @@ def main(argv: list[str] | None = None) -> None:
     val = make_dataset.load_or_make(make_dataset.VAL_SEED, config.val_photos, workers=args.threads, cache=args.cache)
     print(f"data ready: {len(train['crops'])} crops, {len(train['finder_input'])} photos, {len(train['patches'])} patches "
           f"({time.perf_counter() - started:.0f} s)", flush=True)
-    from models.sagrada import export
-
     only = set(args.only or ["cells", "finder", "refiner"])
     grid_models = only & {"finder", "refiner"}
     side = None
@@ -369,8 +365,6 @@ def main(argv: list[str] | None = None) -> None:
         _train_grid_models(train, grid_models, config, args.threads)
     print(f"trained in {time.perf_counter() - started:.0f} s", flush=True)
     if not args.skip_evaluate:
-        from models.sagrada import evaluate
-
         evaluate.main([])
 
 

@@ -29,10 +29,11 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # run as a script from any folder
 
-from models.sagrada import render as art
-from scanner.adapt import (
+from models.sagrada import render as art  # noqa: E402
+from scanner.adapt import (  # noqa: E402
+    CROP_COLOUR,
     Adaptation,
     ExampleSet,
     adapt_model,
@@ -44,9 +45,10 @@ from scanner.adapt import (
     fit_head,
     scan_examples,
 )
-from scanner.sagrada.cells import grid_image_crops
-from scanner.errors import BoardNotFoundError
-from scanner.model import load_model
+from scanner.adapt import fitting as adapt_fitting  # noqa: E402
+from scanner.errors import BoardNotFoundError  # noqa: E402
+from scanner.model import load_model  # noqa: E402
+from scanner.sagrada.cells import grid_image_crops  # noqa: E402
 
 REALDATA = ROOT.parent / "shared" / "realdata" / "sagrada-hejmsdz"
 TEST_SEEDS = range(7_300_000, 7_300_400)
@@ -147,7 +149,7 @@ def synthetic(test_count: int, adapt_count: int) -> dict:
     print(f"rendered {adapt_count} + {test_count} photos of the other copy in {time.perf_counter() - started:.0f} s", flush=True)
 
     corrected = 0
-    for index, (image, truth, corners) in enumerate(photos):
+    for index, (image, truth, _corners) in enumerate(photos):
         data = jpeg(image)
         game = store.create_game("sagrada", f"other copy {index}", {}, [("Ana", {})])
         player = store.players(game)[0]["id"]
@@ -263,10 +265,8 @@ def main() -> None:
                         help="fit on the model's embedding alone, without the crops' colour (the earlier method)")
     args = parser.parse_args()
     if args.embedding_only:
-        import scanner.adapt as adapting
-
-        fitting_basis = adapting.fitting_basis
-        adapting.fitting_basis = lambda names, heads: fitting_basis([n for n in names if n != adapting.CROP_COLOUR], heads)
+        fitting_basis = adapt_fitting.fitting_basis
+        adapt_fitting.fitting_basis = lambda names, heads: fitting_basis([n for n in names if n != CROP_COLOUR], heads)
     global FIXED_LIGHT
     FIXED_LIGHT = not args.varying_light
     model = load_model("sagrada_dice")

@@ -19,11 +19,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from calibration import CameraModel, ColourCorrection, Profile, Target  # noqa: E402
-from calibration.camera import calibrate_camera, distort_points, undistort_points  # noqa: E402
-from calibration.colour import apply_colour, estimate_colour  # noqa: E402
-from calibration.synthetic import cast_colour, distort_image, random_poses, render_view, window_board  # noqa: E402
-from scoring.errors import TableError  # noqa: E402
+from calibration import CameraModel, ColourCorrection, Profile, Target
+from calibration.camera import calibrate_camera, distort_points, undistort_points
+from calibration.colour import apply_colour, estimate_colour
+from calibration.synthetic import cast_colour, distort_image, random_poses, render_view, window_board
+from scoring.errors import TableError
 
 TARGET = Target()
 DISTORTIONS = {  # (k1, k2, p1, p2, k3)
@@ -179,9 +179,9 @@ def bench_models(count: int) -> None:
         f"\n== models: Sagrada cell accuracy on {count} renders, warm cast + barrel lens added, with and without a profile"
     )
     try:
-        from models.sagrada import render as sagrada_renders  # noqa: PLC0415
-        from scanner import Scanner  # noqa: PLC0415
-        from scanner.photo import Photo  # noqa: PLC0415
+        from models.sagrada import render as sagrada_renders
+        from scanner import Scanner
+        from scanner.photo import Photo
 
         Scanner().reader("sagrada")
     except (ImportError, AttributeError, TableError, OSError) as error:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
@@ -93,41 +92,3 @@ def test_an_unknown_game_is_a_state_error() -> None:
 
 
 # ---------------------------------------------------------------- no game switch outside the registry
-
-PER_GAME = {ROOT / "tablescan" / "games.py", *(ROOT / "tablescan" / "review" / "forms").glob("*.py")}
-
-
-def _game_comparisons(path: Path) -> list[str]:
-    """Return ``line: code`` of each comparison of something with a game id string."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    found = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Compare):
-            continue
-        operands = [node.left, *node.comparators]
-        literals = []
-        for operand in operands:
-            if isinstance(operand, ast.Constant):
-                literals.append(operand.value)
-            elif isinstance(operand, (ast.Tuple, ast.List, ast.Set)):
-                literals.extend(item.value for item in operand.elts if isinstance(item, ast.Constant))
-        if any(value in RULES for value in literals if isinstance(value, str)):
-            found.append(f"{node.lineno}: {ast.unparse(node)}")
-    return found
-
-
-def test_no_game_switch_outside_the_registry_and_forms() -> None:
-    wrong = {}
-    for path in sorted((ROOT / "tablescan").rglob("*.py")):
-        if path in PER_GAME:
-            continue
-        found = _game_comparisons(path)
-        if found:
-            wrong[str(path.relative_to(ROOT))] = found
-    assert wrong == {}
-
-
-def test_the_switch_finder_finds_switches(tmp_path: Path) -> None:
-    sample = tmp_path / "sample.py"
-    sample.write_text('if game == "sagrada":\n    pass\nok = game in ("alhambra", "x")\nfine = game == "chess"\n')
-    assert _game_comparisons(sample) == ["1: game == 'sagrada'", "3: game in ('alhambra', 'x')"]
