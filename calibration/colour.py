@@ -68,9 +68,7 @@ class ColourCorrection:
 
     def __post_init__(self) -> None:
         if len(self.gains) != 3 or not all(1 / MAX_GAIN <= g <= MAX_GAIN for g in self.gains):
-            raise CalibrationError(
-                f"colour gains: expected 3 values within 1/{MAX_GAIN:g}-{MAX_GAIN:g}, got {self.gains}"
-            )
+            raise CalibrationError(f"colour gains: expected 3 values within 1/{MAX_GAIN:g}-{MAX_GAIN:g}, got {self.gains}")
 
     @property
     def exposure_ev(self) -> float:
@@ -137,9 +135,7 @@ def estimate_colour(
     if region is not None:
         x, y, w, h = region
         if w < 1 or h < 1 or x < 0 or y < 0 or x + w > width or y + h > height:
-            raise CalibrationError(
-                f"{name}: region {x},{y},{w},{h} is not inside the {width}x{height} px photo; give x,y,w,h in pixels"
-            )
+            raise CalibrationError(f"{name}: region {x},{y},{w},{h} is not inside the {width}x{height} px photo; give x,y,w,h in pixels")
         patch = image_rgb[y : y + h, x : x + w].reshape(-1, 3)
         usable = patch[(patch.max(axis=1) < CLIPPED)]
         if len(usable) < max(1, min(MIN_REFERENCE_PIXELS, len(patch) // 2)):
@@ -169,9 +165,7 @@ def estimate_colour(
     return ColourCorrection(gains=gains, reference=reference)
 
 
-def preview_image(
-    before_rgb: np.ndarray, after_rgb: np.ndarray, region: tuple[int, int, int, int] | None = None
-) -> np.ndarray:
+def preview_image(before_rgb: np.ndarray, after_rgb: np.ndarray, region: tuple[int, int, int, int] | None = None) -> np.ndarray:
     """The before and after photos side by side (labelled, reference region outlined), RGB uint8."""
     height, width = before_rgb.shape[:2]
     scale = min(1.0, 1200 / max(height, width))
@@ -183,9 +177,7 @@ def preview_image(
             x, y, w, h = (round(v * scale) for v in region)
             cv2.rectangle(panel, (x, y), (x + max(w, 1), y + max(h, 1)), (255, 0, 255), 2)
         text_scale = max(0.5, size[0] / 900)
-        cv2.putText(
-            panel, label, (10, int(30 * text_scale)), cv2.FONT_HERSHEY_SIMPLEX, text_scale, (0, 0, 0), 4, cv2.LINE_AA
-        )
+        cv2.putText(panel, label, (10, int(30 * text_scale)), cv2.FONT_HERSHEY_SIMPLEX, text_scale, (0, 0, 0), 4, cv2.LINE_AA)
         cv2.putText(
             panel,
             label,

@@ -49,12 +49,7 @@ def check_image(image_rgb: np.ndarray) -> np.ndarray:
     Raises:
         ValueError: any other array or object.
     """
-    if (
-        not isinstance(image_rgb, np.ndarray)
-        or image_rgb.dtype != np.uint8
-        or image_rgb.ndim != 3
-        or image_rgb.shape[2] != 3
-    ):
+    if not isinstance(image_rgb, np.ndarray) or image_rgb.dtype != np.uint8 or image_rgb.ndim != 3 or image_rgb.shape[2] != 3:
         got = getattr(image_rgb, "shape", type(image_rgb).__name__)
         raise ValueError(f"image_rgb: expected (H, W, 3) uint8 RGB, got {got}")
     return image_rgb

@@ -43,9 +43,7 @@ class Profile:
     def __post_init__(self) -> None:
         check_name(self.name)
         if self.adaptation is not None and not isinstance(self.adaptation, (str, dict)):
-            raise CalibrationError(
-                f"profile '{self.name}': adaptation must be a path or an object, got {type(self.adaptation).__name__}"
-            )
+            raise CalibrationError(f"profile '{self.name}': adaptation must be a path or an object, got {type(self.adaptation).__name__}")
 
     def to_json(self) -> dict:
         """The profile as a JSON object (``from_json`` is its inverse)."""
@@ -92,21 +90,14 @@ class Profile:
         else:
             c = self.camera
             k1, k2, p1, p2, _k3 = c.distortion
-            lines.append(
-                f"  camera: {c.width_px}x{c.height_px} px, fx {c.fx:.1f}, fy {c.fy:.1f}, cx {c.cx:.1f}, cy {c.cy:.1f}"
-            )
+            lines.append(f"  camera: {c.width_px}x{c.height_px} px, fx {c.fx:.1f}, fy {c.fy:.1f}, cx {c.cx:.1f}, cy {c.cy:.1f}")
             lines.append(f"  distortion: k1 {k1:+.4f}, k2 {k2:+.4f}, p1 {p1:+.5f}, p2 {p2:+.5f}")
-            lines.append(
-                f"  fit: {c.views} views, reprojection error {c.rms_px:.3f} px RMS, target {c.target.describe()}"
-            )
+            lines.append(f"  fit: {c.views} views, reprojection error {c.rms_px:.3f} px RMS, target {c.target.describe()}")
         if self.colour is None:
             lines.append("  colour: none (colours are not corrected)")
         else:
             gains = ", ".join(f"{g:.3f}" for g in self.colour.gains)
-            lines.append(
-                f"  colour: gains R,G,B {gains} (exposure {self.colour.exposure_ev:+.2f} EV), "
-                f"from {self.colour.reference}"
-            )
+            lines.append(f"  colour: gains R,G,B {gains} (exposure {self.colour.exposure_ev:+.2f} EV), from {self.colour.reference}")
         if self.adaptation is not None:
             lines.append(f"  adaptation: {self.adaptation if isinstance(self.adaptation, str) else 'object'}")
         return "\n".join(lines)
@@ -119,9 +110,7 @@ def check_name(name: str) -> str:
         CalibrationError: when it is not.
     """
     if not isinstance(name, str) or not NAME_PATTERN.match(name):
-        raise CalibrationError(
-            f"profile name {name!r}: expected 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
-        )
+        raise CalibrationError(f"profile name {name!r}: expected 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
     return name
 
 
@@ -156,9 +145,7 @@ def save_profile(profile: Profile, directory: str | Path | None = None) -> Path:
         temporary.write_text(text, encoding="utf-8")
         os.replace(temporary, path)
     except OSError as error:
-        raise CalibrationError(
-            f"profile '{profile.name}': cannot write {path} ({error.__class__.__name__}: {error})"
-        ) from None
+        raise CalibrationError(f"profile '{profile.name}': cannot write {path} ({error.__class__.__name__}: {error})") from None
     return path
 
 
@@ -168,12 +155,7 @@ def load_profile(name_or_path: str | Path, directory: str | Path | None = None) 
     Raises:
         CalibrationError: the profile does not exist or is corrupt, naming it and what to do.
     """
-    if (
-        isinstance(name_or_path, Path)
-        or str(name_or_path).endswith(".json")
-        or os.sep in str(name_or_path)
-        or "/" in str(name_or_path)
-    ):
+    if isinstance(name_or_path, Path) or str(name_or_path).endswith(".json") or os.sep in str(name_or_path) or "/" in str(name_or_path):
         path = Path(name_or_path)
         label = f"profile {path}"
         missing = f"{label}: no such file"
@@ -196,8 +178,7 @@ def load_profile(name_or_path: str | Path, directory: str | Path | None = None) 
         doc = json.loads(text)
     except json.JSONDecodeError as error:
         raise CalibrationError(
-            f"{label}: corrupt, invalid JSON at line {error.lineno} column {error.colno} ({error.msg}); "
-            "delete it and calibrate again"
+            f"{label}: corrupt, invalid JSON at line {error.lineno} column {error.colno} ({error.msg}); delete it and calibrate again"
         ) from None
     try:
         return Profile.from_json(doc)

@@ -78,11 +78,7 @@ def random_poses(
             @ cv2.Rodrigues(np.array([0.0, 0.0, spin]))[0]
         )
         distance = camera.fx * board_w / (camera.width_px * fill * rng.uniform(0.85, 1.15))
-        shift = (
-            rng.uniform(-spread, spread, 2)
-            * distance
-            * np.array([camera.width_px / camera.fx, camera.height_px / camera.fy])
-        )
+        shift = rng.uniform(-spread, spread, 2) * distance * np.array([camera.width_px / camera.fx, camera.height_px / camera.fy])
         centre = np.array([board_w / 2, board_h / 2, 0.0])
         tvec = np.array([shift[0], shift[1], distance]) - rotation @ centre
         rvec = cv2.Rodrigues(rotation)[0].ravel()
@@ -91,9 +87,7 @@ def random_poses(
     return poses
 
 
-def render_view(
-    target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.ndarray, supersample: int = 3
-) -> np.ndarray:
+def render_view(target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.ndarray, supersample: int = 3) -> np.ndarray:
     """Photograph the printed target (with a one-square white border) through ``camera``; RGB uint8."""
     if target.kind != "chessboard":
         return _render_texture(target, camera, rvec, tvec, min(supersample, 2))
@@ -117,19 +111,14 @@ def render_view(
 
     cv2.fillPoly(canvas, [outline(-1, -1, target.columns + 2, target.rows + 2)], PAPER, cv2.LINE_AA, shift=4)
     squares = [
-        outline(col, row, col + 1, row + 1)
-        for row in range(target.rows + 1)
-        for col in range(target.columns + 1)
-        if (row + col) % 2 == 0
+        outline(col, row, col + 1, row + 1) for row in range(target.rows + 1) for col in range(target.columns + 1) if (row + col) % 2 == 0
     ]
     cv2.fillPoly(canvas, squares, INK, cv2.LINE_AA, shift=4)
     grey = cv2.resize(canvas, (camera.width_px, camera.height_px), interpolation=cv2.INTER_AREA)
     return np.repeat(grey[:, :, None], 3, axis=2)
 
 
-def _render_texture(
-    target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.ndarray, supersample: int
-) -> np.ndarray:
+def _render_texture(target: Target, camera: CameraModel, rvec: np.ndarray, tvec: np.ndarray, supersample: int) -> np.ndarray:
     """Trace every (super)pixel's ray to the board plane and sample the printed page there."""
     px_per_mm = 60.0 / target.square_mm
     margin_mm = float(target.square_mm)
@@ -155,9 +144,7 @@ def _camera_rays(camera: CameraModel, supersample: int) -> np.ndarray:
     xs, ys = np.meshgrid((np.arange(width) + 0.5) / supersample - 0.5, (np.arange(height) + 0.5) / supersample - 0.5)
     pixels = np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float64).reshape(-1, 1, 2)
     criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 20, 1e-9)
-    normal = cv2.undistortPoints(pixels, camera.matrix(), np.array(camera.distortion), criteria=criteria).reshape(
-        height, width, 2
-    )
+    normal = cv2.undistortPoints(pixels, camera.matrix(), np.array(camera.distortion), criteria=criteria).reshape(height, width, 2)
     return np.concatenate([normal, np.ones((height, width, 1))], axis=2)
 
 

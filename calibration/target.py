@@ -52,19 +52,13 @@ class Target:
             raise CalibrationError(f"target kind: expected one of {', '.join(KINDS)}, got {self.kind!r}")
         if self.kind == "charuco":
             if self.dictionary not in DICTIONARIES:
-                raise CalibrationError(
-                    f"target dictionary: expected one of {', '.join(DICTIONARIES)}, got {self.dictionary!r}"
-                )
+                raise CalibrationError(f"target dictionary: expected one of {', '.join(DICTIONARIES)}, got {self.dictionary!r}")
             if not 0.0 <= float(self.marker_mm) < float(self.square_mm):
-                raise CalibrationError(
-                    f"target marker_mm: expected less than the square ({self.square_mm:g} mm), got {self.marker_mm!r}"
-                )
+                raise CalibrationError(f"target marker_mm: expected less than the square ({self.square_mm:g} mm), got {self.marker_mm!r}")
             markers = (self.columns + 1) * (self.rows + 1) // 2
             capacity = int(self.dictionary.rsplit("_", 1)[1])
             if markers > capacity:
-                raise CalibrationError(
-                    f"target: {markers} markers needed, {self.dictionary} has {capacity}; use fewer squares"
-                )
+                raise CalibrationError(f"target: {markers} markers needed, {self.dictionary} has {capacity}; use fewer squares")
 
     @property
     def pattern_size(self) -> tuple[int, int]:
@@ -123,9 +117,7 @@ class Target:
         if kind == "charuco":
             extra = {
                 "marker_mm": expect_number(field(obj, "marker_mm", path, 0.0), child(path, "marker_mm")),
-                "dictionary": expect_str(
-                    field(obj, "dictionary", path, "DICT_5X5_100"), child(path, "dictionary"), DICTIONARIES
-                ),
+                "dictionary": expect_str(field(obj, "dictionary", path, "DICT_5X5_100"), child(path, "dictionary"), DICTIONARIES),
             }
         return cls(
             columns=expect_int(field(obj, "columns", path), child(path, "columns"), low=3, high=40),
@@ -179,9 +171,7 @@ def render_target(target: Target, dpi: int = 300) -> np.ndarray:
         raise CalibrationError(f"dpi: expected 72-1200, got {dpi!r}")
     board_w, board_h = target.board_mm
     need_w, need_h = board_w + 2 * MARGIN_MM, board_h + 2 * MARGIN_MM + CAPTION_MM
-    page_w, page_h = (
-        A4_LANDSCAPE_MM if need_w <= A4_LANDSCAPE_MM[0] and need_h <= A4_LANDSCAPE_MM[1] else (need_w, need_h)
-    )
+    page_w, page_h = A4_LANDSCAPE_MM if need_w <= A4_LANDSCAPE_MM[0] and need_h <= A4_LANDSCAPE_MM[1] else (need_w, need_h)
 
     def px(mm: float) -> int:
         return int(round(mm * dpi / 25.4))

@@ -29,8 +29,9 @@ PENDING = "0" * 64  # the sha256 of a manifest before its file is written
 def commit() -> str:
     """The short id of the checked-out commit, or ``unknown`` outside a git checkout."""
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True,
-                              cwd=MODELS).stdout.strip()
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True, cwd=MODELS
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -42,15 +43,22 @@ def to_onnx(net: torch.nn.Module, example: torch.Tensor, outputs: list[str], *, 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # torch's stubs omit file objects as the target
-        torch.onnx.export(net.eval(), (example,), buffer, input_names=["input"],  # type: ignore[arg-type]
-                          output_names=outputs, dynamic_axes=axes, opset_version=17, dynamo=False)
+        torch.onnx.export(
+            net.eval(),
+            (example,),
+            buffer,  # type: ignore[arg-type]
+            input_names=["input"],
+            output_names=outputs,
+            dynamic_axes=axes,
+            opset_version=17,
+            dynamo=False,
+        )
     return onnx.load_from_string(buffer.getvalue())
 
 
 def manifest_for(name: str, game: str, **fields: Any) -> Manifest:
     """A manifest for model ``name`` of ``game`` (version, train module and commit filled in; sha256 pending)."""
-    return Manifest(name=name, version=VERSION, sha256=PENDING, train=f"models.{game}.train", commit=commit(),
-                    **fields)
+    return Manifest(name=name, version=VERSION, sha256=PENDING, train=f"models.{game}.train", commit=commit(), **fields)
 
 
 def write_model(model: onnx.ModelProto, manifest: Manifest, models: Path = MODELS) -> Manifest:
@@ -64,9 +72,14 @@ def write_model(model: onnx.ModelProto, manifest: Manifest, models: Path = MODEL
         raise ValueError(f"{manifest.name}: graph outputs {names} differ from the manifest's {[n for n, _ in manifest.outputs]}")
     folder = models / manifest.name
     folder.mkdir(parents=True, exist_ok=True)
-    meta = {"classes": json.dumps(list(manifest.classes)), "heads": json.dumps({h: list(c) for h, c in manifest.heads}),
-            "input": json.dumps(manifest.input_spec), "commit": manifest.commit, "name": manifest.name,
-            "version": manifest.version}
+    meta = {
+        "classes": json.dumps(list(manifest.classes)),
+        "heads": json.dumps({h: list(c) for h, c in manifest.heads}),
+        "input": json.dumps(manifest.input_spec),
+        "commit": manifest.commit,
+        "name": manifest.name,
+        "version": manifest.version,
+    }
     del model.metadata_props[:]
     for key, value in meta.items():
         entry = model.metadata_props.add()

@@ -71,8 +71,7 @@ def _schedule(optimizer: torch.optim.Optimizer, config: FitConfig, steps: int) -
     return torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=config.peak_lr, total_steps=steps, pct_start=config.warmup)
 
 
-def fit(net: NetT, count: int, step: Step, config: FitConfig, generator: torch.Generator, *,
-        log: Callable[[str], object] = print) -> NetT:
+def fit(net: NetT, count: int, step: Step, config: FitConfig, generator: torch.Generator, *, log: Callable[[str], object] = print) -> NetT:
     """Train ``net`` for ``config.epochs`` passes over ``count`` examples and return it in evaluation mode.
 
     Each epoch draws a new order from ``generator``; ``step`` gets the network and each batch's indices.
@@ -94,7 +93,7 @@ def fit(net: NetT, count: int, step: Step, config: FitConfig, generator: torch.G
         order = torch.randperm(count, generator=generator)
         total, seen, tallies, started = 0.0, 0, dict[str, int](), time.perf_counter()
         for start in range(0, count, config.batch):
-            idx = order[start:start + config.batch]
+            idx = order[start : start + config.batch]
             loss, counts = step(net, idx)
             optimizer.zero_grad()
             loss.backward()

@@ -53,8 +53,16 @@ def _rotation(axis: str, angle: float) -> np.ndarray:
     return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
 
 
-def camera_planes(art_size: tuple[int, int], px_per_mm: float, *, tilt_deg: float, azimuth_deg: float, roll_deg: float,
-                  focal_px: float, distance_mm: float):
+def camera_planes(
+    art_size: tuple[int, int],
+    px_per_mm: float,
+    *,
+    tilt_deg: float,
+    azimuth_deg: float,
+    roll_deg: float,
+    focal_px: float,
+    distance_mm: float,
+):
     """Return a function height_mm -> 3x3 homography from board-art px to (unshifted) photo px.
 
     World axes: X right and Y down along the art, Z into the table; the camera looks at the board
@@ -168,7 +176,9 @@ def add_clutter(image: np.ndarray, rng: np.random.Generator, keep_out: np.ndarra
             cv2.fillPoly(mask, [pts], 255)
             for _ in range(int(rng.integers(0, 6))):  # print on the card
                 p = (centre + rng.normal(0, size / 5, 2)).astype(int)
-                cv2.circle(layer, tuple(int(v) for v in p), int(rng.uniform(2, size / 6)), tuple(int(c) for c in rng.integers(0, 256, 3)), -1)
+                cv2.circle(
+                    layer, tuple(int(v) for v in p), int(rng.uniform(2, size / 6)), tuple(int(c) for c in rng.integers(0, 256, 3)), -1
+                )
             cv2.fillPoly(mask, [pts], 255)
         elif kind == "coin":
             radius = int(rng.uniform(0.015, 0.05) * scale)
@@ -186,8 +196,12 @@ def add_clutter(image: np.ndarray, rng: np.random.Generator, keep_out: np.ndarra
                 cv2.circle(layer, tuple(int(v) for v in p), max(1, int(size / 10)), (245, 245, 245), -1)
         else:  # hand or arm reaching in from an edge
             edge = int(rng.integers(0, 4))
-            start = [np.array([rng.uniform(0, width), 0]), np.array([width, rng.uniform(0, height)]),
-                     np.array([rng.uniform(0, width), height]), np.array([0, rng.uniform(0, height)])][edge]
+            start = [
+                np.array([rng.uniform(0, width), 0]),
+                np.array([width, rng.uniform(0, height)]),
+                np.array([rng.uniform(0, width), height]),
+                np.array([0, rng.uniform(0, height)]),
+            ][edge]
             end = start + (np.array([width / 2, height / 2]) - start) * rng.uniform(0.1, 0.35)
             skin = (int(rng.uniform(120, 235)), int(rng.uniform(80, 180)), int(rng.uniform(60, 150)))
             cv2.line(layer, tuple(int(v) for v in start), tuple(int(v) for v in end), skin, int(0.08 * scale))
@@ -223,10 +237,19 @@ def _sample_camera(rng: np.random.Generator) -> dict[str, float]:
     }
 
 
-def place_on_table(board_rgb: np.ndarray, rng: np.random.Generator, *, out_size: tuple[int, int] = (1600, 1200),
-                   board_alpha: np.ndarray | None = None, height_map: np.ndarray | None = None,
-                   px_per_mm: float = 6.0, fill: float | None = None, clutter: bool = True,
-                   camera: dict[str, float] | None = None, raised: list[Raised] | None = None) -> Shot:
+def place_on_table(
+    board_rgb: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    out_size: tuple[int, int] = (1600, 1200),
+    board_alpha: np.ndarray | None = None,
+    height_map: np.ndarray | None = None,
+    px_per_mm: float = 6.0,
+    fill: float | None = None,
+    clutter: bool = True,
+    camera: dict[str, float] | None = None,
+    raised: list[Raised] | None = None,
+) -> Shot:
     """Photograph ``board_rgb`` (top-down art, ``px_per_mm`` pixels per millimetre) lying on a table.
 
     ``raised`` lists prisms standing on the board (dice): each is drawn with its side faces and its
@@ -401,8 +424,13 @@ def _light(image: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, dic
     if n_glare:
         glare = cv2.resize(glare, (width, height), interpolation=cv2.INTER_LINEAR)
         image = cv2.add(image, cv2.merge([glare, glare, glare]))
-    return image, {"light_angle": round(float(angle), 3), "light_strength": round(float(strength), 3),
-                   "brightness": round(brightness, 3), "shadows": n_shadows, "glare_spots": n_glare}
+    return image, {
+        "light_angle": round(float(angle), 3),
+        "light_strength": round(float(strength), 3),
+        "brightness": round(brightness, 3),
+        "shadows": n_shadows,
+        "glare_spots": n_glare,
+    }
 
 
 @cache
@@ -439,11 +467,17 @@ def _finish(image: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, di
         tile = _noise_tile()
         reps = (-(-img.shape[0] // tile.shape[0]) + 1, -(-img.shape[1] // tile.shape[1]) + 1, 1)
         dy, dx = (int(v) for v in rng.integers(0, tile.shape[0], 2))
-        grain = np.tile(tile, reps)[dy:dy + img.shape[0], dx:dx + img.shape[1]]
+        grain = np.tile(tile, reps)[dy : dy + img.shape[0], dx : dx + img.shape[1]]
         img = cv2.scaleAdd(grain, noise, img.astype(np.float32))
         img = cv2.convertScaleAbs(img)
-    return img, {"white_balance": [round(float(v), 3) for v in wb], "saturation": round(sat, 3), "gamma": round(gamma, 3),
-                 "blur_sigma": round(blur, 2), "motion_blur_px": motion, "noise_sigma": round(noise, 2)}
+    return img, {
+        "white_balance": [round(float(v), 3) for v in wb],
+        "saturation": round(sat, 3),
+        "gamma": round(gamma, 3),
+        "blur_sigma": round(blur, 2),
+        "motion_blur_px": motion,
+        "noise_sigma": round(noise, 2),
+    }
 
 
 def encode_jpeg(image_rgb: np.ndarray, rng: np.random.Generator, quality: int | None = None) -> tuple[bytes, int]:

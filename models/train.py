@@ -46,7 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     for command in EVALUATIONS:
         if status := _run(*command):
             return status
-    print(f"== evaluated in {(time.perf_counter() - evaluated) / 60:.1f} min; {(time.perf_counter() - start) / 60:.1f} min in all", flush=True)
+    print(
+        f"== evaluated in {(time.perf_counter() - evaluated) / 60:.1f} min; {(time.perf_counter() - start) / 60:.1f} min in all", flush=True
+    )
     return 0
 
 

@@ -115,8 +115,7 @@ class Manifest:
     @property
     def input_spec(self) -> dict[str, Any]:
         """The ``input`` object as written in the file (also stored in the ONNX metadata)."""
-        return {"shape": list(self.input_shape), "dtype": self.input_dtype, "layout": self.input_layout,
-                "normalise": self.input_normalise}
+        return {"shape": list(self.input_shape), "dtype": self.input_dtype, "layout": self.input_layout, "normalise": self.input_normalise}
 
     @classmethod
     def from_json(cls, doc: Any) -> Manifest:
@@ -148,13 +147,13 @@ class Manifest:
             input_dtype=_expect(spec.get("dtype", "float32"), str, "input.dtype", "a dtype name"),
             input_layout=_expect(spec.get("layout", "NCHW RGB"), str, "input.layout", "a layout"),
             input_normalise=_expect(spec.get("normalise", "x / 255"), str, "input.normalise", "a description"),
-            temperatures=tuple((head, float(_expect(t, (int, float), f"temperatures.{head}", "a number")))
-                               for head, t in temperatures.items()),
+            temperatures=tuple(
+                (head, float(_expect(t, (int, float), f"temperatures.{head}", "a number"))) for head, t in temperatures.items()
+            ),
             outputs=tuple((out, _expect(what, str, f"outputs.{out}", "a description")) for out, what in outputs.items()),
             train=_expect(doc.get("train", ""), str, "train", "a module name"),
             commit=_expect(doc.get("commit", ""), str, "commit", "a commit"),
-            recipe=tuple((key, _expect(value, (str, int, float), f"recipe.{key}", "a number or text"))
-                         for key, value in recipe.items()),
+            recipe=tuple((key, _expect(value, (str, int, float), f"recipe.{key}", "a number or text")) for key, value in recipe.items()),
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -33,7 +33,9 @@ def draw_overlay(
     canvas = image_rgb.copy()
     scale = max(canvas.shape[:2]) / 1600.0
     thickness = max(1, int(round(2 * scale)))
-    cv2.polylines(canvas, [np.round(np.asarray(corners)).astype(np.int32).reshape(-1, 1, 2)], True, (0, 160, 255), thickness + 1, cv2.LINE_AA)
+    cv2.polylines(
+        canvas, [np.round(np.asarray(corners)).astype(np.int32).reshape(-1, 1, 2)], True, (0, 160, 255), thickness + 1, cv2.LINE_AA
+    )
     overridden = overridden or set()
     for reading in cells:
         polygon = np.round(np.asarray(reading.polygon)).astype(np.int32).reshape(-1, 1, 2)

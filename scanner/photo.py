@@ -127,9 +127,7 @@ def load_photo(source: str | Path | bytes, *, name: str | None = None, min_long_
         notes.append("icc-to-srgb")
     rgb = np.asarray(image, dtype=np.uint8)
     if min(upright) < MIN_SIDE_PX:
-        raise PhotoError(
-            f"{label}: {upright[0]}x{upright[1]} px is too small; the short side must be at least {MIN_SIDE_PX} px"
-        )
+        raise PhotoError(f"{label}: {upright[0]}x{upright[1]} px is too small; the short side must be at least {MIN_SIDE_PX} px")
     return Photo(image_rgb=np.ascontiguousarray(rgb), name=label, full_size=upright, scale=scale, notes=tuple(notes))
 
 

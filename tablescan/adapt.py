@@ -70,21 +70,33 @@ class AdaptOutcome:
 
     def to_json(self) -> dict:
         """The outcome as a JSON object (for the review screen)."""
-        return {"profile": self.profile, "saved": None if self.saved is None else str(self.saved),
-                "kept": list(self.kept_models), "earlier": list(self.earlier), "notes": list(self.notes),
-                "models": [r.to_json() for r in self.reports]}
+        return {
+            "profile": self.profile,
+            "saved": None if self.saved is None else str(self.saved),
+            "kept": list(self.kept_models),
+            "earlier": list(self.earlier),
+            "notes": list(self.notes),
+            "models": [r.to_json() for r in self.reports],
+        }
 
     def to_text(self) -> str:
         """Lines for people."""
         lines = [report.to_text() for report in self.reports]
         lines += [f"note: {note}" for note in self.notes]
         if self.saved is not None:
-            lines.append(f"kept the adaptation of {', '.join(self.kept_models)}: saved {self.saved}; "
-                         f"scan with `tablescan scan PHOTO --profile {self.profile}` to use it")
+            lines.append(
+                f"kept the adaptation of {', '.join(self.kept_models)}: saved {self.saved}; "
+                f"scan with `tablescan scan PHOTO --profile {self.profile}` to use it"
+            )
         else:
-            still = (f"the profile's earlier adaptation of {', '.join(self.earlier)} stays in use "
-                     f"(`tablescan adapt --profile {self.profile} --reset` drops it)") if self.earlier else \
-                "scans keep using the shipped models"
+            still = (
+                (
+                    f"the profile's earlier adaptation of {', '.join(self.earlier)} stays in use "
+                    f"(`tablescan adapt --profile {self.profile} --reset` drops it)"
+                )
+                if self.earlier
+                else "scans keep using the shipped models"
+            )
             lines.append(f"kept nothing new: it did not read the held-out examples better; {still}")
         return "\n".join(lines)
 
@@ -118,12 +130,17 @@ def labelled_photos(store: Store, *, keys: bool = False, players: set[int] | Non
             if not cells:
                 continue
             corners = player["corners"]
-            photos.append(LabelledPhoto(
-                store.photo_path(player["photo"]), game["game"],
-                None if not corners else tuple((float(x), float(y)) for x, y in corners),
-                tuple(cells), int(player["photo"].id), player["photo"].original_name or player["photo"].filename,
-                player_id=int(player["id"]),
-            ))
+            photos.append(
+                LabelledPhoto(
+                    store.photo_path(player["photo"]),
+                    game["game"],
+                    None if not corners else tuple((float(x), float(y)) for x, y in corners),
+                    tuple(cells),
+                    int(player["photo"].id),
+                    player["photo"].original_name or player["photo"].filename,
+                    player_id=int(player["id"]),
+                )
+            )
     return photos
 
 
@@ -146,9 +163,17 @@ def derive_examples(store: Store, scanner: Any) -> tuple[int, list[str]]:
         if not pairs or photo.player_id is None:  # keys=True gives every photo its player
             continue
         manifest = classifier_manifest(scanner, photo.game)
-        examples = [{"cell": key, "crop": encode_crop(reading.crop), "read": reading.value,
-                     "confidence": float(reading.confidence), "model": None if manifest is None else manifest.label,
-                     "model_sha256": None if manifest is None else manifest.sha256} for reading, key in pairs]
+        examples = [
+            {
+                "cell": key,
+                "crop": encode_crop(reading.crop),
+                "read": reading.value,
+                "confidence": float(reading.confidence),
+                "model": None if manifest is None else manifest.label,
+                "model_sha256": None if manifest is None else manifest.sha256,
+            }
+            for reading, key in pairs
+        ]
         stored += store.add_examples(photo.player_id, photo.group, examples, origin="derived")
     return stored, notes
 
@@ -194,8 +219,9 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
         if len(fits) < len(crops):
             notes.append(f"{len(crops) - len(fits)} stored {game} crops are not {size[0]}x{size[1]} px and were left out")
         if fits:
-            sets[model.manifest.name] = examples_from_crops(model, np.stack([crops[i] for i in fits]), [values[i] for i in fits],
-                                                            game, [groups[i] for i in fits])
+            sets[model.manifest.name] = examples_from_crops(
+                model, np.stack([crops[i] for i in fits]), [values[i] for i in fits], game, [groups[i] for i in fits]
+            )
     return sets, notes
 
 
@@ -281,8 +307,10 @@ def adapt_profile(
     if not sets:
         source = " and ".join(str(s) for s in (store and store.path, from_dir) if s)
         skipped = f" ({len(notes)} photos could not be re-read, e.g. {notes[0]})" if notes else ""
-        raise AdaptationError(f"{source or 'no source'}: no corrected or confirmed scans to learn from{skipped}; "
-                              "scan boards and correct them in `tablescan review` first")
+        raise AdaptationError(
+            f"{source or 'no source'}: no corrected or confirmed scans to learn from{skipped}; "
+            "scan boards and correct them in `tablescan review` first"
+        )
     reports = []
     kept = []
     for name in sorted(sets):
@@ -340,23 +368,43 @@ def reset_profile(profile_name: str = DEFAULT_PROFILE, directory: Path | None = 
 
 
 @click.command("adapt")
-@click.option("--profile", "profile_name", default=DEFAULT_PROFILE, show_default=True,
-              help="Profile to save the adaptation in (scan with --profile NAME to use it).")
-@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Review database to learn from (default: the one tablescan review uses).")
-@click.option("--from", "from_dir", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
-              help="Learn from a folder written by `tablescan export-corrections` instead.")
+@click.option(
+    "--profile",
+    "profile_name",
+    default=DEFAULT_PROFILE,
+    show_default=True,
+    help="Profile to save the adaptation in (scan with --profile NAME to use it).",
+)
+@click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Review database to learn from (default: the one tablescan review uses).",
+)
+@click.option(
+    "--from",
+    "from_dir",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Learn from a folder written by `tablescan export-corrections` instead.",
+)
 @click.option("--reset", is_flag=True, help="Forget the profile's adaptation: scans use the shipped models again.")
-@click.option("--profile-dir", type=click.Path(file_okay=False, path_type=Path), envvar=PROFILE_DIR_ENV, default=None,
-              help=f"Where profiles are kept (default: the user's config dir; env {PROFILE_DIR_ENV}).")
+@click.option(
+    "--profile-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar=PROFILE_DIR_ENV,
+    default=None,
+    help=f"Where profiles are kept (default: the user's config dir; env {PROFILE_DIR_ENV}).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def adapt(profile_name: str, db_path: Path | None, from_dir: Path | None, reset: bool, profile_dir: Path | None,
-          as_json: bool) -> None:
+def adapt(profile_name: str, db_path: Path | None, from_dir: Path | None, reset: bool, profile_dir: Path | None, as_json: bool) -> None:
     """Adapt the scanner to your own game set from the boards corrected in the review screen."""
     if reset:
         had = reset_profile(profile_name, profile_dir)
-        click.echo(f"profile '{profile_name}': " + ("adaptation removed" if had else "had no adaptation")
-                   + "; scans use the shipped models")
+        click.echo(
+            f"profile '{profile_name}': " + ("adaptation removed" if had else "had no adaptation") + "; scans use the shipped models"
+        )
         return
     store = None
     if from_dir is None or db_path is not None:

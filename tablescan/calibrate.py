@@ -52,9 +52,7 @@ def _target_options(function):
 
 
 def _target(kind: str, columns: int, rows: int, square_mm: float, marker_mm: float, dictionary: str) -> Target:
-    return Target(
-        columns=columns, rows=rows, square_mm=square_mm, kind=kind, marker_mm=marker_mm, dictionary=dictionary
-    )
+    return Target(columns=columns, rows=rows, square_mm=square_mm, kind=kind, marker_mm=marker_mm, dictionary=dictionary)
 
 
 def _existing(name: str, directory: Path | None) -> Profile:
@@ -120,15 +118,10 @@ def camera(directory: Path | None, photos: tuple[Path, ...], name: str, skip_mis
     cam = fit.camera
     worst_name, worst = max(fit.view_rms_px, key=lambda item: item[1])
     click.echo(f"saved profile '{name}' to {path}")
-    click.echo(
-        f"  views: {cam.views}" + (f" ({len(fit.skipped)} skipped: {', '.join(fit.skipped)})" if fit.skipped else "")
-    )
+    click.echo(f"  views: {cam.views}" + (f" ({len(fit.skipped)} skipped: {', '.join(fit.skipped)})" if fit.skipped else ""))
     click.echo(f"  reprojection error: {cam.rms_px:.3f} px RMS (worst {worst_name}: {worst:.3f} px)")
     sfx, sfy, scx, scy = fit.std_px
-    click.echo(
-        f"  fx {cam.fx:.1f} ± {sfx:.1f}, fy {cam.fy:.1f} ± {sfy:.1f}, "
-        f"cx {cam.cx:.1f} ± {scx:.1f}, cy {cam.cy:.1f} ± {scy:.1f} px"
-    )
+    click.echo(f"  fx {cam.fx:.1f} ± {sfx:.1f}, fy {cam.fy:.1f} ± {sfy:.1f}, cx {cam.cx:.1f} ± {scx:.1f}, cy {cam.cy:.1f} ± {scy:.1f} px")
     k1, k2, p1, p2, _k3 = cam.distortion
     click.echo(f"  distortion: k1 {k1:+.4f}, k2 {k2:+.4f}, p1 {p1:+.5f}, p2 {p2:+.5f}")
 
@@ -149,13 +142,9 @@ def camera(directory: Path | None, photos: tuple[Path, ...], name: str, skip_mis
     show_default=True,
     help="sRGB value the reference should read (118 for an 18 % grey card).",
 )
-@click.option(
-    "--preview", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write before/after side by side."
-)
+@click.option("--preview", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write before/after side by side.")
 @click.pass_obj
-def colour(
-    directory: Path | None, photo: Path, name: str, region: str | None, level: float, preview: Path | None
-) -> None:
+def colour(directory: Path | None, photo: Path, name: str, region: str | None, level: float, preview: Path | None) -> None:
     """Measure white balance and exposure from a white/grey reference in a photo of the board."""
     profile = _existing(name, directory)
     box = _parse_region(region)
@@ -178,18 +167,12 @@ def list_command(directory: Path | None) -> None:
     folder = directory or profile_dir()
     names = list_profiles(folder)
     if not names:
-        click.echo(
-            f"no profiles in {folder}; make one with `tablescan calibrate camera` or `tablescan calibrate colour`"
-        )
+        click.echo(f"no profiles in {folder}; make one with `tablescan calibrate camera` or `tablescan calibrate colour`")
         return
     for name in names:
         try:
             profile = load_profile(name, folder)
-            parts = [
-                part
-                for part, present in (("camera", profile.camera), ("colour", profile.colour))
-                if present is not None
-            ]
+            parts = [part for part, present in (("camera", profile.camera), ("colour", profile.colour)) if present is not None]
             click.echo(f"{name}\t{' + '.join(parts) or 'empty'}")
         except CalibrationError as error:
             click.echo(f"{name}\tcorrupt: {error}")

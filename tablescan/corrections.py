@@ -144,31 +144,37 @@ def _export_examples(store: Store, out_dir: Path) -> list[dict]:
         relative = Path("examples") / row["game"] / _safe(row["label"]) / f"{row['id']}.png"
         (out_dir / relative).parent.mkdir(parents=True, exist_ok=True)
         (out_dir / relative).write_bytes(bytes(row["crop"]))
-        entries.append({
-            "id": int(row["id"]),
-            "game": row["game"],
-            "game_id": row["game_id"],
-            "player_id": row["player_id"],
-            "cell": row["cell"],
-            "label": row["label"],
-            "read": row["read_value"],
-            "corrected": row["label"] != row["read_value"],
-            "confidence": row["confidence"],
-            "model": row["model"],
-            "model_sha256": row["model_sha256"],
-            "photo_sha256": row["photo_sha256"],
-            "origin": row["origin"],
-            "crop": relative.as_posix(),
-        })
+        entries.append(
+            {
+                "id": int(row["id"]),
+                "game": row["game"],
+                "game_id": row["game_id"],
+                "player_id": row["player_id"],
+                "cell": row["cell"],
+                "label": row["label"],
+                "read": row["read_value"],
+                "corrected": row["label"] != row["read_value"],
+                "confidence": row["confidence"],
+                "model": row["model"],
+                "model_sha256": row["model_sha256"],
+                "photo_sha256": row["photo_sha256"],
+                "origin": row["origin"],
+                "crop": relative.as_posix(),
+            }
+        )
     return entries
 
 
 @click.command("export-corrections")
 @click.argument("out_dir", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="review database (default: the one tablescan review uses).")
-@click.option("--include-manual", is_flag=True,
-              help="also list cells typed in by hand where no scanner reading existed (no crops).")
+@click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="review database (default: the one tablescan review uses).",
+)
+@click.option("--include-manual", is_flag=True, help="also list cells typed in by hand where no scanner reading existed (no crops).")
 def export_corrections_command(out_dir: Path, db_path: Path | None, include_manual: bool) -> None:
     """Write the review screen's corrected cells to DIR as a labelled dataset (index.json + crops)."""
     path = db_path or default_db_path()
@@ -176,6 +182,7 @@ def export_corrections_command(out_dir: Path, db_path: Path | None, include_manu
         raise StateError(f"{path}: no review database here; run tablescan review first or pass --db")
     index = export_corrections(Store(path), out_dir, include_manual=include_manual)
     crops = sum(1 for item in index["items"] if item["crop"])
-    click.echo(f"tablescan: wrote {index['count']} corrected cells ({crops} with crops) and {len(index['examples'])} "
-               f"labelled cell crops to {out_dir / INDEX_NAME}")
-
+    click.echo(
+        f"tablescan: wrote {index['count']} corrected cells ({crops} with crops) and {len(index['examples'])} "
+        f"labelled cell crops to {out_dir / INDEX_NAME}"
+    )

@@ -29,9 +29,7 @@ def read_document(source: str) -> dict:
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        raise StateError(
-            f"{label}: invalid JSON at line {error.lineno} column {error.colno} ({error.msg})"
-        ) from None
+        raise StateError(f"{label}: invalid JSON at line {error.lineno} column {error.colno} ({error.msg})") from None
 
 
 def score_document(doc: dict, label: str) -> Any:

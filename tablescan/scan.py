@@ -22,8 +22,9 @@ def _split(text: str | None) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()] if text else []
 
 
-def apply_settings(document: dict, *, game_file: dict | None, objectives: list[str], private: list[str],
-                   favor: list[str], scoring_round: int | None) -> dict:
+def apply_settings(
+    document: dict, *, game_file: dict | None, objectives: list[str], private: list[str], favor: list[str], scoring_round: int | None
+) -> dict:
     """Return a copy of a scanned document with the game's settings filled in.
 
     Settings come from a game file (players matched by name, else by position; scanned board keys win)
@@ -74,18 +75,31 @@ def apply_settings(document: dict, *, game_file: dict | None, objectives: list[s
 @click.argument("photos", nargs=-1, required=True, metavar="PHOTO...")
 @click.option("--game", "game", type=click.Choice(scannable_games()), required=True, help="Which game the photos show.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, writable=True), help="Write the board-state document here.")
-@click.option("--overlay", "overlay_out", type=click.Path(dir_okay=False, writable=True), help="Draw the found grid and readings (PNG); with several photos, one file each (OUT-<photo>.png).")
+@click.option(
+    "--overlay",
+    "overlay_out",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Draw the found grid and readings (PNG); with several photos, one file each (OUT-<photo>.png).",
+)
 @click.option("--corners", help="The board's four corners in photo pixels, x,y,x,y,x,y,x,y (skips the search; one photo).")
 @click.option("--players", help="Player names, comma-separated, one per photo (default: the photo's file name).")
 @click.option("--score", "do_score", is_flag=True, help="Score the scanned game straight away.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Score output format (with --score).")
-@click.option("--game-file", type=click.Path(dir_okay=False), help="A game file with the settings (objectives, private objectives, favor tokens, round, money ...).")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Score output format (with --score)."
+)
+@click.option(
+    "--game-file",
+    type=click.Path(dir_okay=False),
+    help="A game file with the settings (objectives, private objectives, favor tokens, round, money ...).",
+)
 @click.option("--objectives", help="Sagrada: the public objective ids, comma-separated.")
 @click.option("--private", help="Sagrada: private objective colour(s), one per photo or one for all.")
 @click.option("--favor", help="Sagrada: unused favor tokens, one per photo or one for all.")
 @click.option("--round", "scoring_round", type=click.IntRange(1, 3), help="Alhambra: the scoring round (default 3).")
 @click.option("--profile", help="A calibration profile name or path, applied before reading.")
-def scan(photos, game, json_out, overlay_out, corners, players, do_score, fmt, game_file, objectives, private, favor, scoring_round, profile) -> None:
+def scan(
+    photos, game, json_out, overlay_out, corners, players, do_score, fmt, game_file, objectives, private, favor, scoring_round, profile
+) -> None:
     """Scan one photo per player, print the board state (or, with --score, the score)."""
 
     names = _split(players)
@@ -110,8 +124,14 @@ def scan(photos, game, json_out, overlay_out, corners, players, do_score, fmt, g
             results.append(scanner.scan(photo, game, corners=corner_points, player_name=names[index] if names else None))
 
     document = merge_documents([result.document for result in results])
-    document = apply_settings(document, game_file=settings, objectives=_split(objectives), private=_split(private),
-                              favor=_split(favor), scoring_round=scoring_round)
+    document = apply_settings(
+        document,
+        game_file=settings,
+        objectives=_split(objectives),
+        private=_split(private),
+        favor=_split(favor),
+        scoring_round=scoring_round,
+    )
 
     if overlay_out:
         for result in results:
@@ -126,8 +146,11 @@ def scan(photos, game, json_out, overlay_out, corners, players, do_score, fmt, g
         Path(json_out).write_text(text + "\n", encoding="utf-8")
     for result in results:
         for override in result.overrides:
-            click.echo(f"{result.photo.name}: cell {list(override.cell)} read {override.model_value} "
-                       f"({override.model_confidence:.0%}) -> {override.chosen_value} by the rules: {override.reason}", err=True)
+            click.echo(
+                f"{result.photo.name}: cell {list(override.cell)} read {override.model_value} "
+                f"({override.model_confidence:.0%}) -> {override.chosen_value} by the rules: {override.reason}",
+                err=True,
+            )
         unsure = [r for r in result.least_certain(3) if r.confidence < 0.9]
         if unsure:
             cells = ", ".join(f"{list(r.cell)} {r.value} ({r.confidence:.0%})" for r in unsure)

@@ -112,8 +112,7 @@ def _imported_modules(module: str, tree: ast.AST) -> set[str]:
 def import_graph() -> dict[str, set[str]]:
     """Each project module -> the project modules it imports anywhere in its source."""
     return {
-        module: _imported_modules(module, ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
-        for module, path in FILES.items()
+        module: _imported_modules(module, ast.parse(path.read_text(encoding="utf-8"), filename=str(path))) for module, path in FILES.items()
     }
 
 

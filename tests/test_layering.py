@@ -47,11 +47,7 @@ def test_engine_imports_stay_inside_their_boundary(package: str) -> None:
 
 def test_scoring_does_no_io_or_clock() -> None:
     banned = {"os", "time", "datetime", "socket", "urllib", "http", "subprocess", "pathlib", "shutil"}
-    wrong = {
-        str(path.relative_to(ROOT)): sorted(_imports(path) & banned)
-        for path in _files("scoring")
-        if _imports(path) & banned
-    }
+    wrong = {str(path.relative_to(ROOT)): sorted(_imports(path) & banned) for path in _files("scoring") if _imports(path) & banned}
     assert wrong == {}
 
 

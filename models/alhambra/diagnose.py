@@ -203,7 +203,11 @@ def diagnose_photo(reader: Any, seed: int) -> dict[str, Any]:
     # did the decoder's search miss a better-scoring reading, or did the evidence favour the wrong one?
     chosen = trace["chosen"]
     if any(c in causes for c in ("decoding worse", "classifier: type", "classifier: walls")) and set(causes) <= {
-        "decoding worse", "crop geometry", "classifier: type", "classifier: walls"}:
+        "decoding worse",
+        "crop geometry",
+        "classifier: type",
+        "classifier: walls",
+    }:
         truth_total = chosen_total = 0.0
         for world, tile_index in chosen.items():
             true_cell = on_tile.get(lattice_of[world])
@@ -247,11 +251,15 @@ def main(argv: list[str] | None = None) -> None:
             notes[result["note"]] += 1
         if args.verbose:
             print(f"{seed}: {result['wrong']} of {result['tiles']} wrong: {dict(result['causes'])} {result['note']}")
-    print(f"{args.count} renders from seed {args.seed}: tiles right {tiles - wrong}/{tiles} ({(tiles - wrong) / max(tiles, 1):.4f}), "
-          f"palaces entirely right {boards}/{args.count} ({time.perf_counter() - start:.0f} s)")
+    print(
+        f"{args.count} renders from seed {args.seed}: tiles right {tiles - wrong}/{tiles} ({(tiles - wrong) / max(tiles, 1):.4f}), "
+        f"palaces entirely right {boards}/{args.count} ({time.perf_counter() - start:.0f} s)"
+    )
     if offsets:
         o = np.array(offsets)
-        print(f"lattice centre offset from the true tile centre (pitches): median {np.median(o):.3f}, 95th pct {np.percentile(o, 95):.3f}, max {o.max():.3f}")
+        print(
+            f"lattice centre offset from the true tile centre (pitches): median {np.median(o):.3f}, 95th pct {np.percentile(o, 95):.3f}, max {o.max():.3f}"
+        )
     print("| cause | wrong tiles | palaces (first cause) |\n|---|---|---|")
     for cause in CAUSES + ("unexplained",):
         if per_tile[cause] or per_board[cause]:

@@ -55,7 +55,7 @@ def evaluate_crops(count: int) -> dict[str, Any]:
     data = build("test", count)
     model = OnnxModel(TILES_MODEL)
     temps = {head: model.manifest.temperature_of(head) for head in ("kind", "walls", "price", "rotation")}
-    outs = [model.run(crops_batch(data["crops"][i:i + 256])) for i in range(0, len(data["crops"]), 256)]
+    outs = [model.run(crops_batch(data["crops"][i : i + 256])) for i in range(0, len(data["crops"]), 256)]
     kind_p = softmax(np.concatenate([o["kind"] for o in outs]), temps["kind"])
     wall_p = 1 / (1 + np.exp(-np.concatenate([o["walls"] for o in outs]) / temps["walls"]))
     price_p = softmax(np.concatenate([o["price"] for o in outs]), temps["price"])

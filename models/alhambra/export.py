@@ -44,7 +44,8 @@ def export_locate(net: torch.nn.Module, recipe: dict[str, RecipeValue]) -> Path:
     width, height = LOCATE_SIZE
     logits = f"logits at stride 4 (1, 1, {height // 4}, {width // 4}); sigmoid gives probabilities"
     manifest = manifest_for(
-        LOCATE_MODEL, "alhambra",
+        LOCATE_MODEL,
+        "alhambra",
         classes=("tile-centre", "tile-area"),
         heads=(("heat", ("tile-centre",)), ("mask", ("tile-area",))),
         outputs=(("heat", logits), ("mask", logits)),
@@ -57,10 +58,15 @@ def export_locate(net: torch.nn.Module, recipe: dict[str, RecipeValue]) -> Path:
 
 def export_tiles(net: TileNet, temperatures: dict[str, float], recipe: dict[str, RecipeValue]) -> Path:
     """Write ``models/alhambra_tiles/model.onnx`` and its manifest (per-head temperatures)."""
-    heads = (("kind", tuple(KINDS)), ("walls", ("top", "right", "bottom", "left")), ("price", tuple(PRICES)),
-             ("rotation", tuple(ROTATIONS)))
+    heads = (
+        ("kind", tuple(KINDS)),
+        ("walls", ("top", "right", "bottom", "left")),
+        ("price", tuple(PRICES)),
+        ("rotation", tuple(ROTATIONS)),
+    )
     manifest = manifest_for(
-        TILES_MODEL, "alhambra",
+        TILES_MODEL,
+        "alhambra",
         classes=tuple(KINDS),
         heads=heads,
         outputs=(*((head, "logits") for head, _ in heads), ("embedding", "embedding")),

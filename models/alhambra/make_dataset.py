@@ -45,7 +45,7 @@ def sample_arrays(seed: int) -> dict[str, np.ndarray]:
     to_out = np.array([[1 / LOCATE_STRIDE, 0, -0.5], [0, 1 / LOCATE_STRIDE, -0.5], [0, 0, 1]]) @ to_input
     heat = np.zeros(HEAT_SHAPE, np.float32)
     mask = np.zeros(HEAT_SHAPE, np.uint8)
-    ys, xs = np.mgrid[0:HEAT_SHAPE[0], 0:HEAT_SHAPE[1]].astype(np.float32)
+    ys, xs = np.mgrid[0 : HEAT_SHAPE[0], 0 : HEAT_SHAPE[1]].astype(np.float32)
     grid = np.asarray(info["grid_to_photo"], dtype=np.float64)
     for cell in info["cells"]:
         poly = cv2.perspectiveTransform(np.asarray(cell["polygon"], np.float64).reshape(-1, 1, 2), to_out).reshape(-1, 2)
@@ -65,7 +65,9 @@ def sample_arrays(seed: int) -> dict[str, np.ndarray]:
     height, width = image.shape[:2]
     inside = []
     for x, y in ring:
-        pts = cv2.perspectiveTransform(np.array([[[x - 0.3, y - 0.3]], [[x + 0.3, y + 0.3]], [[x - 0.3, y + 0.3]], [[x + 0.3, y - 0.3]]], np.float64), grid).reshape(-1, 2)
+        pts = cv2.perspectiveTransform(
+            np.array([[[x - 0.3, y - 0.3]], [[x + 0.3, y + 0.3]], [[x - 0.3, y + 0.3]], [[x + 0.3, y - 0.3]]], np.float64), grid
+        ).reshape(-1, 2)
         if (pts >= 0).all() and (pts[:, 0] < width).all() and (pts[:, 1] < height).all():
             inside.append((x, y))
     rng.shuffle(inside)
@@ -75,10 +77,14 @@ def sample_arrays(seed: int) -> dict[str, np.ndarray]:
     for view in range(TILE_VIEWS):  # each tile seen through differently wrong lattices and turns
         angle = np.radians(rng.normal(0, 1.5))
         scale = 1 + rng.normal(0, 0.03)
-        jitter = np.array([[scale * np.cos(angle), -scale * np.sin(angle), 0], [scale * np.sin(angle), scale * np.cos(angle), 0], [0, 0, 1]])
+        jitter = np.array(
+            [[scale * np.cos(angle), -scale * np.sin(angle), 0], [scale * np.sin(angle), scale * np.cos(angle), 0], [0, 0, 1]]
+        )
         cells = at_cells + (none_cells if view == 0 else [])
         shifted = [(x + rng.normal(0, 0.035), y + rng.normal(0, 0.035)) for x, y in cells]
-        inverse = [((c[0] * np.cos(angle) + c[1] * np.sin(angle)) / scale, (-c[0] * np.sin(angle) + c[1] * np.cos(angle)) / scale) for c in shifted]
+        inverse = [
+            ((c[0] * np.cos(angle) + c[1] * np.sin(angle)) / scale, (-c[0] * np.sin(angle) + c[1] * np.cos(angle)) / scale) for c in shifted
+        ]
         crops = crop_cells(image, grid @ jitter, inverse)
         for index in range(len(cells)):
             k = int(rng.integers(4))

@@ -48,8 +48,10 @@ class TileNet(nn.Module):
         self.features = nn.Sequential(
             _block(3, 16, 2),  # 32
             _block(16, 32, 2),  # 16
-            _block(32, 48, 2), _block(48, 48),  # 8
-            _block(48, 64, 2), _block(64, 64),  # 4
+            _block(32, 48, 2),
+            _block(48, 48),  # 8
+            _block(48, 64, 2),
+            _block(64, 64),  # 4
         )
         self.kind = nn.Linear(64 * 2, len(KINDS))
         self.walls = nn.Conv2d(64, 4, 1)

@@ -255,16 +255,16 @@ def _walls(img: np.ndarray, size: int, rng: np.random.Generator, walls: str) -> 
     for row in range(0, width, course):
         strip[row, :] = mortar
         offset = (row // course) % 2 * brick_len // 2
-        strip[row:row + course, offset::brick_len] = mortar
+        strip[row : row + course, offset::brick_len] = mortar
     for side in walls:
         if side == "N":
             img[:width, :] = strip
         elif side == "S":
-            img[size - width:, :] = strip[::-1]
+            img[size - width :, :] = strip[::-1]
         elif side == "W":
             img[:, :width] = strip.transpose(1, 0, 2)
         elif side == "E":
-            img[:, size - width:] = strip.transpose(1, 0, 2)[:, ::-1]
+            img[:, size - width :] = strip.transpose(1, 0, 2)[:, ::-1]
 
 
 def draw_tile(item: dict[str, Any], rng: np.random.Generator, size: int = TILE_PX, *, player_colour: str = "blue") -> np.ndarray:
@@ -361,15 +361,24 @@ def _place(board_rgb, rng, *, out_size, board_alpha, tile_px, camera=None, clutt
     Returns ``(image, art_to_photo, project, meta)``; ``project`` maps art px to photo px
     (lens distortion included).
     """
-    shot = scene.place_on_table(board_rgb, rng, out_size=out_size, board_alpha=board_alpha, px_per_mm=tile_px / TILE_MM,
-                                camera=camera, clutter=clutter, fill=fill)
+    shot = scene.place_on_table(
+        board_rgb, rng, out_size=out_size, board_alpha=board_alpha, px_per_mm=tile_px / TILE_MM, camera=camera, clutter=clutter, fill=fill
+    )
     image, quality = scene.jpeg_roundtrip(shot.image_rgb, rng)
     meta = scene.public_meta(shot.meta) | {"jpeg_quality": quality}
     return image, np.asarray(shot.board_to_photo, dtype=np.float64), shot.project, meta
 
 
-def render(seed: int, *, out_size: tuple[int, int] = (1600, 1200), size: int | None = None, tile_px: int = TILE_PX,
-           camera: dict[str, float] | None = None, clutter: bool = True, fill: float | None = None) -> Sample:
+def render(
+    seed: int,
+    *,
+    out_size: tuple[int, int] = (1600, 1200),
+    size: int | None = None,
+    tile_px: int = TILE_PX,
+    camera: dict[str, float] | None = None,
+    clutter: bool = True,
+    fill: float | None = None,
+) -> Sample:
     """Render one seeded photo of one player's palace with its exact label.
 
     ``size`` is the number of building tiles (random 1-25 when None); ``camera`` ({tilt_deg,
@@ -387,8 +396,9 @@ def render(seed: int, *, out_size: tuple[int, int] = (1600, 1200), size: int | N
             item["price"] = prices[item["tile_id"]]
     player_colour = list(PLAYER_COLOURS)[int(rng.integers(len(PLAYER_COLOURS)))]
     art, alpha, grid_to_art, outlines = layout_palace(items, rng, tile_px=tile_px, player_colour=player_colour)
-    image, art_to_photo, project, meta = _place(art, rng, out_size=out_size, board_alpha=alpha, tile_px=tile_px,
-                                                camera=camera, clutter=clutter, fill=fill)
+    image, art_to_photo, project, meta = _place(
+        art, rng, out_size=out_size, board_alpha=alpha, tile_px=tile_px, camera=camera, clutter=clutter, fill=fill
+    )
     grid_to_photo = art_to_photo @ grid_to_art
     grid_to_photo /= grid_to_photo[2, 2]
     cells = []
@@ -397,8 +407,16 @@ def render(seed: int, *, out_size: tuple[int, int] = (1600, 1200), size: int | N
         outline = project(outlines[at])
         centre = project(grid_to_art[:2, :2] @ np.array(at, dtype=np.float64) + grid_to_art[:2, 2]).reshape(2)
         value = "fountain" if item.get("tile") == "fountain" else f"{item['type']}:{item['walls']}"
-        cells.append({"at": list(at), "value": value, "price": item.get("price"), "tile_id": item.get("tile_id"),
-                      "centre": centre.round(2).tolist(), "polygon": outline.round(2).tolist()})
+        cells.append(
+            {
+                "at": list(at),
+                "value": value,
+                "price": item.get("price"),
+                "tile_id": item.get("tile_id"),
+                "centre": centre.round(2).tolist(),
+                "polygon": outline.round(2).tolist(),
+            }
+        )
     palace = []
     for item in items:
         if item.get("tile") == "fountain":
@@ -407,7 +425,9 @@ def render(seed: int, *, out_size: tuple[int, int] = (1600, 1200), size: int | N
             palace.append({"at": item["at"], "type": item["type"], "walls": item["walls"]})
     xs = [c["at"][0] for c in cells]
     ys = [c["at"][1] for c in cells]
-    box = np.array([[min(xs) - 0.5, min(ys) - 0.5], [max(xs) + 0.5, min(ys) - 0.5], [max(xs) + 0.5, max(ys) + 0.5], [min(xs) - 0.5, max(ys) + 0.5]])
+    box = np.array(
+        [[min(xs) - 0.5, min(ys) - 0.5], [max(xs) + 0.5, min(ys) - 0.5], [max(xs) + 0.5, max(ys) + 0.5], [min(xs) - 0.5, max(ys) + 0.5]]
+    )
     corners = project(box @ grid_to_art[:2, :2].T + grid_to_art[:2, 2])
     label = {
         "game": "alhambra",

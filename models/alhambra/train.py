@@ -168,7 +168,7 @@ def fit_temperatures(net: TileNet, data: dict[str, np.ndarray]) -> dict[str, flo
     """Per-head temperature minimising the negative log-likelihood on held-out crops."""
     with torch.no_grad():
         x = torch.from_numpy(data["crops"]).permute(0, 3, 1, 2).float() / 255.0
-        kind_l, wall_l, price_l, rot_l = (torch.cat(parts) for parts in zip(*(net(x[i:i + 512]) for i in range(0, len(x), 512))))
+        kind_l, wall_l, price_l, rot_l = (torch.cat(parts) for parts in zip(*(net(x[i : i + 512]) for i in range(0, len(x), 512))))
     grid = np.exp(np.linspace(np.log(0.3), np.log(5.0), 60))
     temps = {}
     kind, walls, price, rotation = (torch.from_numpy(data[key]) for key in ("kind", "walls", "price", "rotation"))
@@ -199,12 +199,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--locate-epochs", type=int, default=CONFIG.locate.epochs)
     parser.add_argument("--tile-epochs", type=int, default=CONFIG.tiles.epochs)
     parser.add_argument("--threads", type=int, default=int(os.environ.get("TRAIN_THREADS", "2")))
-    parser.add_argument("--only", choices=("all", "tiles"), default="all",
-                        help="'tiles': retrain, calibrate and export only the tile classifier (alhambra_locate stays as shipped)")
+    parser.add_argument(
+        "--only",
+        choices=("all", "tiles"),
+        default="all",
+        help="'tiles': retrain, calibrate and export only the tile classifier (alhambra_locate stays as shipped)",
+    )
     parser.add_argument("--skip-evaluate", action="store_true")
     args = parser.parse_args(argv)
     config = dataclasses.replace(
-        CONFIG, train_renders=args.train_count, calibration_renders=args.val_count,
+        CONFIG,
+        train_renders=args.train_count,
+        calibration_renders=args.val_count,
         locate=dataclasses.replace(CONFIG.locate, epochs=args.locate_epochs),
         tiles=dataclasses.replace(CONFIG.tiles, epochs=args.tile_epochs),
     )

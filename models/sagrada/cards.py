@@ -9,14 +9,18 @@ from scanner.model import Manifest, load_manifest
 
 MODELS = Path(__file__).resolve().parents[1]
 REBUILD = "python -m models.sagrada.train"
-TRAINING_TIME = ("renders 1,150 photos, trains all three, exports, evaluates; on the quiet 2-core machine (2026-11-30): "
-                 "100 s rendering, 12.2 min training in two one-thread lanes (cell model 10 epochs x 35 s then its real-dice "
-                 "fine-tune 16 x 24 s | refiner 48 x 9 s then finder 60 x 2 s; channels-last + bfloat16 autocast, "
-                 "`models.fast`), 13.8 min in all. Every model of both games: `python -m models.train`, 23.3 min.")
-REBUILD_HISTORY = ("A second run of `python -m models.train` gave bit-identical weights; the finder and refiner were then "
-                   "retrained alone with their longer schedules by the same code on the same lane: "
-                   "`python -m models.sagrada.train --only refiner --only finder --threads 1`, 10.0 min, weights identical "
-                   "to the experiment's.")
+TRAINING_TIME = (
+    "renders 1,150 photos, trains all three, exports, evaluates; on the quiet 2-core machine (2026-11-30): "
+    "100 s rendering, 12.2 min training in two one-thread lanes (cell model 10 epochs x 35 s then its real-dice "
+    "fine-tune 16 x 24 s | refiner 48 x 9 s then finder 60 x 2 s; channels-last + bfloat16 autocast, "
+    "`models.fast`), 13.8 min in all. Every model of both games: `python -m models.train`, 23.3 min."
+)
+REBUILD_HISTORY = (
+    "A second run of `python -m models.train` gave bit-identical weights; the finder and refiner were then "
+    "retrained alone with their longer schedules by the same code on the same lane: "
+    "`python -m models.sagrada.train --only refiner --only finder --threads 1`, 10.0 min, weights identical "
+    "to the experiment's."
+)
 ATTRIBUTION = (
     "Real photos (never committed, read from `../shared/realdata` when present): "
     "`sagrada-hejmsdz` (two windows, 39 dice; from github.com/hejmsdz/sagrada by Mikołaj Rozwadowski, MIT) and "
@@ -43,8 +47,7 @@ def _size(name: str) -> str:
 
 def _matrix(title: str, confusion: dict) -> str:
     labels = confusion["labels"]
-    lines = [f"{title} (rows truth, columns read):", "", "| truth \\ read | " + " | ".join(labels) + " |",
-             "|---" * (len(labels) + 1) + "|"]
+    lines = [f"{title} (rows truth, columns read):", "", "| truth \\ read | " + " | ".join(labels) + " |", "|---" * (len(labels) + 1) + "|"]
     for label, row in zip(labels, confusion["matrix"]):
         lines.append(f"| {label} | " + " | ".join(str(v) for v in row) + " |")
     return "\n".join(lines)
@@ -59,10 +62,14 @@ def _header(name: str, task: str) -> list[str]:
     m = _manifest(name)
     heads = {head: list(classes) for head, classes in m.heads} if m else {}
     return [
-        f"# {name}", "", task, "",
+        f"# {name}",
+        "",
+        task,
+        "",
         f"- Input: `{json.dumps(m.input_spec if m else {})}`",
         f"- Classes / heads: `{json.dumps(heads or (list(m.classes) if m else []))}`",
-        f"- Temperature: {m.temperature if m else 1.0}", "",
+        f"- Temperature: {m.temperature if m else 1.0}",
+        "",
     ]
 
 
@@ -70,18 +77,22 @@ def _file_section(name: str) -> list[str]:
     """The shipped file (size, sha256) and the command that rebuilds it."""
     m = _manifest(name)
     return [
-        "## File and rebuild", "",
+        "## File and rebuild",
+        "",
         f"- File: `models/{name}/model.onnx`, {_size(name)}, sha256 `{m.sha256 if m else '?'}`",
         f"- Rebuild: `{REBUILD}` (all three Sagrada models; every model of both games: `python -m models.train`)",
-        f"- Training time: {TRAINING_TIME}", "",
+        f"- Training time: {TRAINING_TIME}",
+        "",
     ]
 
 
 def _render_section(results: dict) -> list[str]:
     r = results["renders"]
     return [
-        f"## Held-out renders (end to end, {r['photos']} photos, seeds {r['first_seed']}+, never used in training)", "",
-        "| measure | value |", "|---|---|",
+        f"## Held-out renders (end to end, {r['photos']} photos, seeds {r['first_seed']}+, never used in training)",
+        "",
+        "| measure | value |",
+        "|---|---|",
         f"| grid found | {r['grid_found']}/{r['photos']} |",
         f"| cells right (after rules) | {_pct(r['cells_right'])} |",
         f"| cells right (model's first choice) | {_pct(r['cells_right_before_rules'])} |",
@@ -89,17 +100,28 @@ def _render_section(results: dict) -> list[str]:
         f"| pattern card named right | {_pct(r['pattern_named_right'])} |",
         f"| rule overrides (right / made) | {r['overrides_right']} / {r['overrides']} |",
         f"| grid corner error, median / max (cell pitches) | {r['corner_error_pitch_median']:.3f} / {r['corner_error_pitch_max']:.3f} |"
-        if r["corner_error_pitch_median"] is not None else "| grid corner error | n/a |",
+        if r["corner_error_pitch_median"] is not None
+        else "| grid corner error | n/a |",
         f"| cell confidence ECE (15 bins) | {r['ece']:.4f} |",
         f"| read time per photo, median (locate+rectify+classify+decode) | {1000 * (r['read_seconds_median'] or 0):.0f} ms |",
-        *([f"| model work per board, median board (finder + {results['latency_ms'].get('refine_steps_median', 3):.0f} refiner steps "
-           f"(mean {results['latency_ms'].get('refine_steps', 3):.2f}: they stop when the corners settle, and a doubtful grid "
-           f"is retried) x 4 views + 20 cells x 2 views (read {results['latency_ms'].get('cell_reads', 1):.2f} times on average: a "
-           f"retried grid's best options are judged by their cells), onnxruntime CPU); 90th percentile board | "
-           f"{results['latency_ms']['total']:.1f} ms (finder {results['latency_ms']['finder']:.1f}, refiner "
-           f"{results['latency_ms']['refiner']:.1f}, cells {results['latency_ms']['dice']:.1f}); "
-           f"{results['latency_ms'].get('total_p90', results['latency_ms']['total']):.1f} ms |"] if results.get("latency_ms") else []),
-        "", _matrix("Colour", r["colour_confusion"]), "", _matrix("Value", r["value_confusion"]), "",
+        *(
+            [
+                f"| model work per board, median board (finder + {results['latency_ms'].get('refine_steps_median', 3):.0f} refiner steps "
+                f"(mean {results['latency_ms'].get('refine_steps', 3):.2f}: they stop when the corners settle, and a doubtful grid "
+                f"is retried) x 4 views + 20 cells x 2 views (read {results['latency_ms'].get('cell_reads', 1):.2f} times on average: a "
+                f"retried grid's best options are judged by their cells), onnxruntime CPU); 90th percentile board | "
+                f"{results['latency_ms']['total']:.1f} ms (finder {results['latency_ms']['finder']:.1f}, refiner "
+                f"{results['latency_ms']['refiner']:.1f}, cells {results['latency_ms']['dice']:.1f}); "
+                f"{results['latency_ms'].get('total_p90', results['latency_ms']['total']):.1f} ms |"
+            ]
+            if results.get("latency_ms")
+            else []
+        ),
+        "",
+        _matrix("Colour", r["colour_confusion"]),
+        "",
+        _matrix("Value", r["value_confusion"]),
+        "",
     ]
 
 
@@ -107,15 +129,27 @@ def _bench_section() -> list[str]:
     path = Path(__file__).with_name("bench.json")
     if not path.is_file():
         return []
-    lines = ["## Scan benchmark (`tests/benchmarks/bench_scan_sagrada.py`, whole `Scanner.scan` from the JPEG file)", "",
-             "| photos | size | cells right | boards right | median scan | scan / JPEG decode | peak RSS |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "## Scan benchmark (`tests/benchmarks/bench_scan_sagrada.py`, whole `Scanner.scan` from the JPEG file)",
+        "",
+        "| photos | size | cells right | boards right | median scan | scan / JPEG decode | peak RSS |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for key, b in json.loads(path.read_text()).items():
-        lines.append(f"| {key}: {b['photos']} | {b['size'][0]}x{b['size'][1]} | {_pct(b['cells_right'])} | {_pct(b['boards_right'])} | "
-                     f"{b['median_scan_ms']:.0f} ms | {b['scan_over_decode']:.1f}x | {b['peak_rss_mb']:.0f} MB |")
-    lines += ["", "Measured on this project's 2-core machine with nothing else running (times vary by ~5% run to run). "
-              "Stages (median ms): " + "; ".join(
-                  f"{key}: " + ", ".join(f"{k} {v:.0f}" for k, v in b["median_stage_ms"].items())
-                  for key, b in json.loads(path.read_text()).items()), ""]
+        lines.append(
+            f"| {key}: {b['photos']} | {b['size'][0]}x{b['size'][1]} | {_pct(b['cells_right'])} | {_pct(b['boards_right'])} | "
+            f"{b['median_scan_ms']:.0f} ms | {b['scan_over_decode']:.1f}x | {b['peak_rss_mb']:.0f} MB |"
+        )
+    lines += [
+        "",
+        "Measured on this project's 2-core machine with nothing else running (times vary by ~5% run to run). "
+        "Stages (median ms): "
+        + "; ".join(
+            f"{key}: " + ", ".join(f"{k} {v:.0f}" for k, v in b["median_stage_ms"].items())
+            for key, b in json.loads(path.read_text()).items()
+        ),
+        "",
+    ]
     return lines
 
 
@@ -123,48 +157,76 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
     """Rewrite the three cards from an evaluation result (see ``evaluate.main``)."""
     extra = extra or {}
     data = [
-        "## Training data", "",
+        "## Training data",
+        "",
         "Renders from `models/sagrada/render.py` through the shared scene (`models/scene.py`): legal windows from "
         "`scoring.sagrada.generate_window` on random pattern cards (0-20 empty cells, mostly few), translucent marbled "
         "dice with side faces, random tables, clutter, tilt up to 40 degrees, any rotation, lens distortion, light, "
         "white balance, colour-space shifts, blur, noise and JPEG. Training seeds 1000000+, calibration seeds 2000000+, "
-        "test seeds 3000000+ (`models/sagrada/make_dataset.py`).", "",
+        "test seeds 3000000+ (`models/sagrada/make_dataset.py`).",
+        "",
     ]
     real = []
     w = results.get("real_windows")
     if w:
-        real += ["## Real photos", "", ATTRIBUTION, "",
-                 f"- Real windows (hejmsdz, cut to the grid by their author, 160x128 px): **{w['right']}/{w['cells']} cells right**, "
-                 f"{w['dice_right']}/{w['dice']} dice right (model's first choice: {w['right_before_rules']}/{w['cells']}).",
-                 "- Per board: " + ", ".join(f"{k}: {v['right']}/20 (pattern {v['pattern']})" for k, v in w["boards"].items()),
-                 "- Errors: " + ("; ".join(f"{e['board']} {tuple(e['cell'])} {e['truth']} read {e['read']}" for e in w["errors"]) or "none"),
-                 "", _matrix("Colour on real windows", w["colour_confusion"]), ""]
+        real += [
+            "## Real photos",
+            "",
+            ATTRIBUTION,
+            "",
+            f"- Real windows (hejmsdz, cut to the grid by their author, 160x128 px): **{w['right']}/{w['cells']} cells right**, "
+            f"{w['dice_right']}/{w['dice']} dice right (model's first choice: {w['right_before_rules']}/{w['cells']}).",
+            "- Per board: " + ", ".join(f"{k}: {v['right']}/20 (pattern {v['pattern']})" for k, v in w["boards"].items()),
+            "- Errors: " + ("; ".join(f"{e['board']} {tuple(e['cell'])} {e['truth']} read {e['read']}" for e in w["errors"]) or "none"),
+            "",
+            _matrix("Colour on real windows", w["colour_confusion"]),
+            "",
+        ]
     nw = results.get("no_window")
     if nw:
-        real += [f"- Real photos without a Sagrada window (the {nw['photos']} dice-tray photos): {nw['read_as_window']} wrongly "
-                 "read as a window (the rest: `BoardNotFoundError`)."]
+        real += [
+            f"- Real photos without a Sagrada window (the {nw['photos']} dice-tray photos): {nw['read_as_window']} wrongly "
+            "read as a window (the rest: `BoardNotFoundError`)."
+        ]
     d = results.get("real_dice")
     d0 = results.get("real_dice_fold0")
     if d0:
-        real += [f"- Real loose dice, fold 0 (the fine-tuning photos, not a fair measure): {d0['right']}/{d0['dice']} = {_pct(d0['accuracy'])}"]
+        real += [
+            f"- Real loose dice, fold 0 (the fine-tuning photos, not a fair measure): {d0['right']}/{d0['dice']} = {_pct(d0['accuracy'])}"
+        ]
     if d:
-        real += [f"- Real loose dice, fold 1 (held out; pip value from the value head, box cropped like a cell): **{d['right']}/{d['dice']} = "
-                 f"{_pct(d['accuracy'])}**; per value " + ", ".join(f"{k}: {_pct(v)}" for k, v in d["per_value"].items())
-                 + (f". Read as the scanner reads a cell (the crop and its quarter turn averaged): {d['scanner_right']}/{d['dice']} = "
-                    f"{_pct(d['scanner_accuracy'])}" if "scanner_right" in d else ""), "",
-                 _matrix("Pip value on real dice", d["confusion"]), ""]
-    cell = _header("sagrada_dice", "Classifies one Sagrada cell crop (the cell plus a quarter pitch of margin, from "
-                   "`scanner.sagrada.cells`): is there a die, its colour and pip value, or for an empty cell what the pattern card "
-                   "prints there (nothing, a colour or a value). Crops are cut on the plane half a die above the board "
-                   "(camera pose recovered from the grid's homography) so dice tops and prints both stay near the crop's "
-                   "centre despite the parallax of close phone shots. Architecture: 5 conv layers (16-32-32-64-64 "
-                   "channels, 3x3, full-resolution first layer), global average pooling, three linear heads; ~70k parameters; "
-                   "a fourth output, ``embedding`` (64-d), serves the adaptation from corrections (``scanner.adapt``). The scanner "
-                   "multiplies the heads into 42 cell states and decodes them with the rules (`scanner/sagrada.py`).")
+        real += [
+            f"- Real loose dice, fold 1 (held out; pip value from the value head, box cropped like a cell): **{d['right']}/{d['dice']} = "
+            f"{_pct(d['accuracy'])}**; per value "
+            + ", ".join(f"{k}: {_pct(v)}" for k, v in d["per_value"].items())
+            + (
+                f". Read as the scanner reads a cell (the crop and its quarter turn averaged): {d['scanner_right']}/{d['dice']} = "
+                f"{_pct(d['scanner_accuracy'])}"
+                if "scanner_right" in d
+                else ""
+            ),
+            "",
+            _matrix("Pip value on real dice", d["confusion"]),
+            "",
+        ]
+    cell = _header(
+        "sagrada_dice",
+        "Classifies one Sagrada cell crop (the cell plus a quarter pitch of margin, from "
+        "`scanner.sagrada.cells`): is there a die, its colour and pip value, or for an empty cell what the pattern card "
+        "prints there (nothing, a colour or a value). Crops are cut on the plane half a die above the board "
+        "(camera pose recovered from the grid's homography) so dice tops and prints both stay near the crop's "
+        "centre despite the parallax of close phone shots. Architecture: 5 conv layers (16-32-32-64-64 "
+        "channels, 3x3, full-resolution first layer), global average pooling, three linear heads; ~70k parameters; "
+        "a fourth output, ``embedding`` (64-d), serves the adaptation from corrections (``scanner.adapt``). The scanner "
+        "multiplies the heads into 42 cell states and decodes them with the rules (`scanner/sagrada.py`).",
+    )
     history = [
-        "## History", "",
-        "Earlier runs of the cell model (not shipped, same test seeds):", "",
-        "| run | renders: cells / boards right | real windows | real dice values (fold 1) |", "|---|---|---|---|",
+        "## History",
+        "",
+        "Earlier runs of the cell model (not shipped, same test seeds):",
+        "",
+        "| run | renders: cells / boards right | real windows | real dice values (fold 1) |",
+        "|---|---|---|---|",
         "| crops on the board plane, first conv 5x5 stride 2, renders only | 96.55% / 86% (100 photos) | 26/40 | 28.1% |",
         "| crops half a die up; value fine-tune 3 epochs at lr 5e-4, real dice only turned by quarter turns (shipped until 2026-11-30) | 98.65% / 98% | 34/40 | 59.8% |",
         "| fine-tune 4 epochs, each real die 10 times per epoch (shipped briefly on 2026-11-30) | 98.7% / 97% | 39/40 | 82.7% |",
@@ -178,22 +240,42 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
         "the real dice by any angle, a higher learning rate, more real dice per epoch, streaks and lower resolution "
         "raised fold 0 to 84% and fold 1 to 83% in 4 epochs; 8 epochs fit fold 0 to 95% and "
         "fold 1 to 92%, 16 epochs (each real die 20 times an epoch) 99% and 97%: the small network was under-trained on "
-        "real dice rather than too small.", "", REBUILD_HISTORY, "",
+        "real dice rather than too small.",
+        "",
+        REBUILD_HISTORY,
+        "",
     ]
-    cell += (data + real + _render_section(results) + _bench_section() + _file_section("sagrada_dice") + history
-             + extra.get("sagrada_dice", []))
+    cell += (
+        data + real + _render_section(results) + _bench_section() + _file_section("sagrada_dice") + history + extra.get("sagrada_dice", [])
+    )
     (MODELS / "sagrada_dice" / "MODEL_CARD.md").write_text("\n".join(cell) + "\n", encoding="utf-8")
-    finder = _header("sagrada_finder", "Marks the area of the window's 4x5 grid in the whole photo, letterboxed to "
-                     "128x128 (stride-4 mask, 32x32 logits). The largest blob gives a rough quadrilateral for the refiner; "
-                     "two large blobs mean two windows in view. Architecture: stride-4 stem, dilated context path, "
-                     "fused 1x1 + 3x3 head; ~44k parameters.")
-    finder += (data + _render_section(results) + _file_section("sagrada_finder") + ["## History", "", REBUILD_HISTORY, ""]
-               + extra.get("sagrada_finder", []))
+    finder = _header(
+        "sagrada_finder",
+        "Marks the area of the window's 4x5 grid in the whole photo, letterboxed to "
+        "128x128 (stride-4 mask, 32x32 logits). The largest blob gives a rough quadrilateral for the refiner; "
+        "two large blobs mean two windows in view. Architecture: stride-4 stem, dilated context path, "
+        "fused 1x1 + 3x3 head; ~44k parameters.",
+    )
+    finder += (
+        data
+        + _render_section(results)
+        + _file_section("sagrada_finder")
+        + ["## History", "", REBUILD_HISTORY, ""]
+        + extra.get("sagrada_finder", [])
+    )
     (MODELS / "sagrada_finder" / "MODEL_CARD.md").write_text("\n".join(finder) + "\n", encoding="utf-8")
-    refiner = _header("sagrada_refiner", "Given a 96x96 patch warped from around a guessed grid quadrilateral (the guess's "
-                      "corners at 20%/80% of the patch), returns one heatmap per guessed corner (48x48, peaked at the true "
-                      "grid corner nearest it; read by soft-argmax) and which guessed corner is the board's top-left "
-                      "(4 classes). Run 3 times from the finder's guess. ~64k parameters.")
-    refiner += (data + _render_section(results) + _file_section("sagrada_refiner") + ["## History", "", REBUILD_HISTORY, ""]
-                + extra.get("sagrada_refiner", []))
+    refiner = _header(
+        "sagrada_refiner",
+        "Given a 96x96 patch warped from around a guessed grid quadrilateral (the guess's "
+        "corners at 20%/80% of the patch), returns one heatmap per guessed corner (48x48, peaked at the true "
+        "grid corner nearest it; read by soft-argmax) and which guessed corner is the board's top-left "
+        "(4 classes). Run 3 times from the finder's guess. ~64k parameters.",
+    )
+    refiner += (
+        data
+        + _render_section(results)
+        + _file_section("sagrada_refiner")
+        + ["## History", "", REBUILD_HISTORY, ""]
+        + extra.get("sagrada_refiner", [])
+    )
     (MODELS / "sagrada_refiner" / "MODEL_CARD.md").write_text("\n".join(refiner) + "\n", encoding="utf-8")

@@ -96,16 +96,21 @@ def evaluate_renders(count: int, reader: SagradaReader, first_seed: int = make_d
         raw = {tuple(o.cell): o.model_value for o in reading.overrides}
         raw_right += sum((raw.get(cell.cell, cell.value) == t) for cell, t in zip(reading.cells, truth))
     return {
-        "photos": count, "first_seed": first_seed, "grid_found": found,
-        "cells_right": cells_right / (20 * count), "boards_right": boards_right / count,
+        "photos": count,
+        "first_seed": first_seed,
+        "grid_found": found,
+        "cells_right": cells_right / (20 * count),
+        "boards_right": boards_right / count,
         "cells_right_before_rules": raw_right / (20 * count),
         "pattern_named_right": patterns_right / count,
-        "overrides": overrides_total, "overrides_right": overrides_right,
+        "overrides": overrides_total,
+        "overrides_right": overrides_right,
         "corner_error_pitch_median": float(np.median(corner_errors)) if corner_errors else None,
         "corner_error_pitch_max": float(np.max(corner_errors)) if corner_errors else None,
         "ece": expected_calibration_error(np.array(confidences), np.array(correct)),
         "read_seconds_median": float(np.median(seconds)) if seconds else None,
-        "refine_steps": steps, "cell_reads": reads,
+        "refine_steps": steps,
+        "cell_reads": reads,
         "colour_confusion": {"labels": COLOUR_NAMES, "matrix": _confusion(colour_pairs, COLOUR_NAMES)},
         "value_confusion": {"labels": list("123456."), "matrix": _confusion(value_pairs, list("123456."))},
     }
@@ -157,10 +162,17 @@ def evaluate_real_dice(reader: SagradaReader, fold: int = 1) -> dict | None:
     # as the scanner reads a cell: the crop and its quarter turn, the 30 die states summed over colour
     states = reader.classify(crops)[:, :30].reshape(len(crops), 5, 6).sum(axis=1)
     scanner_right = int((states.argmax(axis=1) + 1 == truth_arr).sum())
-    return {"fold": fold, "scanner_right": scanner_right, "scanner_accuracy": scanner_right / len(truth_arr), "photos": "odd-numbered (held out)" if fold else "even-numbered (fine-tuning fold)",
-            "dice": int(len(truth_arr)), "right": int((got == truth_arr).sum()), "accuracy": float((got == truth_arr).mean()),
-            "per_value": per_value,
-            "confusion": {"labels": list("123456"), "matrix": _confusion([(str(t), str(g)) for t, g in zip(truth_arr, got)], list("123456"))}}
+    return {
+        "fold": fold,
+        "scanner_right": scanner_right,
+        "scanner_accuracy": scanner_right / len(truth_arr),
+        "photos": "odd-numbered (held out)" if fold else "even-numbered (fine-tuning fold)",
+        "dice": int(len(truth_arr)),
+        "right": int((got == truth_arr).sum()),
+        "accuracy": float((got == truth_arr).mean()),
+        "per_value": per_value,
+        "confusion": {"labels": list("123456"), "matrix": _confusion([(str(t), str(g)) for t, g in zip(truth_arr, got)], list("123456"))},
+    }
 
 
 def evaluate_no_window(reader: SagradaReader) -> dict | None:
@@ -254,8 +266,17 @@ def main(argv: list[str] | None = None) -> dict:
     }
     (HERE / "evaluation.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     cards.write_cards(results)
-    print(json.dumps({k: (v if k != "renders" else {kk: vv for kk, vv in v.items() if "confusion" not in kk}) for k, v in results.items()
-                      if v is not None}, indent=1, default=str)[:3000])
+    print(
+        json.dumps(
+            {
+                k: (v if k != "renders" else {kk: vv for kk, vv in v.items() if "confusion" not in kk})
+                for k, v in results.items()
+                if v is not None
+            },
+            indent=1,
+            default=str,
+        )[:3000]
+    )
     return results
 
 

@@ -21,21 +21,34 @@ def export_cells(net: CellNet, temperature: float) -> Manifest:
     """Export the cell classifier (heads die, colour, value, plus its embedding) with its fitted temperature."""
     heads = (("die", ("empty", "die")), ("colour", tuple(COLOURS)), ("value", tuple(VALUES)))
     outputs = (("die", "logits"), ("colour", "logits"), ("value", "logits"), ("embedding", "embedding"))
-    manifest = manifest_for("sagrada_dice", "sagrada", classes=("empty", "die"), heads=heads, outputs=outputs,
-                            input_shape=(1, 3, CROP_PX, CROP_PX), temperature=round(float(temperature), 4))
+    manifest = manifest_for(
+        "sagrada_dice",
+        "sagrada",
+        classes=("empty", "die"),
+        heads=heads,
+        outputs=outputs,
+        input_shape=(1, 3, CROP_PX, CROP_PX),
+        temperature=round(float(temperature), 4),
+    )
     return _export(CellNetWithEmbedding(net), CROP_PX, manifest)
 
 
 def export_finder(net: torch.nn.Module) -> Manifest:
     """Export the grid finder (mask logits)."""
-    manifest = manifest_for("sagrada_finder", "sagrada", classes=("grid",), outputs=(("mask", "logits"),),
-                            input_shape=(1, 3, FINDER_PX, FINDER_PX))
+    manifest = manifest_for(
+        "sagrada_finder", "sagrada", classes=("grid",), outputs=(("mask", "logits"),), input_shape=(1, 3, FINDER_PX, FINDER_PX)
+    )
     return _export(net, FINDER_PX, manifest)
 
 
 def export_refiner(net: torch.nn.Module) -> Manifest:
     """Export the corner refiner (heatmap logits and top-left turn logits)."""
-    manifest = manifest_for("sagrada_refiner", "sagrada", classes=("TL", "TR", "BR", "BL"),
-                            heads=(("turn", ("0", "1", "2", "3")),), outputs=(("heat", "logits"), ("turn", "logits")),
-                            input_shape=(1, 3, PATCH_PX, PATCH_PX))
+    manifest = manifest_for(
+        "sagrada_refiner",
+        "sagrada",
+        classes=("TL", "TR", "BR", "BL"),
+        heads=(("turn", ("0", "1", "2", "3")),),
+        outputs=(("heat", "logits"), ("turn", "logits")),
+        input_shape=(1, 3, PATCH_PX, PATCH_PX),
+    )
     return _export(net, PATCH_PX, manifest)

@@ -83,9 +83,12 @@ def render_one(seed: int) -> dict[str, np.ndarray]:
         patch_corners.append(board.to_patch(np.roll(corners, -turn, axis=0), guess))
         patch_turns.append(turn)
     return {
-        "crops": np.concatenate(crops), "crop_labels": np.concatenate(crop_labels),
-        "finder_input": finder_input[None], "finder_mask": finder_mask[None],
-        "patches": np.stack(patches), "patch_corners": np.stack(patch_corners).astype(np.float32),
+        "crops": np.concatenate(crops),
+        "crop_labels": np.concatenate(crop_labels),
+        "finder_input": finder_input[None],
+        "finder_mask": finder_mask[None],
+        "patches": np.stack(patches),
+        "patch_corners": np.stack(patch_corners).astype(np.float32),
         "patch_turns": np.array(patch_turns, np.int64),
     }
 
@@ -139,8 +142,13 @@ def code_version() -> str:
     """A short hash of the code that makes the examples (renderer, scene, crops, board inputs, this file)."""
     root = Path(__file__).resolve().parents[2]
     digest = hashlib.sha256()
-    for name in ("models/scene.py", "models/sagrada/render.py", "scanner/sagrada/cells.py", "scanner/sagrada/grid.py",
-                 "models/sagrada/make_dataset.py"):
+    for name in (
+        "models/scene.py",
+        "models/sagrada/render.py",
+        "scanner/sagrada/cells.py",
+        "scanner/sagrada/grid.py",
+        "models/sagrada/make_dataset.py",
+    ):
         digest.update((root / name).read_bytes())
     return digest.hexdigest()[:10]
 

@@ -18,8 +18,14 @@ ROOT = Path(__file__).resolve().parents[2]
 MAX_BYTES = 390 * 1024
 # stem -> (seed, render options)
 SAMPLES: dict[str, tuple[int, dict[str, Any]]] = {
-    "sagrada_straight_01": (9001, {"camera": {"tilt_deg": 2.0, "azimuth_deg": 0.0, "roll_deg": 1.5}, "fill": 0.8, "clutter": False, "empty": 1}),
-    "sagrada_straight_02": (9002, {"camera": {"tilt_deg": 5.0, "azimuth_deg": 180.0, "roll_deg": 176.0}, "fill": 0.7, "clutter": False, "empty": 0}),
+    "sagrada_straight_01": (
+        9001,
+        {"camera": {"tilt_deg": 2.0, "azimuth_deg": 0.0, "roll_deg": 1.5}, "fill": 0.8, "clutter": False, "empty": 1},
+    ),
+    "sagrada_straight_02": (
+        9002,
+        {"camera": {"tilt_deg": 5.0, "azimuth_deg": 180.0, "roll_deg": 176.0}, "fill": 0.7, "clutter": False, "empty": 0},
+    ),
     "sagrada_tilted_01": (9011, {"camera": {"tilt_deg": 28.0, "azimuth_deg": 90.0, "roll_deg": 3.0}, "fill": 0.75, "empty": 2}),
     "sagrada_tilted_02": (9012, {"camera": {"tilt_deg": 35.0, "azimuth_deg": 250.0, "roll_deg": -10.0}, "fill": 0.7, "empty": 0}),
     "sagrada_tilted_03": (9013, {"camera": {"tilt_deg": 22.0, "azimuth_deg": 10.0, "roll_deg": 95.0}, "fill": 0.75, "empty": 3}),

@@ -27,11 +27,17 @@ class CellNet(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.features = nn.Sequential(
-            conv(3, 16), nn.MaxPool2d(2),              # 24: full-resolution first layer, pips are 3 px
-            conv(16, 32), conv(32, 32), nn.MaxPool2d(2),  # 12
-            conv(32, 64), nn.MaxPool2d(2),             # 6
+            conv(3, 16),
+            nn.MaxPool2d(2),  # 24: full-resolution first layer, pips are 3 px
+            conv(16, 32),
+            conv(32, 32),
+            nn.MaxPool2d(2),  # 12
+            conv(32, 64),
+            nn.MaxPool2d(2),  # 6
             conv(64, 64),
-            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+            nn.Dropout(0.1),
         )
         self.die = nn.Linear(64, 2)
         self.colour = nn.Linear(64, 6)
@@ -59,7 +65,7 @@ class FinderNet(nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        self.stem = nn.Sequential(conv(3, 12, 2), conv(12, 24, 2), conv(24, 24))        # 32
+        self.stem = nn.Sequential(conv(3, 12, 2), conv(12, 24, 2), conv(24, 24))  # 32
         self.down = nn.Sequential(conv(24, 32, 2), conv(32, 32, dilation=2), conv(32, 32, dilation=4), conv(32, 32, dilation=8))  # 16
         self.fuse = nn.Sequential(nn.Conv2d(24 + 32, 16, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU(inplace=True))
         self.head = nn.Conv2d(16, 1, 3, padding=1)
@@ -76,9 +82,9 @@ class RefinerNet(nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        self.stem = nn.Sequential(conv(3, 16, 2), conv(16, 24))                          # 48
-        self.mid = nn.Sequential(conv(24, 32, 2), conv(32, 32, dilation=2))              # 24
-        self.deep = nn.Sequential(conv(32, 48, 2), conv(48, 64, 2))                      # 6
+        self.stem = nn.Sequential(conv(3, 16, 2), conv(16, 24))  # 48
+        self.mid = nn.Sequential(conv(24, 32, 2), conv(32, 32, dilation=2))  # 24
+        self.deep = nn.Sequential(conv(32, 48, 2), conv(48, 64, 2))  # 6
         self.fuse = nn.Sequential(nn.Conv2d(24 + 32, 16, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU(inplace=True))
         self.heat = nn.Conv2d(16, 4, 3, padding=1)
         self.turn = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 4))

@@ -90,8 +90,9 @@ def _rounded_square_mask(size_px: int, radius_px: float) -> np.ndarray:
     return mask
 
 
-def _draw_pips(face: np.ndarray, value: int, colour: tuple[int, int, int], spread: float, radius: float, jitter: float,
-               rng: np.random.Generator) -> None:
+def _draw_pips(
+    face: np.ndarray, value: int, colour: tuple[int, int, int], spread: float, radius: float, jitter: float, rng: np.random.Generator
+) -> None:
     size = face.shape[0]
     centre = size / 2
     for dx, dy in PIP_LAYOUT[value]:
@@ -100,8 +101,9 @@ def _draw_pips(face: np.ndarray, value: int, colour: tuple[int, int, int], sprea
         cv2.circle(face, (int(round(x * 4)), int(round(y * 4))), int(round(radius * 4)), colour, -1, cv2.LINE_AA, shift=2)
 
 
-def die_face(colour: str, value: int, rng: np.random.Generator, px_per_mm: float, palette: dict[str, np.ndarray],
-             die_mm: float = DIE_MM) -> tuple[np.ndarray, np.ndarray]:
+def die_face(
+    colour: str, value: int, rng: np.random.Generator, px_per_mm: float, palette: dict[str, np.ndarray], die_mm: float = DIE_MM
+) -> tuple[np.ndarray, np.ndarray]:
     """Return a die's top face (RGB) and its alpha mask, ``die_mm`` square at ``px_per_mm``."""
     size = int(round(die_mm * px_per_mm))
     base = palette[colour] * rng.uniform(0.9, 1.1)
@@ -118,14 +120,23 @@ def die_face(colour: str, value: int, rng: np.random.Generator, px_per_mm: float
     face = np.clip(face, 0, 255).astype(np.uint8)
     red, green, blue = (int(v) for v in np.clip(rng.uniform(225, 255) - rng.uniform(0, 15, 3), 0, 255))
     pip_white = (red, green, blue)
-    _draw_pips(face, value, pip_white, spread=size * rng.uniform(0.24, 0.3), radius=size * rng.uniform(0.08, 0.15),
-               jitter=size * 0.01, rng=rng)
+    _draw_pips(
+        face, value, pip_white, spread=size * rng.uniform(0.24, 0.3), radius=size * rng.uniform(0.08, 0.15), jitter=size * 0.01, rng=rng
+    )
     # specular highlight
     if rng.random() < 0.8:
         spot: np.ndarray = np.zeros((size, size), np.float32)
         cx, cy = rng.uniform(0.15, 0.85, 2) * size
-        cv2.ellipse(spot, (int(cx), int(cy)), (int(size * rng.uniform(0.05, 0.25)), int(size * rng.uniform(0.03, 0.1))),
-                    float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+        cv2.ellipse(
+            spot,
+            (int(cx), int(cy)),
+            (int(size * rng.uniform(0.05, 0.25)), int(size * rng.uniform(0.03, 0.1))),
+            float(rng.uniform(0, 180)),
+            0,
+            360,
+            1.0,
+            -1,
+        )
         spot = cv2.GaussianBlur(spot, (0, 0), size * 0.04)
         face = np.clip(face + spot[..., None] * rng.uniform(30, 150), 0, 255).astype(np.uint8)
     mask = _rounded_square_mask(size, size * rng.uniform(0.1, 0.2))
@@ -178,8 +189,9 @@ def _palette(rng: np.random.Generator) -> dict[str, np.ndarray]:
     return palette
 
 
-def draw_window(window: tuple, pattern: Pattern, rng: np.random.Generator, *, px_per_mm: float = 6.0,
-                difficulty: int | None = None) -> tuple[np.ndarray, list[scene.Raised], np.ndarray]:
+def draw_window(
+    window: tuple, pattern: Pattern, rng: np.random.Generator, *, px_per_mm: float = 6.0, difficulty: int | None = None
+) -> tuple[np.ndarray, list[scene.Raised], np.ndarray]:
     """Draw the board top-down: returns (board RGB, the dice as raised prisms, grid corners TL TR BR BL in art px).
 
     ``window`` is the scoring core's 4x5 tuple of ``Die`` or ``None``; ``pattern`` the card under it.
@@ -188,16 +200,22 @@ def draw_window(window: tuple, pattern: Pattern, rng: np.random.Generator, *, px
     palette = _palette(rng)
     # frame: dark wood
     wood = np.array([rng.uniform(45, 95), rng.uniform(28, 60), rng.uniform(15, 40)])
-    grain = 0.8 + 0.25 * _noise(rng, (width, height), 30) + 0.15 * np.sin(np.arange(height)[:, None] * rng.uniform(0.3, 0.9) + _noise(rng, (width, height), 6) * 8)
+    grain = (
+        0.8
+        + 0.25 * _noise(rng, (width, height), 30)
+        + 0.15 * np.sin(np.arange(height)[:, None] * rng.uniform(0.3, 0.9) + _noise(rng, (width, height), 6) * 8)
+    )
     board = np.clip(wood[None, None, :] * grain[..., None], 0, 255).astype(np.uint8)
     glass_h = int((GLASS_MM - 6) * px_per_mm)
     x0, y0 = int(FRAME_MM * px_per_mm), int(3 * px_per_mm)
-    board[y0:y0 + glass_h, x0:width - x0] = _stained_glass(rng, width - 2 * x0, glass_h)
+    board[y0 : y0 + glass_h, x0 : width - x0] = _stained_glass(rng, width - 2 * x0, glass_h)
     # the pattern card
     card_x0, card_y0 = int(FRAME_MM * px_per_mm), int(GLASS_MM * px_per_mm)
     card_x1, card_y1 = width - card_x0, height - int(FRAME_MM * px_per_mm)
     black = rng.uniform(8, 30)
-    board[card_y0:card_y1, card_x0:card_x1] = np.clip(black + rng.normal(0, 2, (card_y1 - card_y0, card_x1 - card_x0, 1)), 0, 255).astype(np.uint8)
+    board[card_y0:card_y1, card_x0:card_x1] = np.clip(black + rng.normal(0, 2, (card_y1 - card_y0, card_x1 - card_x0, 1)), 0, 255).astype(
+        np.uint8
+    )
     gx0, gy0 = GRID_ORIGIN_MM[0] * px_per_mm, GRID_ORIGIN_MM[1] * px_per_mm
     pitch = PITCH_MM * px_per_mm
     square = int(round(SQUARE_MM * px_per_mm))
@@ -206,12 +224,20 @@ def draw_window(window: tuple, pattern: Pattern, rng: np.random.Generator, *, px
         for c in range(COLS):
             sx = int(round(gx0 + c * pitch + (pitch - square) / 2))
             sy = int(round(gy0 + r * pitch + (pitch - square) / 2))
-            board[sy:sy + square, sx:sx + square] = _square_print(pattern.grid[r][c], rng, square, palette, blank)
+            board[sy : sy + square, sx : sx + square] = _square_print(pattern.grid[r][c], rng, square, palette, blank)
     # name and difficulty
     text_y = int(gy0 + ROWS * pitch + CARD_MARGIN_MM * px_per_mm + 0.55 * NAME_STRIP_MM * px_per_mm)
     font_scale = px_per_mm * 0.75 / 6
-    cv2.putText(board, pattern.name, (int(gx0 + 2 * px_per_mm), text_y), cv2.FONT_HERSHEY_TRIPLEX, font_scale * 1.1,
-                (230, 230, 225), max(1, int(px_per_mm / 3)), cv2.LINE_AA)
+    cv2.putText(
+        board,
+        pattern.name,
+        (int(gx0 + 2 * px_per_mm), text_y),
+        cv2.FONT_HERSHEY_TRIPLEX,
+        font_scale * 1.1,
+        (230, 230, 225),
+        max(1, int(px_per_mm / 3)),
+        cv2.LINE_AA,
+    )
     dots = difficulty if difficulty is not None else pattern.difficulty
     for k in range(dots):
         dot_x = int(gx0 + GRID_W_MM * px_per_mm - (2 + k * 4.5) * px_per_mm)
@@ -239,12 +265,12 @@ def draw_window(window: tuple, pattern: Pattern, rng: np.random.Generator, *, px
             cx = gx0 + (c + 0.5) * pitch + rng.uniform(-offset_mm, offset_mm) * px_per_mm
             cy = gy0 + (r + 0.5) * pitch + rng.uniform(-offset_mm, offset_mm) * px_per_mm
             bx, by = int(round(cx - big / 2)), int(round(cy - big / 2))
-            region = board[by:by + big, bx:bx + big]
+            region = board[by : by + big, bx : bx + big]
             alpha = mcanvas[: region.shape[0], : region.shape[1], None].astype(np.float32) / 255
             # a translucent die lets a little of the square below through
             see_through = rng.uniform(0.0, 0.15)
             blended = canvas[: region.shape[0], : region.shape[1]] * (1 - see_through) + region * see_through
-            board[by:by + big, bx:bx + big] = (region * (1 - alpha) + blended * alpha).astype(np.uint8)
+            board[by : by + big, bx : bx + big] = (region * (1 - alpha) + blended * alpha).astype(np.uint8)
             contours, _ = cv2.findContours((mcanvas > 127).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             outline = cv2.approxPolyDP(max(contours, key=cv2.contourArea), 0.6, True).reshape(-1, 2).astype(np.float64)
             side = palette[die.color] * rng.uniform(0.5, 0.85)
@@ -275,20 +301,31 @@ def game_document(seed: int, empty: int | None = None, pattern_name: str | None 
     document = {
         "game": "sagrada",
         "public_objectives": rng.sample(sorted(OBJECTIVES), 3),
-        "players": [{
-            "name": f"render-{seed}",
-            "window": window_rows(window),
-            "pattern": pattern.name,
-            "private_objective": rng.choice(["red", "yellow", "green", "blue", "purple"]),
-            "favor_tokens": rng.randint(0, pattern.difficulty),
-        }],
+        "players": [
+            {
+                "name": f"render-{seed}",
+                "window": window_rows(window),
+                "pattern": pattern.name,
+                "private_objective": rng.choice(["red", "yellow", "green", "blue", "purple"]),
+                "favor_tokens": rng.randint(0, pattern.difficulty),
+            }
+        ],
     }
     return document, window, pattern
 
 
-def render(seed: int, *, out_size: tuple[int, int] = (1600, 1200), px_per_mm: float = 6.0, empty: int | None = None,
-           pattern: str | None = None, camera: dict[str, float] | None = None, fill: float | None = None,
-           clutter: bool = True, jpeg_quality: int | None = None) -> Sample:
+def render(
+    seed: int,
+    *,
+    out_size: tuple[int, int] = (1600, 1200),
+    px_per_mm: float = 6.0,
+    empty: int | None = None,
+    pattern: str | None = None,
+    camera: dict[str, float] | None = None,
+    fill: float | None = None,
+    clutter: bool = True,
+    jpeg_quality: int | None = None,
+) -> Sample:
     """Render one seeded photo of a finished Sagrada window with its exact label.
 
     ``camera`` fixes ``tilt_deg``, ``azimuth_deg`` and ``roll_deg`` (random when None).
@@ -296,8 +333,9 @@ def render(seed: int, *, out_size: tuple[int, int] = (1600, 1200), px_per_mm: fl
     document, window, card = game_document(seed, empty, pattern)
     rng = np.random.default_rng([seed, 1])
     board, raised, grid_art = draw_window(window, card, rng, px_per_mm=px_per_mm)
-    shot = scene.place_on_table(board, rng, out_size=out_size, raised=raised, px_per_mm=px_per_mm, fill=fill,
-                                clutter=clutter, camera=camera)
+    shot = scene.place_on_table(
+        board, rng, out_size=out_size, raised=raised, px_per_mm=px_per_mm, fill=fill, clutter=clutter, camera=camera
+    )
     image, quality = scene.jpeg_roundtrip(shot.image_rgb, rng, jpeg_quality)
     corners = shot.project(grid_art)
     pitch = PITCH_MM * px_per_mm
@@ -306,8 +344,14 @@ def render(seed: int, *, out_size: tuple[int, int] = (1600, 1200), px_per_mm: fl
         for c in range(COLS):
             square = grid_art[0] + np.array([[c, r], [c + 1, r], [c + 1, r + 1], [c, r + 1]], float) * pitch
             die = window[r][c]
-            cells.append({"cell": [r, c], "value": str(die) if die else ".", "print": card.grid[r][c],
-                          "polygon": shot.project(square).round(2).tolist()})
+            cells.append(
+                {
+                    "cell": [r, c],
+                    "value": str(die) if die else ".",
+                    "print": card.grid[r][c],
+                    "polygon": shot.project(square).round(2).tolist(),
+                }
+            )
     label = {
         **document,
         "render": {
@@ -316,7 +360,11 @@ def render(seed: int, *, out_size: tuple[int, int] = (1600, 1200), px_per_mm: fl
             "corners": corners.round(2).tolist(),
             "cells": cells,
             "camera": {k: shot.meta[k] for k in ("tilt_deg", "azimuth_deg", "roll_deg", "focal_px", "distance_mm", "fill", "lens_k1")},
-            "lighting": {k: v for k, v in scene.public_meta(shot.meta).items() if k not in ("tilt_deg", "azimuth_deg", "roll_deg", "focal_px", "distance_mm", "fill", "lens_k1")},
+            "lighting": {
+                k: v
+                for k, v in scene.public_meta(shot.meta).items()
+                if k not in ("tilt_deg", "azimuth_deg", "roll_deg", "focal_px", "distance_mm", "fill", "lens_k1")
+            },
             "jpeg_quality": quality,
         },
     }

@@ -44,8 +44,7 @@ class SagradaTraining:
     val_photos: int = 150  # calibration renders (the cell temperature), seeds make_dataset.VAL_SEED+
     cells: FitConfig = FitConfig("cells", epochs=10, batch=128, lr=3e-3, peak_lr=4e-3, seed=SEED)
     # the value fine-tune: rendered crops mixed with the real dice (fold 0), each real die repeated
-    fine_tune: FitConfig = FitConfig("cells fine-tune (real dice)", epochs=16, batch=128, lr=3e-3, seed=SEED + 3,
-                                     frozen_batch_norm=True)
+    fine_tune: FitConfig = FitConfig("cells fine-tune (real dice)", epochs=16, batch=128, lr=3e-3, seed=SEED + 3, frozen_batch_norm=True)
     fine_tune_synthetic: int = 12_000
     fine_tune_real_repeat: int = 20
     finder: FitConfig = FitConfig("finder", epochs=60, batch=32, lr=3e-3, peak_lr=4e-3, seed=SEED + 1)
@@ -78,8 +77,9 @@ def _colour_jitter(x: torch.Tensor, generator: torch.Generator, strength: float 
     return x.clamp(0, 1)
 
 
-def _random_affine(x: torch.Tensor, generator: torch.Generator, scale: float = 0.08, shift: float = 0.06,
-                   angle: float = 0.12) -> torch.Tensor:
+def _random_affine(
+    x: torch.Tensor, generator: torch.Generator, scale: float = 0.08, shift: float = 0.06, angle: float = 0.12
+) -> torch.Tensor:
     """Random zoom, shift and rotation (up to ``angle`` radians either way) per sample.
 
     The finder is never exact and dice sit anywhere in their cells; loose dice lie at every angle.
@@ -88,7 +88,7 @@ def _random_affine(x: torch.Tensor, generator: torch.Generator, scale: float = 0
     zoom = torch.exp((torch.rand(n, generator=generator) * 2 - 1) * scale)
     turn = (torch.rand(n, generator=generator) * 2 - 1) * angle
     cos, sin = torch.cos(turn) / zoom, torch.sin(turn) / zoom
-    tx, ty = ((torch.rand(2, n, generator=generator) * 2 - 1) * shift * 2)
+    tx, ty = (torch.rand(2, n, generator=generator) * 2 - 1) * shift * 2
     theta = torch.stack([torch.stack([cos, -sin, tx], 1), torch.stack([sin, cos, ty], 1)], 1)
     grid = nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
     return nn.functional.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
@@ -191,16 +191,25 @@ def _streaks(x: torch.Tensor, generator: torch.Generator, share: float = 0.3) ->
             length = float(5 + 12 * torch.rand(1, generator=generator))
             along = (xs - cx) * math.cos(angle) + (ys - cy) * math.sin(angle)
             across = -(xs - cx) * math.sin(angle) + (ys - cy) * math.cos(angle) - bend * along * along
-            alpha = torch.exp(-(across / width) ** 2) * torch.sigmoid((length - along.abs()) * 1.5)
+            alpha = torch.exp(-((across / width) ** 2)) * torch.sigmoid((length - along.abs()) * 1.5)
             alpha = alpha * float(0.25 + 0.5 * torch.rand(1, generator=generator))
             tint = out[i].mean(dim=(1, 2), keepdim=True) * 0.3 + 0.7
             out[i] = out[i] * (1 - alpha) + tint * alpha
     return out.clamp(0, 1)
 
 
-def fine_tune_values(net: CellNet, crops: np.ndarray, labels: np.ndarray, real_crops: np.ndarray, real_values: np.ndarray,
-                     config: FitConfig = CONFIG.fine_tune, *, synthetic: int = CONFIG.fine_tune_synthetic,
-                     real_repeat: int = CONFIG.fine_tune_real_repeat, log: Log = print) -> CellNet:
+def fine_tune_values(
+    net: CellNet,
+    crops: np.ndarray,
+    labels: np.ndarray,
+    real_crops: np.ndarray,
+    real_values: np.ndarray,
+    config: FitConfig = CONFIG.fine_tune,
+    *,
+    synthetic: int = CONFIG.fine_tune_synthetic,
+    real_repeat: int = CONFIG.fine_tune_real_repeat,
+    log: Log = print,
+) -> CellNet:
     """Continue training on a share of the synthetic crops mixed with real loose dice (fold 0).
 
     Real dice teach the value and die heads (their colour is not labelled) and are turned by any
@@ -234,7 +243,7 @@ def cell_logits(net: CellNet, crops: np.ndarray, batch: int = 512) -> tuple[np.n
     outs: list[list[np.ndarray]] = [[], [], []]
     with torch.no_grad():
         for start in range(0, len(crops), batch):
-            for index, out in enumerate(net(_to_float(crops[start:start + batch]))):
+            for index, out in enumerate(net(_to_float(crops[start : start + batch]))):
                 outs[index].append(out.numpy())
     return tuple(np.concatenate(o) for o in outs)  # type: ignore[return-value]
 
@@ -284,8 +293,9 @@ def train_finder(images: np.ndarray, masks: np.ndarray, config: FitConfig = CONF
 # --------------------------------------------------------------------------------------------- refiner
 
 
-def train_refiner(patches: np.ndarray, corners: np.ndarray, turns: np.ndarray, config: FitConfig = CONFIG.refiner, *,
-                  log: Log = print) -> RefinerNet:
+def train_refiner(
+    patches: np.ndarray, corners: np.ndarray, turns: np.ndarray, config: FitConfig = CONFIG.refiner, *, log: Log = print
+) -> RefinerNet:
     """Train the corner refiner on patches, the true corners in patch px and the top-left's turn."""
     generator = seeded(config.seed)
     net = RefinerNet()
@@ -330,7 +340,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--skip-evaluate", action="store_true")
     args = parser.parse_args(argv)
     config = dataclasses.replace(
-        CONFIG, train_photos=args.photos,
+        CONFIG,
+        train_photos=args.photos,
         cells=dataclasses.replace(CONFIG.cells, epochs=args.cell_epochs),
         finder=dataclasses.replace(CONFIG.finder, epochs=args.finder_epochs),
         refiner=dataclasses.replace(CONFIG.refiner, epochs=args.refiner_epochs),
@@ -339,8 +350,11 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     train = make_dataset.load_or_make(make_dataset.TRAIN_SEED, config.train_photos, workers=args.threads, cache=args.cache)
     val = make_dataset.load_or_make(make_dataset.VAL_SEED, config.val_photos, workers=args.threads, cache=args.cache)
-    print(f"data ready: {len(train['crops'])} crops, {len(train['finder_input'])} photos, {len(train['patches'])} patches "
-          f"({time.perf_counter() - started:.0f} s)", flush=True)
+    print(
+        f"data ready: {len(train['crops'])} crops, {len(train['finder_input'])} photos, {len(train['patches'])} patches "
+        f"({time.perf_counter() - started:.0f} s)",
+        flush=True,
+    )
     only = set(args.only or ["cells", "finder", "refiner"])
     grid_models = only & {"finder", "refiner"}
     side = None
@@ -352,8 +366,15 @@ def main(argv: list[str] | None = None) -> None:
         cells = train_cells(train["crops"], train["crop_labels"], config.cells)
         real = make_dataset.real_dice(fold=0)
         if real is not None and not args.synthetic_only:
-            cells = fine_tune_values(cells, train["crops"], train["crop_labels"], *real, config.fine_tune,
-                                     synthetic=config.fine_tune_synthetic, real_repeat=config.fine_tune_real_repeat)
+            cells = fine_tune_values(
+                cells,
+                train["crops"],
+                train["crop_labels"],
+                *real,
+                config.fine_tune,
+                synthetic=config.fine_tune_synthetic,
+                real_repeat=config.fine_tune_real_repeat,
+            )
         else:
             print("no real dice photos found (or --synthetic-only): the cell model is trained on renders only", flush=True)
         temperature = fit_temperature(cell_logits(cells, val["crops"]), val["crop_labels"])

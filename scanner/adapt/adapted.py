@@ -24,15 +24,25 @@ def check_model(fitted: ModelAdaptation, model: Any, source: str = "adaptation",
     manifest = model.manifest
     redo = Remedy.ADAPT_AGAIN.words
     if fitted.model != manifest.name:
-        raise AdaptationError(f"{source}: adapted for model {fitted.model!r}, not {manifest.name!r}; {redo}", remedy=Remedy.ADAPT_AGAIN, profile=profile)
+        raise AdaptationError(
+            f"{source}: adapted for model {fitted.model!r}, not {manifest.name!r}; {redo}", remedy=Remedy.ADAPT_AGAIN, profile=profile
+        )
     if fitted.sha256 != manifest.sha256:
-        raise AdaptationError(f"{source}: adapted for {fitted.model} sha256 {fitted.sha256[:12]}..., but the shipped model is "
-                              f"{manifest.sha256[:12]}... (retrained since); {redo}", remedy=Remedy.ADAPT_AGAIN, profile=profile)
+        raise AdaptationError(
+            f"{source}: adapted for {fitted.model} sha256 {fitted.sha256[:12]}..., but the shipped model is "
+            f"{manifest.sha256[:12]}... (retrained since); {redo}",
+            remedy=Remedy.ADAPT_AGAIN,
+            profile=profile,
+        )
     heads = dict(manifest.heads) or {fit.head: manifest.classes for fit in fitted.heads}
     for fit in fitted.heads:
         if tuple(heads.get(fit.head, ())) != fit.classes:
-            raise AdaptationError(f"{source}: head {fit.head!r} of {fitted.model} has classes {list(heads.get(fit.head, ()))}, "
-                                  f"the adaptation {list(fit.classes)}; {redo}", remedy=Remedy.ADAPT_AGAIN, profile=profile)
+            raise AdaptationError(
+                f"{source}: head {fit.head!r} of {fitted.model} has classes {list(heads.get(fit.head, ()))}, "
+                f"the adaptation {list(fit.classes)}; {redo}",
+                remedy=Remedy.ADAPT_AGAIN,
+                profile=profile,
+            )
     outputs = set(getattr(model, "output_names", ())) or None
     if outputs is not None:
         missing = sorted(set(fitted.inputs) - outputs - {CROP_COLOUR})

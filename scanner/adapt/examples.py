@@ -76,9 +76,7 @@ class ExampleSet:
         if any(s.model != first.model or set(s.outputs) != set(first.outputs) for s in sets):
             raise ValueError("examples: sets of different models cannot be joined")
         heads = sorted({h for s in sets for h in s.labels})
-        labels = {
-            h: np.concatenate([s.labels.get(h, np.full(len(s), -1, np.int64)) for s in sets]) for h in heads
-        }
+        labels = {h: np.concatenate([s.labels.get(h, np.full(len(s), -1, np.int64)) for s in sets]) for h in heads}
         items, offset = [], 0
         for s in sets:
             items.append(s.item_ids + offset)
@@ -117,8 +115,9 @@ def dihedral(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(np.stack(copies, axis=1).reshape(-1, *crops.shape[1:])), np.stack(variants, axis=1).reshape(-1)
 
 
-def examples_from_crops(model: Any, crops: np.ndarray, values: Sequence[str], game: str, groups: Sequence[int], *,
-                        augment: bool = True) -> ExampleSet:
+def examples_from_crops(
+    model: Any, crops: np.ndarray, values: Sequence[str], game: str, groups: Sequence[int], *, augment: bool = True
+) -> ExampleSet:
     """Run ``model`` on uint8 crops (N, H, W, 3) RGB and label each with its cell value's head classes.
 
     With ``augment`` each crop is also read turned and mirrored (8 examples per cell, one item).
@@ -137,7 +136,7 @@ def examples_from_crops(model: Any, crops: np.ndarray, values: Sequence[str], ga
         variants = np.zeros(len(crops), np.int64)
     outputs: dict[str, list[np.ndarray]] = {}
     for start in range(0, len(crops), 256):
-        chunk = crops[start:start + 256]
+        chunk = crops[start : start + 256]
         batch = np.ascontiguousarray(chunk.transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
         for name, array in model.run(batch).items():
             outputs.setdefault(name, []).append(np.asarray(array))
@@ -145,8 +144,11 @@ def examples_from_crops(model: Any, crops: np.ndarray, values: Sequence[str], ga
     joined = {name: np.concatenate(parts) for name, parts in outputs.items()}
     heads = dict(model.manifest.heads)
     per_cell = [head_labels(game, value) for value in values]
-    labels = {head: np.repeat(label_indices(heads[head], [cell.get(head) for cell in per_cell]), copies)
-              for head in sorted({h for cell in per_cell for h in cell}) if head in heads}
+    labels = {
+        head: np.repeat(label_indices(heads[head], [cell.get(head) for cell in per_cell]), copies)
+        for head in sorted({h for cell in per_cell for h in cell})
+        if head in heads
+    }
     items = np.repeat(np.arange(len(values)), copies)
     return ExampleSet(model.manifest.name, joined, labels, np.repeat(np.asarray(groups, dtype=np.int64), copies), items, variants)
 
@@ -169,14 +171,16 @@ def crop_colour_features(batch: np.ndarray) -> np.ndarray:
     if batch.ndim != 4 or batch.shape[1] != 3:
         raise AdaptationError(f"crop colour features: expected a (N, 3, H, W) RGB batch, got {batch.shape}")
     height, width = batch.shape[2:]
-    centre = batch[:, :, height // 4:height - height // 4, width // 4:width - width // 4].astype(np.float64)
+    centre = batch[:, :, height // 4 : height - height // 4, width // 4 : width - width // 4].astype(np.float64)
     count = len(batch)
     red, green, blue = centre[:, 0], centre[:, 1], centre[:, 2]
     high = np.maximum(np.maximum(red, green), blue)
     low = np.minimum(np.minimum(red, green), blue)
     spread = high - low + 1e-6
-    hue = np.where(high == red, ((green - blue) / spread) % 6,
-                   np.where(high == green, (blue - red) / spread + 2, (red - green) / spread + 4)) / 6.0
+    hue = (
+        np.where(high == red, ((green - blue) / spread) % 6, np.where(high == green, (blue - red) / spread + 2, (red - green) / spread + 4))
+        / 6.0
+    )
     saturation = (high - low) / (high + 1e-6)
     weight = (saturation * high).reshape(count, -1)
     position = hue.reshape(count, -1) * HUE_BINS - 0.5  # shared between the two nearest bin centres (circular)
@@ -188,9 +192,16 @@ def crop_colour_features(batch: np.ndarray) -> np.ndarray:
     np.add.at(histogram, (rows, ((first + 1) % HUE_BINS).ravel()), (weight * share).ravel())
     histogram /= weight.sum(axis=1, keepdims=True) + 1e-6
     pixels = centre.reshape(count, 3, -1)
-    return np.concatenate([histogram, pixels.mean(axis=2), pixels.std(axis=2),
-                           saturation.reshape(count, -1).mean(axis=1, keepdims=True),
-                           high.reshape(count, -1).mean(axis=1, keepdims=True)], axis=1)
+    return np.concatenate(
+        [
+            histogram,
+            pixels.mean(axis=2),
+            pixels.std(axis=2),
+            saturation.reshape(count, -1).mean(axis=1, keepdims=True),
+            high.reshape(count, -1).mean(axis=1, keepdims=True),
+        ],
+        axis=1,
+    )
 
 
 def with_crop_colour(outputs: Mapping[str, np.ndarray], batch: np.ndarray | None, basis: Iterable[str]) -> Mapping[str, np.ndarray]:

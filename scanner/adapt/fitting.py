@@ -136,11 +136,23 @@ class HeadReport:
 
     def to_json(self) -> dict:
         """The figures as a JSON object (nan as null)."""
+
         def num(x: float) -> float | None:
             return None if math.isnan(x) else round(float(x), 4)
-        return {"head": self.head, "train": self.train, "held_out": self.held_out, "before": num(self.before),
-                "after": num(self.after), "loss_before": num(self.loss_before), "loss_after": num(self.loss_after),
-                "l2": self.l2, "kept": self.kept, "reason": self.reason, "basis": list(self.basis)}
+
+        return {
+            "head": self.head,
+            "train": self.train,
+            "held_out": self.held_out,
+            "before": num(self.before),
+            "after": num(self.after),
+            "loss_before": num(self.loss_before),
+            "loss_after": num(self.loss_after),
+            "l2": self.l2,
+            "kept": self.kept,
+            "reason": self.reason,
+            "basis": list(self.basis),
+        }
 
 
 @dataclass(frozen=True)
@@ -162,16 +174,27 @@ class ModelReport:
 
     def to_json(self) -> dict:
         """The report as a JSON object."""
+
         def num(x: float) -> float | None:
             return None if math.isnan(x) else round(float(x), 4)
-        return {"model": self.model, "basis": list(self.basis), "examples": self.examples, "photos": self.photos,
-                "cells_before": num(self.cells_before), "cells_after": num(self.cells_after), "kept": self.kept,
-                "heads": [h.to_json() for h in self.heads]}
+
+        return {
+            "model": self.model,
+            "basis": list(self.basis),
+            "examples": self.examples,
+            "photos": self.photos,
+            "cells_before": num(self.cells_before),
+            "cells_after": num(self.cells_after),
+            "kept": self.kept,
+            "heads": [h.to_json() for h in self.heads],
+        }
 
     def to_text(self) -> str:
         """A few lines for people."""
+
         def pct(x: float) -> str:
             return "  n/a " if math.isnan(x) else f"{100 * x:5.1f}%"
+
         lines = [f"{self.model}: {self.examples} labelled cells from {self.photos} photos, features {'+'.join(self.basis)}"]
         for h in self.heads:
             verdict = "kept" if h.kept else "not kept"
@@ -182,8 +205,9 @@ class ModelReport:
         return "\n".join(lines)
 
 
-def split_holdout(groups: np.ndarray, fraction: float = HOLDOUT_FRACTION, seed: int = 0,
-                  items: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def split_holdout(
+    groups: np.ndarray, fraction: float = HOLDOUT_FRACTION, seed: int = 0, items: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Split example indices into (train, held-out): whole photos when there are several, else whole items.
 
     ``items`` (default: one per example) keeps the turned copies of one cell on one side.
@@ -208,8 +232,17 @@ def split_holdout(groups: np.ndarray, fraction: float = HOLDOUT_FRACTION, seed: 
     return index[~test], index[test]
 
 
-def _choose_l2(head: str, classes: Sequence[str], x: np.ndarray, z: np.ndarray, y: np.ndarray, groups: np.ndarray,
-               items: np.ndarray, temperature: float, seed: int) -> float:
+def _choose_l2(
+    head: str,
+    classes: Sequence[str],
+    x: np.ndarray,
+    z: np.ndarray,
+    y: np.ndarray,
+    groups: np.ndarray,
+    items: np.ndarray,
+    temperature: float,
+    seed: int,
+) -> float:
     """Pick the L2 strength with the lowest 2-fold cross-validated log-loss on the training part."""
     if len(np.unique(items)) < 2 * MIN_EXAMPLES:
         return 0.1
@@ -266,9 +299,19 @@ def _standardiser(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, np.where(scale > 1e-6, scale, 1.0)
 
 
-def _fit_members(head: str, classes: Sequence[str], x: np.ndarray, z: np.ndarray, y: np.ndarray, groups: np.ndarray,
-                 items: np.ndarray, temperature: float, seed: int, members: Sequence[np.ndarray],
-                 basis: tuple[str, ...]) -> tuple[HeadFit, float]:
+def _fit_members(
+    head: str,
+    classes: Sequence[str],
+    x: np.ndarray,
+    z: np.ndarray,
+    y: np.ndarray,
+    groups: np.ndarray,
+    items: np.ndarray,
+    temperature: float,
+    seed: int,
+    members: Sequence[np.ndarray],
+    basis: tuple[str, ...],
+) -> tuple[HeadFit, float]:
     """One head on all of ``x``'s columns: the average of residual heads fitted on each member's columns.
 
     Rows must all be labelled. Each member's L2 is chosen by cross-validation; returns the head and their mean.
@@ -285,26 +328,37 @@ def _fit_members(head: str, classes: Sequence[str], x: np.ndarray, z: np.ndarray
         trust += fit.logit_scale / len(members)
         l2s.append(l2)
     mean, scale = _standardiser(x)  # the members standardised each column the same way
-    return (HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias, tuple(basis), float(trust)),
-            float(np.mean(l2s)))
+    return (HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias, tuple(basis), float(trust)), float(np.mean(l2s)))
 
 
-def _held_out_logits(head: str, classes: Sequence[str], x_all: np.ndarray, z_all: np.ndarray, y_all: np.ndarray,
-                     folds: Sequence[tuple[np.ndarray, np.ndarray]], groups: np.ndarray, items: np.ndarray, temperature: float,
-                     seed: int, members: Sequence[np.ndarray], basis: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+def _held_out_logits(
+    head: str,
+    classes: Sequence[str],
+    x_all: np.ndarray,
+    z_all: np.ndarray,
+    y_all: np.ndarray,
+    folds: Sequence[tuple[np.ndarray, np.ndarray]],
+    groups: np.ndarray,
+    items: np.ndarray,
+    temperature: float,
+    seed: int,
+    members: Sequence[np.ndarray],
+    basis: tuple[str, ...],
+) -> tuple[np.ndarray, np.ndarray]:
     """Each fold's held-out rows read by a head fitted on the rest: (logits of every checked row, which were tested)."""
     checked = sum(len(test) for _, test in folds)
     adapted = np.zeros((checked, z_all.shape[1]))
     tested = np.zeros(checked, bool)
     offset = 0
     for train, test in folds:
-        adapted[offset:offset + len(test)] = z_all[test]
+        adapted[offset : offset + len(test)] = z_all[test]
         tr, te = train[y_all[train] >= 0], y_all[test] >= 0
         if len(np.unique(items[tr])) >= MIN_EXAMPLES and te.any():
-            trial, _ = _fit_members(head, classes, x_all[tr], z_all[tr], y_all[tr], groups[tr], items[tr], temperature, seed,
-                                    members, basis)
-            adapted[offset:offset + len(test)] = trial.adjust(x_all[test], z_all[test])
-            tested[offset:offset + len(test)] = te
+            trial, _ = _fit_members(
+                head, classes, x_all[tr], z_all[tr], y_all[tr], groups[tr], items[tr], temperature, seed, members, basis
+            )
+            adapted[offset : offset + len(test)] = trial.adjust(x_all[test], z_all[test])
+            tested[offset : offset + len(test)] = te
         offset += len(test)
     return adapted, tested
 
@@ -332,12 +386,15 @@ class HeadTrial:
 
     def __post_init__(self) -> None:
         if len(self.rows) != len(self.adapted) or int(np.count_nonzero(self.tested)) != len(self.rows):
-            raise ValueError(f"trial: {len(self.rows)} rows, {len(self.adapted)} adapted logits and "
-                             f"{int(np.count_nonzero(self.tested))} tested rows do not agree")
+            raise ValueError(
+                f"trial: {len(self.rows)} rows, {len(self.adapted)} adapted logits and "
+                f"{int(np.count_nonzero(self.tested))} tested rows do not agree"
+            )
 
 
-def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, float] | None = None,
-                seed: int = 0) -> tuple[ModelAdaptation | None, ModelReport]:
+def adapt_model(
+    model: Any, examples: ExampleSet, *, temperatures: Mapping[str, float] | None = None, seed: int = 0
+) -> tuple[ModelAdaptation | None, ModelReport]:
     """Fit, check on held-out examples and (where it helps) re-fit on all, every labelled head of ``model``.
 
     Each example is held out once (``holdout_folds``) and read by a head fitted without it; the
@@ -385,13 +442,23 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
         temperature = float(temperatures.get(head, manifest.temperature or 1.0))
         labelled_items = np.unique(items[y_all >= 0])
         if len(labelled_items) < MIN_EXAMPLES:
-            reports.append(HeadReport(head, len(labelled_items), 0, *(float("nan"),) * 4, 0.0, False,
-                                      f"too few examples (need {MIN_EXAMPLES} cells to fit and 1 to check)"))
+            reports.append(
+                HeadReport(
+                    head,
+                    len(labelled_items),
+                    0,
+                    *(float("nan"),) * 4,
+                    0.0,
+                    False,
+                    f"too few examples (need {MIN_EXAMPLES} cells to fit and 1 to check)",
+                )
+            )
             continue
         trials: list[HeadTrial] = []
         for head_basis, x_head, head_members in strategies:
-            adapted, tested = _held_out_logits(head, classes, x_head, z_all, y_all, folds, examples.groups, items, temperature,
-                                               seed, head_members, head_basis)
+            adapted, tested = _held_out_logits(
+                head, classes, x_head, z_all, y_all, folds, examples.groups, items, temperature, seed, head_members, head_basis
+            )
             if not tested.any():
                 continue
             rows = checked[tested]
@@ -399,13 +466,25 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
             before, after = accuracy(z_test, y_test), accuracy(a_test, y_test)
             loss_before, loss_after = log_loss(z_test, y_test, temperature), log_loss(a_test, y_test, temperature)
             kept, reason = _verdict(before, after, loss_before, loss_after)
-            trials.append(HeadTrial(head_basis, x_head, tuple(head_members), tested, rows, a_test, before, after, loss_before,
-                                    loss_after, kept, reason))
+            trials.append(
+                HeadTrial(
+                    head_basis, x_head, tuple(head_members), tested, rows, a_test, before, after, loss_before, loss_after, kept, reason
+                )
+            )
             if kept:
                 break
         if not trials:
-            reports.append(HeadReport(head, len(labelled_items), 0, *(float("nan"),) * 4, 0.0, False,
-                                      f"too few examples (need {MIN_EXAMPLES} cells to fit and 1 to check)"))
+            reports.append(
+                HeadReport(
+                    head,
+                    len(labelled_items),
+                    0,
+                    *(float("nan"),) * 4,
+                    0.0,
+                    False,
+                    f"too few examples (need {MIN_EXAMPLES} cells to fit and 1 to check)",
+                )
+            )
             continue
         chosen = trials[-1] if trials[-1].kept else trials[0]  # the one kept, else the first one's figures
         head_basis, x_head, head_members, tested, rows = chosen.basis, chosen.features, list(chosen.members), chosen.tested, chosen.rows
@@ -415,10 +494,34 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
         l2 = 0.0
         if kept:  # re-fit on every example
             everything = np.flatnonzero(y_all >= 0)
-            final, l2 = _fit_members(head, classes, x_head[everything], z_all[everything], y_all[everything],
-                                     examples.groups[everything], items[everything], temperature, seed, head_members, head_basis)
-        reports.append(HeadReport(head, len(labelled_items), len(rows), chosen.before, chosen.after, chosen.loss_before,
-                                  chosen.loss_after, l2, kept, chosen.reason, head_basis))
+            final, l2 = _fit_members(
+                head,
+                classes,
+                x_head[everything],
+                z_all[everything],
+                y_all[everything],
+                examples.groups[everything],
+                items[everything],
+                temperature,
+                seed,
+                head_members,
+                head_basis,
+            )
+        reports.append(
+            HeadReport(
+                head,
+                len(labelled_items),
+                len(rows),
+                chosen.before,
+                chosen.after,
+                chosen.loss_before,
+                chosen.loss_after,
+                l2,
+                kept,
+                chosen.reason,
+                head_basis,
+            )
+        )
         any_cells |= tested
         before_right[tested] &= np.argmax(z_test, axis=1) == y_test
         if final is not None:  # kept, and re-fitted on every example
@@ -429,11 +532,11 @@ def adapt_model(model: Any, examples: ExampleSet, *, temperatures: Mapping[str, 
     cells_before = float(np.mean(before_right[any_cells])) if any_cells.any() else float("nan")
     cells_after = float(np.mean(after_right[any_cells])) if any_cells.any() else float("nan")
     if fitted and cells_after < cells_before:  # heads better one by one, cells worse together: keep none
-        reports = [replace(r, kept=False, reason=f"{r.reason}, but fewer cells had every head right") if r.kept else r
-                   for r in reports]
+        reports = [replace(r, kept=False, reason=f"{r.reason}, but fewer cells had every head right") if r.kept else r for r in reports]
         fitted = []
-    report = ModelReport(manifest.name, basis, len(np.unique(items)),
-                         len(np.unique(examples.groups)), tuple(reports), cells_before, cells_after)
+    report = ModelReport(
+        manifest.name, basis, len(np.unique(items)), len(np.unique(examples.groups)), tuple(reports), cells_before, cells_after
+    )
     if not fitted:
         return None, report
     return ModelAdaptation(manifest.name, manifest.sha256, basis, tuple(fitted)), report

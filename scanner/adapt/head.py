@@ -36,8 +36,12 @@ class HeadFit:
 
     def __post_init__(self) -> None:
         dims, count = len(self.mean), len(self.classes)
-        shapes = {"mean": (self.mean, (dims,)), "scale": (self.scale, (dims,)), "weights": (self.weights, (dims, count)),
-                  "bias": (self.bias, (count,))}
+        shapes = {
+            "mean": (self.mean, (dims,)),
+            "scale": (self.scale, (dims,)),
+            "weights": (self.weights, (dims, count)),
+            "bias": (self.bias, (count,)),
+        }
         for name, (array, shape) in shapes.items():
             if not isinstance(array, np.ndarray) or array.shape != shape:
                 got = getattr(array, "shape", type(array).__name__)
@@ -88,9 +92,19 @@ def accuracy(logits: np.ndarray, labels: np.ndarray) -> float:
     return float(np.mean(np.argmax(logits, axis=1) == labels))
 
 
-def fit_head(head: str, classes: Sequence[str], features: np.ndarray, logits: np.ndarray, labels: np.ndarray, *,
-             temperature: float = 1.0, l2: float = 0.01, steps: int = STEPS, basis: Sequence[str] = (),
-             fit_scale: bool = True) -> HeadFit:
+def fit_head(
+    head: str,
+    classes: Sequence[str],
+    features: np.ndarray,
+    logits: np.ndarray,
+    labels: np.ndarray,
+    *,
+    temperature: float = 1.0,
+    l2: float = 0.01,
+    steps: int = STEPS,
+    basis: Sequence[str] = (),
+    fit_scale: bool = True,
+) -> HeadFit:
     """Fit a residual head on labelled rows by full-batch Adam on log-loss + ``l2`` * |W|^2 / 2.
 
     With ``fit_scale`` the shipped logits' weight is fitted too (from 1, pulled back to 1 by
@@ -121,8 +135,11 @@ def fit_head(head: str, classes: Sequence[str], features: np.ndarray, logits: np
     for step in range(1, steps + 1):
         p = softmax(trust[0] * z + xs @ weights + bias, temperature)
         error = (p - onehot) / (temperature * len(y))
-        grads = [xs.T @ error + l2 * weights, error.sum(axis=0) + l2 * bias,
-                 np.array([float(np.sum(error * z)) + SCALE_L2 * (trust[0] - 1.0)]) if fit_scale else np.zeros(1)]
+        grads = [
+            xs.T @ error + l2 * weights,
+            error.sum(axis=0) + l2 * bias,
+            np.array([float(np.sum(error * z)) + SCALE_L2 * (trust[0] - 1.0)]) if fit_scale else np.zeros(1),
+        ]
         for param, grad, m, v in zip(params, grads, moments, squares):
             m *= beta1
             m += (1 - beta1) * grad

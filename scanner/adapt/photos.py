@@ -91,8 +91,16 @@ def scan_examples(result: Any, game: str, manifest: Any = None) -> list[dict]:
     for reading in result.cells:
         if reading.crop is None:
             continue
-        examples.append({"cell": ",".join(str(int(v)) for v in reading.cell), "crop": encode_crop(reading.crop),
-                         "read": reading.value, "confidence": float(reading.confidence), "model": label, "model_sha256": sha256})
+        examples.append(
+            {
+                "cell": ",".join(str(int(v)) for v in reading.cell),
+                "crop": encode_crop(reading.crop),
+                "read": reading.value,
+                "confidence": float(reading.confidence),
+                "model": label,
+                "model_sha256": sha256,
+            }
+        )
     return examples
 
 

@@ -23,8 +23,12 @@ def adaptation_file(profile_name: str, directory: str | Path | None = None) -> P
 
 def profile_reference(path: Path, sha256: str, adaptation: Adaptation) -> dict:
     """The JSON object a profile's ``adaptation`` slot holds for a saved adaptation file."""
-    return {"file": str(Path(path).resolve()), "sha256": sha256, "models": [m.model for m in adaptation.models],
-            "created_at": adaptation.created_at}
+    return {
+        "file": str(Path(path).resolve()),
+        "sha256": sha256,
+        "models": [m.model for m in adaptation.models],
+        "created_at": adaptation.created_at,
+    }
 
 
 def profile_adaptation(profile: Any, directory: str | Path | None = None) -> Adaptation | None:
@@ -46,11 +50,17 @@ def profile_adaptation(profile: Any, directory: str | Path | None = None) -> Ada
     elif isinstance(slot, dict) and isinstance(slot.get("file"), str):
         file, sha256 = slot["file"], slot.get("sha256")
         if sha256 is not None and not isinstance(sha256, str):
-            raise AdaptationError(f"profile '{name}': adaptation.sha256: expected a string, got {sha256!r}; "
-                                  f"{Remedy.RESET_ADAPTATION.words}", remedy=Remedy.RESET_ADAPTATION, profile=name)
+            raise AdaptationError(
+                f"profile '{name}': adaptation.sha256: expected a string, got {sha256!r}; {Remedy.RESET_ADAPTATION.words}",
+                remedy=Remedy.RESET_ADAPTATION,
+                profile=name,
+            )
     else:
-        raise AdaptationError(f"profile '{name}': adaptation: expected a file name or {{\"file\": ...}}, got {slot!r}; "
-                              f"{Remedy.RESET_ADAPTATION.words}", remedy=Remedy.RESET_ADAPTATION, profile=name)
+        raise AdaptationError(
+            f"profile '{name}': adaptation: expected a file name or {{\"file\": ...}}, got {slot!r}; {Remedy.RESET_ADAPTATION.words}",
+            remedy=Remedy.RESET_ADAPTATION,
+            profile=name,
+        )
     path = Path(file)
     if not path.is_absolute() or not path.exists():  # relative, or the profile folder has moved
         path = folder / path.name

@@ -44,8 +44,9 @@ class Adaptation:
         return Adaptation(models, other.created_at or self.created_at, reports, self.source, self.profile)
 
 
-def apply_head(adaptation: Adaptation | None, model_name: str, outputs: Mapping[str, np.ndarray],
-               batch: np.ndarray | None = None) -> Mapping[str, np.ndarray]:
+def apply_head(
+    adaptation: Adaptation | None, model_name: str, outputs: Mapping[str, np.ndarray], batch: np.ndarray | None = None
+) -> Mapping[str, np.ndarray]:
     """The hook readers call on a model's outputs (and its input ``batch``): adapted logits when ``adaptation`` covers the model.
 
     Without an adaptation (or one for other models) the very same outputs come back.
@@ -70,11 +71,23 @@ def to_npz_bytes(adaptation: Adaptation) -> bytes:
         for j, fit in enumerate(fitted.heads):
             for part in ("mean", "scale", "weights", "bias"):
                 arrays[f"m{i}_h{j}_{part}"] = np.asarray(getattr(fit, part), dtype=np.float64)
-            heads.append({"head": fit.head, "classes": list(fit.classes), "temperature": fit.temperature,
-                          "basis": list(fit.basis), "logit_scale": fit.logit_scale})
+            heads.append(
+                {
+                    "head": fit.head,
+                    "classes": list(fit.classes),
+                    "temperature": fit.temperature,
+                    "basis": list(fit.basis),
+                    "logit_scale": fit.logit_scale,
+                }
+            )
         models.append({"model": fitted.model, "sha256": fitted.sha256, "basis": list(fitted.basis), "heads": heads})
-    meta = {"format": ADAPTATION_FORMAT, "version": ADAPTATION_VERSION, "created_at": adaptation.created_at,
-            "models": models, "report": list(adaptation.report)}
+    meta = {
+        "format": ADAPTATION_FORMAT,
+        "version": ADAPTATION_VERSION,
+        "created_at": adaptation.created_at,
+        "models": models,
+        "report": list(adaptation.report),
+    }
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **arrays)
@@ -102,17 +115,27 @@ def from_npz_bytes(data: bytes, source: str = "adaptation") -> Adaptation:
         raise _corrupt(source, f"expected format {ADAPTATION_FORMAT!r}")
     version = meta.get("version")
     if not isinstance(version, int) or version > ADAPTATION_VERSION:
-        raise AdaptationError(f"{source}: adaptation version {version!r} is newer than this tablescan knows "
-                              f"({ADAPTATION_VERSION}); upgrade tablescan, or {Remedy.RESET_ADAPTATION.words}", remedy=Remedy.RESET_ADAPTATION)
+        raise AdaptationError(
+            f"{source}: adaptation version {version!r} is newer than this tablescan knows "
+            f"({ADAPTATION_VERSION}); upgrade tablescan, or {Remedy.RESET_ADAPTATION.words}",
+            remedy=Remedy.RESET_ADAPTATION,
+        )
     try:
         models = []
         for i, entry in enumerate(meta["models"]):
             heads = []
             for j, head in enumerate(entry["heads"]):
                 parts = {part: arrays[f"m{i}_h{j}_{part}"] for part in ("mean", "scale", "weights", "bias")}
-                heads.append(HeadFit(str(head["head"]), tuple(str(c) for c in head["classes"]), float(head["temperature"]), **parts,
-                                     basis=tuple(str(b) for b in head.get("basis", ())),
-                                     logit_scale=float(head.get("logit_scale", 1.0))))
+                heads.append(
+                    HeadFit(
+                        str(head["head"]),
+                        tuple(str(c) for c in head["classes"]),
+                        float(head["temperature"]),
+                        **parts,
+                        basis=tuple(str(b) for b in head.get("basis", ())),
+                        logit_scale=float(head.get("logit_scale", 1.0)),
+                    )
+                )
             models.append(ModelAdaptation(str(entry["model"]), str(entry["sha256"]), tuple(str(b) for b in entry["basis"]), tuple(heads)))
         report = tuple(r for r in meta.get("report", []) if isinstance(r, dict))
         return Adaptation(tuple(models), str(meta.get("created_at", "")), report, source)

@@ -54,7 +54,9 @@ def tile_log_scores(evidence: TileEvidence, price_weight: float = 0.15) -> np.nd
     return scores + price_weight * np.log(np.clip(evidence.price[_CAT_PRICE], eps, 1))
 
 
-def decode_palace(evidence: dict[tuple[int, int], TileEvidence], *, max_nodes: int = 50_000) -> tuple[tuple[int, int], dict[tuple[int, int], int]]:
+def decode_palace(
+    evidence: dict[tuple[int, int], TileEvidence], *, max_nodes: int = 50_000
+) -> tuple[tuple[int, int], dict[tuple[int, int], int]]:
     """Pick the fountain and a catalogue tile per other cell: most probable reading obeying the rules.
 
     Rules: exactly one fountain; each catalogue tile at most once; shared walls agree (a wall on
@@ -203,8 +205,9 @@ def tiles_present(photo: Photo, region: CellRegion, kind: np.ndarray) -> dict[tu
     return is_tile
 
 
-def turn_upright(photo: Photo, region: CellRegion, is_tile: dict[tuple[int, int], bool], predictions: TilePredictions,
-                 crops: np.ndarray) -> UprightTiles:
+def turn_upright(
+    photo: Photo, region: CellRegion, is_tile: dict[tuple[int, int], bool], predictions: TilePredictions, crops: np.ndarray
+) -> UprightTiles:
     """Vote north from the tiles' rotations and express each tile's evidence, cell and crop upright.
 
     Raises:
@@ -230,8 +233,9 @@ def turn_upright(photo: Photo, region: CellRegion, is_tile: dict[tuple[int, int]
     return UprightTiles(k, evidence, lattice_of, crop_of)
 
 
-def assemble_palace(tiles: UprightTiles, fountain: tuple[int, int], chosen: dict[tuple[int, int], int],
-                    grid_to_image: np.ndarray) -> PalaceReading:
+def assemble_palace(
+    tiles: UprightTiles, fountain: tuple[int, int], chosen: dict[tuple[int, int], int], grid_to_image: np.ndarray
+) -> PalaceReading:
     """The palace (positions relative to the fountain), a reading per tile, and where the rules overrode the model."""
     fx, fy = fountain
     palace: list[dict[str, Any]] = [{"at": [0, 0], "tile": "fountain"}]
@@ -254,7 +258,11 @@ def assemble_palace(tiles: UprightTiles, fountain: tuple[int, int], chosen: dict
             confidence = by_value.get(value, 0.0)
             alternatives = tuple((v, round(p, 4)) for v, p in sorted(by_value.items(), key=lambda e: -e[1]) if v != value)[:3]
         if value != model_value:
-            reason = "one fountain per palace" if "fountain" in (value, model_value) else "catalogue tile, used once, walls agree with neighbours"
+            reason = (
+                "one fountain per palace"
+                if "fountain" in (value, model_value)
+                else "catalogue tile, used once, walls agree with neighbours"
+            )
             overrides.append(Override(at, model_value, model_conf, value, confidence, reason))
         polygon = cell_polygon(grid_to_image, tiles.lattice_of[world])
         readings.append(CellReading(at, value, min(max(confidence, 0.0), 1.0), polygon, alternatives, tiles.crop_of[world]))

@@ -206,7 +206,9 @@ def fit_grid(coords: dict[int, tuple[int, int]], points: np.ndarray, allow_persp
                 homography, _ = cv2.findHomography(src, dst, cv2.RANSAC, 0.2 * pitch)
                 if homography is not None and abs(np.linalg.det(homography)) > 1e-12:
                     homography = homography / homography[2, 2]
-                    err_h = np.median(np.linalg.norm(cv2.perspectiveTransform(src.reshape(-1, 1, 2), homography).reshape(-1, 2) - dst, axis=1))
+                    err_h = np.median(
+                        np.linalg.norm(cv2.perspectiveTransform(src.reshape(-1, 1, 2), homography).reshape(-1, 2) - dst, axis=1)
+                    )
                     err_a = np.median(np.linalg.norm(src @ affine[:, :2].T + affine[:, 2] - dst, axis=1))
                     if err_h < 0.85 * err_a:
                         return homography
@@ -301,11 +303,13 @@ def check_two_palaces(photo: Photo, lattice: Lattice, found: Located) -> None:
     groups = sorted(per_blob.values(), reverse=True)
     if len(groups) >= 2 and groups[1] >= 3:
         raise BoardNotFoundError(
-            f"{photo.name}: two separate groups of tiles ({groups[0]} and {groups[1]} tiles) in view; {TWO_PALACES}", remedy=Remedy.SET_CORNERS
+            f"{photo.name}: two separate groups of tiles ({groups[0]} and {groups[1]} tiles) in view; {TWO_PALACES}",
+            remedy=Remedy.SET_CORNERS,
         )
     if lattice.far >= 3 and lattice.far >= 0.25 * peaks:
         raise BoardNotFoundError(
-            f"{photo.name}: {lattice.far} of {peaks} tiles lie apart from the palace's grid (two palaces in view?); {TWO_PALACES}", remedy=Remedy.SET_CORNERS
+            f"{photo.name}: {lattice.far} of {peaks} tiles lie apart from the palace's grid (two palaces in view?); {TWO_PALACES}",
+            remedy=Remedy.SET_CORNERS,
         )
 
 
@@ -350,7 +354,8 @@ def cells_to_read(photo: Photo, image: np.ndarray, lattice: Lattice, touches_edg
     if touches_edge and not all(cell_inside(image, lattice.grid_to_image, cell, margin=0.5) for cell in lattice.cells):
         raise BoardNotFoundError(
             f"{photo.name}: the palace runs off the photo's edge (tiles reach the border); "
-            f"step back so the whole palace is in frame, or {Remedy.SET_CORNERS.words}", remedy=Remedy.SET_CORNERS
+            f"step back so the whole palace is in frame, or {Remedy.SET_CORNERS.words}",
+            remedy=Remedy.SET_CORNERS,
         )
     leaving = {cell for cell in lattice.cells if not cell_inside(image, lattice.grid_to_image, cell, margin=0.0)}
     occupied = set(lattice.cells)

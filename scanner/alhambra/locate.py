@@ -54,7 +54,7 @@ def locate_input(image_rgb: np.ndarray, zoom: float = 1.0) -> tuple[np.ndarray, 
     if zoom > 1.0:
         canvas[:] = np.median(small.reshape(-1, 3), axis=0).astype(np.uint8)
         x0, y0 = (out_w - new_w) // 2, (out_h - new_h) // 2
-    canvas[y0:y0 + new_h, x0:x0 + new_w] = small
+    canvas[y0 : y0 + new_h, x0 : x0 + new_w] = small
     batch = (canvas.astype(np.float32) / 255.0).transpose(2, 0, 1)[None]
     to_image = np.array([[width / new_w, 0, -x0 * width / new_w], [0, height / new_h, -y0 * height / new_h], [0, 0, 1]], dtype=np.float64)
     if transposed:
@@ -140,13 +140,16 @@ def check_photo(photo: Photo, image: np.ndarray, mask: np.ndarray, peaks: int) -
         raise BoardNotFoundError(f"{photo.name}: photo too dark (mean brightness {brightness:.0f}/255); retake with more light")
     if peaks == 0:
         if brightness < DIM:
-            raise BoardNotFoundError(f"{photo.name}: no tiles found in a dark photo (mean brightness {brightness:.0f}/255); "
-                                     "retake with more light")
+            raise BoardNotFoundError(
+                f"{photo.name}: no tiles found in a dark photo (mean brightness {brightness:.0f}/255); retake with more light"
+            )
         grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
         small = cv2.resize(grey, (320, max(1, round(320 * grey.shape[0] / grey.shape[1]))), interpolation=cv2.INTER_AREA)
         sharpness = float(cv2.Laplacian(small, cv2.CV_64F).var())
         if sharpness < 15:
-            raise BoardNotFoundError(f"{photo.name}: photo too blurred to find tiles (sharpness {sharpness:.0f}); hold still, focus and retake")
+            raise BoardNotFoundError(
+                f"{photo.name}: photo too blurred to find tiles (sharpness {sharpness:.0f}); hold still, focus and retake"
+            )
         raise BoardNotFoundError(f"{photo.name}: no Alhambra palace found (no tile centres seen); {HINT}", remedy=Remedy.SET_CORNERS)
 
 

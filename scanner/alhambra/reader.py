@@ -109,13 +109,56 @@ _value_probs = value_probabilities
 _lattice_quality = lattice_quality
 
 __all__ = [
-    "BIG_TILE_OUT_PX", "CROP_MARGIN", "CROP_PX", "CROP_SIDES", "DIM", "GAME", "GAME_FIELDS", "GOOD_TILE_OUT_PX", "HINT", "KINDS",
-    "LOCATE_MODEL", "LOCATE_SIZE", "LOCATE_STRIDE", "LSQ_MIN_CELLS", "PEAK_THRESHOLD", "PRICES", "ROTATIONS", "SIDES",
-    "SMALL_TILE_OUT_PX", "TILES_MODEL", "TILE_AT_CENTRE", "TILE_OFF_CENTRE", "TOO_DARK", "AlhambraReader", "CellCrops",
-    "CellRegion", "Lattice", "Located", "PalaceReading", "TileEvidence", "TilePredictions", "UprightTiles",
-    "crop_cells", "crop_walls_to_upright", "crops_batch", "decode_palace", "find_peaks", "fit_grid", "fit_lattice",
-    "lattice_quality", "local_pitch", "locate_input", "make_reader", "palace_touches_edge", "refine_grid", "rotate_cell",
-    "rotate_cell_float", "tile_log_scores", "upright_walls_to_crop", "value_probabilities",
+    "BIG_TILE_OUT_PX",
+    "CROP_MARGIN",
+    "CROP_PX",
+    "CROP_SIDES",
+    "DIM",
+    "GAME",
+    "GAME_FIELDS",
+    "GOOD_TILE_OUT_PX",
+    "HINT",
+    "KINDS",
+    "LOCATE_MODEL",
+    "LOCATE_SIZE",
+    "LOCATE_STRIDE",
+    "LSQ_MIN_CELLS",
+    "PEAK_THRESHOLD",
+    "PRICES",
+    "ROTATIONS",
+    "SIDES",
+    "SMALL_TILE_OUT_PX",
+    "TILES_MODEL",
+    "TILE_AT_CENTRE",
+    "TILE_OFF_CENTRE",
+    "TOO_DARK",
+    "AlhambraReader",
+    "CellCrops",
+    "CellRegion",
+    "Lattice",
+    "Located",
+    "PalaceReading",
+    "TileEvidence",
+    "TilePredictions",
+    "UprightTiles",
+    "crop_cells",
+    "crop_walls_to_upright",
+    "crops_batch",
+    "decode_palace",
+    "find_peaks",
+    "fit_grid",
+    "fit_lattice",
+    "lattice_quality",
+    "local_pitch",
+    "locate_input",
+    "make_reader",
+    "palace_touches_edge",
+    "refine_grid",
+    "rotate_cell",
+    "rotate_cell_float",
+    "tile_log_scores",
+    "upright_walls_to_crop",
+    "value_probabilities",
 ]
 
 
@@ -131,8 +174,9 @@ class AlhambraReader:
         self.temperatures = {head: float(t) for head, t in manifest.get("temperatures", {}).items()}
         self.model_label = f"{locate.manifest.label}; {tiles.manifest.label}"
 
-    def read(self, photo: Photo, *, corners: np.ndarray | None = None, timings: Timings | None = None,
-             trace: dict[str, Any] | None = None) -> BoardReading:
+    def read(
+        self, photo: Photo, *, corners: np.ndarray | None = None, timings: Timings | None = None, trace: dict[str, Any] | None = None
+    ) -> BoardReading:
         """Locate, classify and decode the palace in ``photo``.
 
         ``corners`` (TL, TR, BR, BL of the palace's bounding box in image px) limit the search to
@@ -162,10 +206,21 @@ class AlhambraReader:
             tiles = turn_upright(photo, region, is_tile, predictions, crops.crops)
             fountain, chosen = decode_palace(tiles.evidence)
             if trace is not None:
-                trace.update(lattice=lattice, cells=list(region.cells), occupied=set(region.occupied), is_tile=is_tile,
-                             kind=predictions.kind, walls=predictions.walls, price=predictions.price,
-                             rotation=predictions.rotation, k=tiles.north, evidence=tiles.evidence,
-                             lattice_of=tiles.lattice_of, fountain=fountain, chosen=chosen)
+                trace.update(
+                    lattice=lattice,
+                    cells=list(region.cells),
+                    occupied=set(region.occupied),
+                    is_tile=is_tile,
+                    kind=predictions.kind,
+                    walls=predictions.walls,
+                    price=predictions.price,
+                    rotation=predictions.rotation,
+                    k=tiles.north,
+                    evidence=tiles.evidence,
+                    lattice_of=tiles.lattice_of,
+                    fountain=fountain,
+                    chosen=chosen,
+                )
             reading = assemble_palace(tiles, fountain, chosen, lattice.grid_to_image)
             box_corners = palace_corners(lattice.grid_to_image, [tiles.lattice_of[w] for w in tiles.evidence], tiles.north)
         return BoardReading(
@@ -178,8 +233,9 @@ class AlhambraReader:
             game_fields=dict(GAME_FIELDS),
         )
 
-    def _best_lattice(self, photo: Photo, search: np.ndarray, offset: np.ndarray, found: Located,
-                      timings: Timings) -> tuple[Located, Lattice]:
+    def _best_lattice(
+        self, photo: Photo, search: np.ndarray, offset: np.ndarray, found: Located, timings: Timings
+    ) -> tuple[Located, Lattice]:
         """The first pass's lattice, or (when it is not clean) the one the tile classifier finds most whole tiles in.
 
         Split peaks (tiles too big) or missed ones (too small): look again shrunk and enlarged. The

@@ -32,8 +32,10 @@ class CellCrops:
     def __post_init__(self) -> None:
         crops = self.crops
         if not isinstance(crops, np.ndarray) or crops.dtype != np.uint8 or crops.ndim != 4 or crops.shape[3] != 3:
-            raise ValueError(f"crops: expected (N, S, S, 3) uint8 RGB, got {getattr(crops, 'shape', type(crops).__name__)} "
-                             f"{getattr(crops, 'dtype', '')}".rstrip())
+            raise ValueError(
+                f"crops: expected (N, S, S, 3) uint8 RGB, got {getattr(crops, 'shape', type(crops).__name__)} "
+                f"{getattr(crops, 'dtype', '')}".rstrip()
+            )
         if len(crops) != len(self.cells):
             raise ValueError(f"crops: expected one per cell ({len(self.cells)}), got {len(crops)}")
 
@@ -49,8 +51,12 @@ class TilePredictions:
 
     def __post_init__(self) -> None:
         count = len(self.kind)
-        widths = {"kind": (self.kind, len(KINDS)), "walls": (self.walls, 4), "price": (self.price, len(PRICES)),
-                  "rotation": (self.rotation, len(ROTATIONS))}
+        widths = {
+            "kind": (self.kind, len(KINDS)),
+            "walls": (self.walls, 4),
+            "price": (self.price, len(PRICES)),
+            "rotation": (self.rotation, len(ROTATIONS)),
+        }
         for name, (array, width) in widths.items():
             if array.shape != (count, width):
                 raise ValueError(f"{name}: expected ({count}, {width}) probabilities, got {array.shape}")
@@ -81,7 +87,9 @@ def crop_cells(image_rgb: np.ndarray, grid_to_image: np.ndarray, cells: Sequence
     shrink = float(np.median(pitch)) / (size * 1.25)
     if shrink > 1.2:
         factor = 1.0 / shrink
-        small = cv2.resize(image, (max(1, round(image.shape[1] * factor)), max(1, round(image.shape[0] * factor))), interpolation=cv2.INTER_AREA)
+        small = cv2.resize(
+            image, (max(1, round(image.shape[1] * factor)), max(1, round(image.shape[0] * factor))), interpolation=cv2.INTER_AREA
+        )
         homography = np.diag([small.shape[1] / image.shape[1], small.shape[0] / image.shape[0], 1.0]) @ homography
         image = small
     half = 0.5 + CROP_MARGIN
@@ -144,7 +152,7 @@ def classify_tiles(model: OnnxModel, temperatures: Mapping[str, float], crops: n
     n = len(crops)
     views = np.concatenate([np.rot90(crops, j, axes=(1, 2)) for j in range(4)])
     out = model.run(crops_batch(np.ascontiguousarray(views)))
-    part = {name: [out[name][j * n:(j + 1) * n] for j in range(4)] for name in ("kind", "walls", "price", "rotation")}
+    part = {name: [out[name][j * n : (j + 1) * n] for j in range(4)] for name in ("kind", "walls", "price", "rotation")}
     kind = np.mean(part["kind"], axis=0)
     price = np.mean(part["price"], axis=0)
     walls = np.mean([w[:, [(side - j) % 4 for side in range(4)]] for j, w in enumerate(part["walls"])], axis=0)

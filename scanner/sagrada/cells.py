@@ -22,7 +22,9 @@ CROP_HEIGHT_MM = 8.0  # crops are cut on a plane half a die above the board: dic
 RECT_W, RECT_H = COLS * PITCH_PX + 2 * MARGIN_PX, ROWS * PITCH_PX + 2 * MARGIN_PX
 
 
-def rectify_grid(image_rgb: np.ndarray, corners: np.ndarray, *, pitch_px: int = PITCH_PX, margin: float = MARGIN) -> tuple[np.ndarray, np.ndarray]:
+def rectify_grid(
+    image_rgb: np.ndarray, corners: np.ndarray, *, pitch_px: int = PITCH_PX, margin: float = MARGIN
+) -> tuple[np.ndarray, np.ndarray]:
     """Warp the grid with corners TL, TR, BR, BL to ``pitch_px`` per cell plus ``margin`` pitches all round.
 
     Large photos are first reduced with area averaging so small pips do not alias away.
@@ -31,8 +33,10 @@ def rectify_grid(image_rgb: np.ndarray, corners: np.ndarray, *, pitch_px: int = 
     corners = np.asarray(corners, dtype=np.float64).reshape(4, 2)
     margin_px = margin * pitch_px
     width, height = COLS * pitch_px + 2 * margin_px, ROWS * pitch_px + 2 * margin_px
-    target = np.array([[margin_px, margin_px], [width - margin_px, margin_px], [width - margin_px, height - margin_px],
-                       [margin_px, height - margin_px]], dtype=np.float64)
+    target = np.array(
+        [[margin_px, margin_px], [width - margin_px, margin_px], [width - margin_px, height - margin_px], [margin_px, height - margin_px]],
+        dtype=np.float64,
+    )
     to_rect = cv2.getPerspectiveTransform(corners.astype(np.float32), target.astype(np.float32)).astype(np.float64)
     # how many photo pixels one rectified pixel spans (longest side of the grid)
     sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
@@ -55,8 +59,9 @@ def rectify_grid(image_rgb: np.ndarray, corners: np.ndarray, *, pitch_px: int = 
             sx, sy = new_w / region.shape[1], new_h / region.shape[0]
             offset = np.array([[sx, 0, -x0 * sx], [0, sy, -y0 * sy], [0, 0, 1]])
     warp = to_rect @ np.linalg.inv(offset)
-    rectified = cv2.warpPerspective(source, warp, (int(round(width)), int(round(height))), flags=cv2.INTER_LINEAR,
-                                    borderMode=cv2.BORDER_REPLICATE)
+    rectified = cv2.warpPerspective(
+        source, warp, (int(round(width)), int(round(height))), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
     return rectified, np.linalg.inv(to_rect)
 
 
@@ -72,7 +77,7 @@ def cell_crops(rectified: np.ndarray) -> np.ndarray:
     for r in range(ROWS):
         for c in range(COLS):
             y, x = r * PITCH_PX, c * PITCH_PX
-            crops[r * COLS + c] = rectified[y:y + CROP_PX, x:x + CROP_PX]
+            crops[r * COLS + c] = rectified[y : y + CROP_PX, x : x + CROP_PX]
     return crops
 
 
@@ -89,8 +94,9 @@ def grid_image_crops(grid_rgb: np.ndarray) -> np.ndarray:
 DIE_FRACTION = 16 / (20.5 * (1 + 2 * MARGIN))  # a 16 mm die in a 20.5 mm cell's crop
 
 
-def die_box_crop(image_rgb: np.ndarray, box: tuple[float, float, float, float], die_fraction: float = DIE_FRACTION,
-                 box_per_die: float = 1.0) -> np.ndarray:
+def die_box_crop(
+    image_rgb: np.ndarray, box: tuple[float, float, float, float], die_fraction: float = DIE_FRACTION, box_per_die: float = 1.0
+) -> np.ndarray:
     """Crop a loose die given its box (x0, y0, x1, y1 px) so it fills the crop as a die in a cell does.
 
     ``box_per_die`` is how much wider than the die the box is (a loose box around a die is wider).
@@ -156,11 +162,11 @@ def _focal_from_homography(h: np.ndarray) -> float | None:
         if f2 > 0:
             estimates.append(f2)
             weights.append(abs(h31 * h32))
-    if abs(h31 ** 2 - h32 ** 2) > 1e-12:
-        f2 = (h12 ** 2 + h22 ** 2 - h11 ** 2 - h21 ** 2) / (h31 ** 2 - h32 ** 2)
+    if abs(h31**2 - h32**2) > 1e-12:
+        f2 = (h12**2 + h22**2 - h11**2 - h21**2) / (h31**2 - h32**2)
         if f2 > 0:
             estimates.append(f2)
-            weights.append(abs(h31 ** 2 - h32 ** 2))
+            weights.append(abs(h31**2 - h32**2))
     if not estimates:
         return None
     focal = float(np.sqrt(np.average(estimates, weights=weights)))

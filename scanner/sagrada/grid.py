@@ -39,7 +39,9 @@ def _patch_square() -> np.ndarray:
     return np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]], np.float64)
 
 
-def reduced_source(image_rgb: np.ndarray, to_out: np.ndarray, size: tuple[int, int], *, whole: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def reduced_source(
+    image_rgb: np.ndarray, to_out: np.ndarray, size: tuple[int, int], *, whole: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """Return (source, photo->source homography) for warping ``image_rgb`` by ``to_out`` into ``size`` (w, h).
 
     When the output is much smaller than the region it shows, the region is reduced with area
@@ -68,8 +70,14 @@ def reduced_source(image_rgb: np.ndarray, to_out: np.ndarray, size: tuple[int, i
     return image_rgb, np.eye(3)
 
 
-def warp_reduced(image_rgb: np.ndarray, to_out: np.ndarray, size: tuple[int, int], *, border: int = cv2.BORDER_REPLICATE,
-                 reduced: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+def warp_reduced(
+    image_rgb: np.ndarray,
+    to_out: np.ndarray,
+    size: tuple[int, int],
+    *,
+    border: int = cv2.BORDER_REPLICATE,
+    reduced: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
     """Warp ``image_rgb`` by the photo->output homography ``to_out`` into ``size`` (w, h), via ``reduced_source``."""
     source, offset = reduced if reduced is not None else reduced_source(image_rgb, to_out, size)
     return cv2.warpPerspective(source, to_out @ np.linalg.inv(offset), size, flags=cv2.INTER_LINEAR, borderMode=border)
@@ -179,7 +187,9 @@ def patch_homography(guess: np.ndarray) -> np.ndarray:
     return cv2.getPerspectiveTransform(np.asarray(guess, np.float32).reshape(4, 2), _patch_square().astype(np.float32)).astype(np.float64)
 
 
-def refiner_patch(image_rgb: np.ndarray, guess: np.ndarray, reduced: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def refiner_patch(
+    image_rgb: np.ndarray, guess: np.ndarray, reduced: tuple[np.ndarray, np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Return the refiner's input patch around ``guess`` (4 corners) and its photo->patch homography."""
     to_patch_h = patch_homography(guess)
     return warp_reduced(image_rgb, to_patch_h, (PATCH_PX, PATCH_PX), border=cv2.BORDER_CONSTANT, reduced=reduced), to_patch_h
@@ -254,8 +264,12 @@ class BoardLocation:
     def __post_init__(self) -> None:
         if np.shape(self.corners) != (4, 2) or not np.all(np.isfinite(self.corners)):
             raise ValueError(f"corners: expected (4, 2) finite TL, TR, BR, BL points, got {np.shape(self.corners)}")
-        sure = {"mask_confidence": self.mask_confidence, "corner_confidence": self.corner_confidence,
-                "orientation_confidence": self.orientation_confidence, "flipped_probability": self.flipped_probability}
+        sure = {
+            "mask_confidence": self.mask_confidence,
+            "corner_confidence": self.corner_confidence,
+            "orientation_confidence": self.orientation_confidence,
+            "flipped_probability": self.flipped_probability,
+        }
         for name, value in sure.items():
             if not 0.0 <= value <= 1.0 + 1e-9:
                 raise ValueError(f"{name}: expected 0-1, got {value}")
@@ -312,8 +326,9 @@ def orient_corners(image_rgb: np.ndarray, corners: np.ndarray, refiner) -> tuple
 REFINE_VIEWS = 4
 
 
-def refine_views(image_rgb: np.ndarray, guess: np.ndarray, refiner, views: int = REFINE_VIEWS,
-                 reduced: tuple[np.ndarray, np.ndarray] | None = None) -> Refinement:
+def refine_views(
+    image_rgb: np.ndarray, guess: np.ndarray, refiner, views: int = REFINE_VIEWS, reduced: tuple[np.ndarray, np.ndarray] | None = None
+) -> Refinement:
     """One refinement step read from ``views`` quarter-turns of the patch (one batch), combined robustly.
 
     Returns the refined corners (per-corner median over the views, in ``guess``'s order), each
@@ -365,8 +380,9 @@ def _reduced_for(image_rgb: np.ndarray, guess: np.ndarray) -> tuple[np.ndarray, 
     return reduced_source(image_rgb, patch_homography(guess), (PATCH_PX, PATCH_PX), whole=True)
 
 
-def refine(image_rgb: np.ndarray, guess: np.ndarray, refiner, reduced: tuple[np.ndarray, np.ndarray],
-           trail: list[Refinement] | None = None) -> Refinement:
+def refine(
+    image_rgb: np.ndarray, guess: np.ndarray, refiner, reduced: tuple[np.ndarray, np.ndarray], trail: list[Refinement] | None = None
+) -> Refinement:
     """Refine ``guess`` for up to ``REFINE_STEPS`` steps (fewer once the corners settle).
 
     Returns the corners, each corner's heat peak and the top-left probabilities, as ``refine_views``;
@@ -436,10 +452,17 @@ def _misfit_score(option: Refinement, image_size: tuple[int, int]) -> float:
     return excess / MISFIT_STEP - float(option.peaks.min())
 
 
-def _retry(image_rgb: np.ndarray, found: Refinement, refiner,
-           reduced: tuple[np.ndarray, np.ndarray], image_size: tuple[int, int], *,
-           earlier: list[Refinement] | None = None, starts: list[np.ndarray] | None = None,
-           judge: Callable[[np.ndarray], float] | None = None) -> Refinement:
+def _retry(
+    image_rgb: np.ndarray,
+    found: Refinement,
+    refiner,
+    reduced: tuple[np.ndarray, np.ndarray],
+    image_size: tuple[int, int],
+    *,
+    earlier: list[Refinement] | None = None,
+    starts: list[np.ndarray] | None = None,
+    judge: Callable[[np.ndarray], float] | None = None,
+) -> Refinement:
     """Retry a doubtful grid from other starting quads and keep the one closest to a rectangle.
 
     At strong tilt the dice hide a corner and the refiner can pull it onto an inner cell corner,
@@ -465,8 +488,9 @@ def _retry(image_rgb: np.ndarray, found: Refinement, refiner,
     return max(options[:JUDGED], key=lambda option: judge(option.oriented))
 
 
-def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo",
-              judge: Callable[[np.ndarray], float] | None = None) -> BoardLocation:
+def find_grid(
+    image_rgb: np.ndarray, finder, refiner, *, name: str = "photo", judge: Callable[[np.ndarray], float] | None = None
+) -> BoardLocation:
     """Find the window's grid corners (TL, TR, BR, BL in ``image_rgb`` px) with the finder and refiner models.
 
     ``finder`` and ``refiner`` are ``scanner.model.OnnxModel``-like objects (``run(batch) -> dict``);
@@ -485,14 +509,18 @@ def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo",
         seen = f"the most window-like area covers {100 * quads[0].area / photo_area:.1f}% of the photo" if quads else "nothing window-like"
         raise BoardNotFoundError(f"{name}: no Sagrada window found ({seen}); {RETRY_HINT}", remedy=Remedy.SET_CORNERS)
     if len(big) > 1 and big[1].area > 0.4 * big[0].area:
-        raise BoardNotFoundError(f"{name}: {len(big)} windows in view; photograph one player's window at a time, "
-                                 f"or {Remedy.SET_CORNERS.words}", remedy=Remedy.SET_CORNERS)
+        raise BoardNotFoundError(
+            f"{name}: {len(big)} windows in view; photograph one player's window at a time, or {Remedy.SET_CORNERS.words}",
+            remedy=Remedy.SET_CORNERS,
+        )
     guess = big[0].corners
     x0, y0, x1, y1 = big[0].box
     content_w, content_h = width * scale / FINDER_STRIDE, height * scale / FINDER_STRIDE
     if x0 <= 0 or y0 <= 0 or x1 >= content_w - 1 or y1 >= content_h - 1:
-        raise BoardNotFoundError(f"{name}: the window is cut off by the photo's edge; step back so the whole board is in frame, "
-                                 f"or {Remedy.SET_CORNERS.words}", remedy=Remedy.SET_CORNERS)
+        raise BoardNotFoundError(
+            f"{name}: the window is cut off by the photo's edge; step back so the whole board is in frame, or {Remedy.SET_CORNERS.words}",
+            remedy=Remedy.SET_CORNERS,
+        )
     start = guess.copy()
     reduced = _reduced_for(image_rgb, guess)  # once for all steps
     trail: list[Refinement] = []
@@ -500,18 +528,33 @@ def find_grid(image_rgb: np.ndarray, finder, refiner, *, name: str = "photo",
     if doubtful(found, (width, height)):
         earlier = [*trail[:-1], Refinement(start, np.zeros(4), trail[0].turn)]  # the finder's quad, the refiner's first turn reading
         strict = [quads_from_mask(prob, scale, threshold=cut) for cut in STRICT_MASKS]
-        found = _retry(image_rgb, found, refiner, reduced, (width, height), earlier=earlier,
-                       starts=[q[0].corners for q in strict if q], judge=judge)
+        found = _retry(
+            image_rgb, found, refiner, reduced, (width, height), earlier=earlier, starts=[q[0].corners for q in strict if q], judge=judge
+        )
     guess, peaks, turn_prob = found.corners, found.peaks, found.turn
     problem = implausible_grid(guess, start, (width, height))
     if problem:
-        raise BoardNotFoundError(f"{name}: no Sagrada window found (a window-like area was seen, but {problem}); {RETRY_HINT}",
-                                 remedy=Remedy.SET_CORNERS)
+        raise BoardNotFoundError(
+            f"{name}: no Sagrada window found (a window-like area was seen, but {problem}); {RETRY_HINT}", remedy=Remedy.SET_CORNERS
+        )
     turn = int(np.argmax(turn_prob))
     corners = np.roll(guess, turn, axis=0)
-    inside = (corners[:, 0] > -0.01 * width) & (corners[:, 0] < 1.01 * width) & (corners[:, 1] > -0.01 * height) & (corners[:, 1] < 1.01 * height)
+    inside = (
+        (corners[:, 0] > -0.01 * width)
+        & (corners[:, 0] < 1.01 * width)
+        & (corners[:, 1] > -0.01 * height)
+        & (corners[:, 1] < 1.01 * height)
+    )
     if not inside.all():
-        raise BoardNotFoundError(f"{name}: the window is cut off by the photo's edge ({int((~inside).sum())} grid corner(s) outside); "
-                                 f"step back so the whole board is in frame, or {Remedy.SET_CORNERS.words}", remedy=Remedy.SET_CORNERS)
-    return BoardLocation(corners=corners, mask_confidence=float(big[0].probability), corner_confidence=float(peaks.min()),
-                    orientation_confidence=float(turn_prob[turn]), flipped_probability=float(turn_prob[(turn + 2) % 4]))
+        raise BoardNotFoundError(
+            f"{name}: the window is cut off by the photo's edge ({int((~inside).sum())} grid corner(s) outside); "
+            f"step back so the whole board is in frame, or {Remedy.SET_CORNERS.words}",
+            remedy=Remedy.SET_CORNERS,
+        )
+    return BoardLocation(
+        corners=corners,
+        mask_confidence=float(big[0].probability),
+        corner_confidence=float(peaks.min()),
+        orientation_confidence=float(turn_prob[turn]),
+        flipped_probability=float(turn_prob[(turn + 2) % 4]),
+    )

@@ -168,7 +168,7 @@ def decode_window(states: np.ndarray, pattern: str | None = None) -> Decoded:
         ranked_cells.append([(int(k), math.log(max(weighted[k], 1e-300))) for k in order if weighted[k] >= top * CANDIDATE_FLOOR])
     candidates: list[list[tuple[int, float]]] = []
     for r in range(ROWS):
-        row = ranked_cells[r * COLS:(r + 1) * COLS]
+        row = ranked_cells[r * COLS : (r + 1) * COLS]
         counts = [1] * COLS
         while True:  # add the next most likely alternative anywhere in the row while the budget allows
             options = [(row[c][counts[c]][1], c) for c in range(COLS) if counts[c] < len(row[c])]
@@ -178,10 +178,11 @@ def decode_window(states: np.ndarray, pattern: str | None = None) -> Decoded:
             if math.prod(counts) // counts[c] * (counts[c] + 1) > ROW_BUDGET:
                 break
             counts[c] += 1
-        candidates.extend(row[c][:counts[c]] for c in range(COLS))
+        candidates.extend(row[c][: counts[c]] for c in range(COLS))
     best_states, best_log = _row_search(candidates)
-    return Decoded(states=tuple(STATES[k] for k in best_states), pattern=pattern,
-                   pattern_probability=float(probability), log_probability=best_log)
+    return Decoded(
+        states=tuple(STATES[k] for k in best_states), pattern=pattern, pattern_probability=float(probability), log_probability=best_log
+    )
 
 
 def _clash_table() -> np.ndarray:
@@ -207,7 +208,7 @@ def _row_options(candidates: list[list[tuple[int, float]]]) -> tuple[np.ndarray,
 def _row_search(candidates: list[list[tuple[int, float]]]) -> tuple[list[int], float]:
     """Exact best assignment: dynamic programming over rows, each row's combinations enumerated."""
     penalty = math.log(VIOLATION)
-    rows = [_row_options(candidates[r * COLS:(r + 1) * COLS]) for r in range(ROWS)]
+    rows = [_row_options(candidates[r * COLS : (r + 1) * COLS]) for r in range(ROWS)]
     best = rows[0][1]
     back = []
     for r in range(1, ROWS):
@@ -308,7 +309,9 @@ class SagradaReader:
         if location is not None and decoded.pattern is None and mean_confidence < MIN_MEAN_CONFIDENCE:
             raise BoardNotFoundError(
                 f"{photo.name}: no Sagrada window found (a window-like area was seen, but its cells do not read as dice "
-                f"or pattern prints: mean confidence {mean_confidence:.2f}); {board_finder.RETRY_HINT}", remedy=Remedy.SET_CORNERS)
+                f"or pattern prints: mean confidence {mean_confidence:.2f}); {board_finder.RETRY_HINT}",
+                remedy=Remedy.SET_CORNERS,
+            )
         rows = [" ".join(cell_text(decoded.states[r * COLS + c]) for c in range(COLS)) for r in range(ROWS)]
         player: dict = {"window": rows}
         if decoded.pattern is not None:
@@ -318,11 +321,19 @@ class SagradaReader:
         model = f"{self.dice.manifest.label}; {self.refiner.manifest.label}"
         if corners is None:
             model += f"; {self.finder.manifest.label}"
-        return BoardReading(player=player, corners=grid_corners, cells=tuple(cells), overrides=tuple(overrides), model=model,
-                            notes=tuple(notes), game_fields=dict(GAME_FIELDS))
+        return BoardReading(
+            player=player,
+            corners=grid_corners,
+            cells=tuple(cells),
+            overrides=tuple(overrides),
+            model=model,
+            notes=tuple(notes),
+            game_fields=dict(GAME_FIELDS),
+        )
 
-    def _locate(self, photo: Photo, corners: np.ndarray | None, notes: list[str],
-                judged: dict[bytes, tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, BoardLocation | None]:
+    def _locate(
+        self, photo: Photo, corners: np.ndarray | None, notes: list[str], judged: dict[bytes, tuple[np.ndarray, np.ndarray]]
+    ) -> tuple[np.ndarray, BoardLocation | None]:
         """The grid's corners (TL, TR, BR, BL), found (with its ``BoardLocation``) or the given ones oriented (None).
 
         Raises:
@@ -331,8 +342,9 @@ class SagradaReader:
         image = photo.image_rgb
         if corners is None:
             try:
-                location = board_finder.find_grid(image, self.finder, self.refiner, name=photo.name,
-                                                  judge=lambda grid: self._cell_certainty(image, grid, judged))
+                location = board_finder.find_grid(
+                    image, self.finder, self.refiner, name=photo.name, judge=lambda grid: self._cell_certainty(image, grid, judged)
+                )
             except BoardNotFoundError as error:
                 raise BoardNotFoundError(_with_photo_quality(str(error), image), remedy=error.remedy) from None
             if location.orientation_confidence < 0.9:
@@ -345,8 +357,9 @@ class SagradaReader:
         return grid_corners, None
 
 
-def _decode_oriented(states: np.ndarray, crops: np.ndarray, grid_corners: np.ndarray, location: BoardLocation | None,
-                     notes: list[str]) -> tuple[Decoded, np.ndarray, np.ndarray, np.ndarray]:
+def _decode_oriented(
+    states: np.ndarray, crops: np.ndarray, grid_corners: np.ndarray, location: BoardLocation | None, notes: list[str]
+) -> tuple[Decoded, np.ndarray, np.ndarray, np.ndarray]:
     """Decode the window; when the refiner hesitated between the board and its half turn, let the rules decide.
 
     Returns the decoding and the states, crops and grid corners in the orientation chosen.
@@ -362,8 +375,9 @@ def _decode_oriented(states: np.ndarray, crops: np.ndarray, grid_corners: np.nda
     return decoded, states, crops, grid_corners
 
 
-def _cell_readings(decoded: Decoded, states: np.ndarray, crops: np.ndarray,
-                   grid_corners: np.ndarray) -> tuple[list[CellReading], list[Override]]:
+def _cell_readings(
+    decoded: Decoded, states: np.ndarray, crops: np.ndarray, grid_corners: np.ndarray
+) -> tuple[list[CellReading], list[Override]]:
     """One reading per cell (row-major, outline in photo px) and an override where the rules changed the model's choice."""
     cells, overrides = [], []
     to_photo = cell_outline_homography(grid_corners)
@@ -376,12 +390,27 @@ def _cell_readings(decoded: Decoded, states: np.ndarray, crops: np.ndarray,
         square = cell_square(x0 + PITCH_PX / 2, y0 + PITCH_PX / 2, PITCH_PX / 2)
         polygon = tuple((float(x), float(y)) for x, y in project(square, to_photo).round(1))
         alternatives = tuple((v, round(p, 4)) for v, p in sorted(values.items(), key=lambda kv: -kv[1]) if v != chosen)[:3]
-        cells.append(CellReading(cell=(r, c), value=chosen, confidence=float(min(1.0, values.get(chosen, 0.0))), polygon=polygon,
-                                 alternatives=alternatives, crop=crops[index]))
+        cells.append(
+            CellReading(
+                cell=(r, c),
+                value=chosen,
+                confidence=float(min(1.0, values.get(chosen, 0.0))),
+                polygon=polygon,
+                alternatives=alternatives,
+                crop=crops[index],
+            )
+        )
         if chosen != model_value:
-            overrides.append(Override(cell=(r, c), model_value=model_value, model_confidence=values[model_value],
-                                      chosen_value=chosen, chosen_confidence=values.get(chosen, 0.0),
-                                      reason=_reason(decoded, index)))
+            overrides.append(
+                Override(
+                    cell=(r, c),
+                    model_value=model_value,
+                    model_confidence=values[model_value],
+                    chosen_value=chosen,
+                    chosen_confidence=values.get(chosen, 0.0),
+                    reason=_reason(decoded, index),
+                )
+            )
     return cells, overrides
 
 

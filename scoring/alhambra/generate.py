@@ -44,9 +44,7 @@ def generate(
     if size is None:
         size = min(_DEFAULT_SIZE[scoring_round], (len(CATALOGUE) - len(CURRENCIES)) // players)
     if isinstance(size, bool) or not isinstance(size, int) or not 0 <= size <= len(CATALOGUE) // players:
-        raise StateError(
-            f"size: expected an integer 0-{len(CATALOGUE) // players} for {players} players, got {describe(size)}"
-        )
+        raise StateError(f"size: expected an integer 0-{len(CATALOGUE) // players} for {players} players, got {describe(size)}")
     for attempt in range(_GAME_ATTEMPTS):  # the last palaces grow from what the first left: start over if they cannot
         used: set[int] = set()
         try:
@@ -69,4 +67,3 @@ def generate(
     with_dirk = players == 2 if dirk is None else dirk
     dirk_counts = {kind: rng.randint(0, 2 * scoring_round) for kind in BUILDING_TYPES} if with_dirk else None
     return AlhambraState(scoring_round, tuple(members), dirk_counts, market)
-

@@ -172,9 +172,7 @@ def holes(palace: Mapping[Cell, Tile]) -> list[Cell]:
     [(1, 1)]
     """
     empty = {neighbour(cell, side) for cell in palace for side in SIDES} - set(palace)
-    return sorted(
-        (cell for cell in empty if all(neighbour(cell, side) in palace for side in SIDES)), key=_reading_order
-    )
+    return sorted((cell for cell in empty if all(neighbour(cell, side) in palace for side in SIDES)), key=_reading_order)
 
 
 def _reading_order(cell: Cell) -> tuple[int, int]:
@@ -187,12 +185,7 @@ def outer_segments(palace: Mapping[Cell, Tile]) -> list[Segment]:
     >>> outer_segments({(0, 0): FOUNTAIN_TILE, (1, 0): Tile("garden", "NE"), (2, 0): Tile("tower", "W")})
     [((1, 0), 'N')]
     """
-    return [
-        (cell, side)
-        for cell in sorted(palace)
-        for side in palace[cell].walls
-        if neighbour(cell, side) not in palace
-    ]
+    return [(cell, side) for cell in sorted(palace) for side in palace[cell].walls if neighbour(cell, side) not in palace]
 
 
 def longest_wall(palace: Mapping[Cell, Tile]) -> tuple[int, list[Segment]]:
@@ -350,9 +343,7 @@ def validate_palace(palace: Mapping[Cell, Tile]) -> list[Issue]:
     fountains = fountain_cells(palace)
     if len(fountains) != 1:
         where = f" at {', '.join(map(cell_text, fountains))}" if fountains else ""
-        issues.append(
-            Issue("fountain-count", f"expected exactly one fountain, found {len(fountains)}{where}", tuple(fountains))
-        )
+        issues.append(Issue("fountain-count", f"expected exactly one fountain, found {len(fountains)}{where}", tuple(fountains)))
     for cell, side, other in wall_mismatches(palace):
         walled, open_ = (cell, other) if side in palace[cell].walls else (other, cell)
         walled_side = side if walled == cell else OPPOSITE[side]
@@ -376,8 +367,7 @@ def validate_palace(palace: Mapping[Cell, Tile]) -> list[Issue]:
                 issues.append(
                     Issue(
                         "unreachable",
-                        f"{cell_text(cell)} ({palace[cell]}) cannot be reached on foot from the fountain: "
-                        "walls block every path",
+                        f"{cell_text(cell)} ({palace[cell]}) cannot be reached on foot from the fountain: walls block every path",
                         (cell,),
                     )
                 )

@@ -51,9 +51,8 @@ def _overuse(state: AlhambraState) -> list[Issue]:
             continue
         name = f"{kind[0]} with walls {kind[1]!r}"
         where = "; ".join(
-            f"{state.players[index].name}: " + ", ".join(
-                [cell_text(cell) for cell in cells] + ([f"{reserved[0]} in reserve"] if reserved[0] else [])
-            )
+            f"{state.players[index].name}: "
+            + ", ".join([cell_text(cell) for cell in cells] + ([f"{reserved[0]} in reserve"] if reserved[0] else []))
             for index, (cells, reserved) in sorted(by_player.items())
         )
         for index, (cells, _) in sorted(by_player.items()):
@@ -64,4 +63,3 @@ def _overuse(state: AlhambraState) -> list[Issue]:
                 detail = f"{name} used {total} times, the game has {have}: {where}"
                 issues.append(Issue("tile-overused", detail, tuple(cells), index))
     return issues
-

@@ -200,8 +200,7 @@ class AlhambraReport:
             doc["dirk"] = {"majorities": self.dirk_points, "round_points": sum(self.dirk_points.values())}
         if self.market_awards is not None:
             doc["market_awards"] = [
-                {"currency": currency, "type": tile.type, "walls": tile.walls, "to": to}
-                for currency, tile, to in self.market_awards
+                {"currency": currency, "type": tile.type, "walls": tile.walls, "to": to} for currency, tile, to in self.market_awards
             ]
         doc["ranking"] = list(self.ranking)
         return doc
@@ -356,4 +355,3 @@ def score(state: AlhambraState) -> AlhambraReport:
         tuple(market_awards(state)) if state.market is not None else None,
         ranking,
     )
-

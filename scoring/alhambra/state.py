@@ -118,17 +118,14 @@ class AlhambraState:
             if len(self.players) != 2:
                 raise StateError(f"dirk: Dirk plays only in a 2-player game, got {len(self.players)} players")
             dirk = {kind: self.dirk.get(kind, 0) for kind in BUILDING_TYPES}
-            if set(self.dirk) - set(BUILDING_TYPES) or any(
-                isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in dirk.values()
-            ):
+            if set(self.dirk) - set(BUILDING_TYPES) or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in dirk.values()):
                 raise StateError(f"dirk: expected counts >= 0 of {', '.join(BUILDING_TYPES)}")
             object.__setattr__(self, "dirk", dirk)
         if self.market is not None:
             object.__setattr__(self, "market", tuple(self.market))
             if self.scoring_round != 3:
                 raise StateError(
-                    f"market: market tiles are awarded at the final scoring only (scoring_round 3), "
-                    f"got scoring_round {self.scoring_round}"
+                    f"market: market tiles are awarded at the final scoring only (scoring_round 3), got scoring_round {self.scoring_round}"
                 )
             for currency, tile in self.market:
                 if currency not in CURRENCIES or tile.type == FOUNTAIN:
@@ -175,8 +172,7 @@ class AlhambraState:
             if scoring_round != 3:
                 raise fail(
                     "market",
-                    "market tiles are awarded at the final scoring only (scoring_round 3), "
-                    f"got scoring_round {scoring_round}",
+                    f"market tiles are awarded at the final scoring only (scoring_round 3), got scoring_round {scoring_round}",
                 )
             market = []
             for index, entry in enumerate(entries):
@@ -249,9 +245,7 @@ def _parse_tile(item: Any, path: str, *, allow_fountain: bool) -> Tile:
     if marker is not None or kind == FOUNTAIN:
         key = "tile" if marker is not None else "type"
         if (marker if marker is not None else kind) != FOUNTAIN:
-            raise fail(
-                child(path, "tile"), f"expected 'fountain' (buildings use type and walls), got {describe(marker)}"
-            )
+            raise fail(child(path, "tile"), f"expected 'fountain' (buildings use type and walls), got {describe(marker)}")
         if not allow_fountain:
             raise fail(child(path, key), "a fountain stands only in a palace")
         return FOUNTAIN_TILE
@@ -314,4 +308,3 @@ def _player_json(player: AlhambraPlayer) -> dict[str, Any]:
     if player.money is not None:
         doc["money"] = dict(player.money)
     return doc
-

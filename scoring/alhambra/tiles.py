@@ -70,9 +70,7 @@ class Tile:
 
     def __post_init__(self) -> None:
         if self.type not in BUILDING_TYPES and self.type != FOUNTAIN:
-            raise StateError(
-                f"type: expected one of {', '.join(BUILDING_TYPES)} or fountain, got {describe(self.type)}"
-            )
+            raise StateError(f"type: expected one of {', '.join(BUILDING_TYPES)} or fountain, got {describe(self.type)}")
         problem = walls_problem(self.walls)
         if problem:
             raise StateError(f"walls: {problem}")
@@ -87,8 +85,7 @@ class Tile:
             raise StateError(f"tile_id: expected an integer 1-{len(_ROWS)}, got {describe(self.tile_id)}")
         if (row["type"], row["walls"]) != (self.type, self.walls):
             raise StateError(
-                f"tile_id: tile {self.tile_id} is a {row['type']} with walls {row['walls']!r}, "
-                f"not a {self.type} with walls {self.walls!r}"
+                f"tile_id: tile {self.tile_id} is a {row['type']} with walls {row['walls']!r}, not a {self.type} with walls {self.walls!r}"
             )
         if self.price is None:
             object.__setattr__(self, "price", row["price"])

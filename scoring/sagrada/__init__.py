@@ -31,7 +31,6 @@ uses them to spot misreads, the review screen to show them.
 (13, 'Ana')
 """
 
-
 from __future__ import annotations
 
 from scoring.game import Game
@@ -75,14 +74,59 @@ from scoring.sagrada.window import (
 )
 
 __all__ = [
-    "COLORS", "COLOR_NAMES", "COLOR_LETTERS", "ROWS", "COLS", "PRINTS", "RULES", "DICE_PER_COLOR",
-    "Die", "Window", "Cell", "Pattern", "PATTERNS", "Tool", "TOOLS", "OBJECTIVES", "PublicObjective",
-    "Objective", "Unit", "parse_cell", "cell_name", "parse_window", "window_rows", "empty_window",
-    "dice_of", "pattern_named", "tools_explaining", "window_violations", "identify_patterns",
-    "pattern_log_likelihood", "generate_window", "private_points", "SagradaPlayer", "SoloSetup",
-    "SagradaState", "PlayerScore", "SagradaReport", "validate", "score", "generate", "GAME",
-    "COLOR_CHOICES", "EMPTY_PENALTY", "MAX_FAVOR_TOKENS", "MAX_PLAYERS", "PUBLIC_COUNT", "ROUND_TRACK_MAX",
-    "SAMPLE", "SOLO_EMPTY_PENALTY", "SOLO_PUBLIC_COUNT", "PLAYER_NAMES", "violation_json", "print_allows",
+    "COLORS",
+    "COLOR_NAMES",
+    "COLOR_LETTERS",
+    "ROWS",
+    "COLS",
+    "PRINTS",
+    "RULES",
+    "DICE_PER_COLOR",
+    "Die",
+    "Window",
+    "Cell",
+    "Pattern",
+    "PATTERNS",
+    "Tool",
+    "TOOLS",
+    "OBJECTIVES",
+    "PublicObjective",
+    "Objective",
+    "Unit",
+    "parse_cell",
+    "cell_name",
+    "parse_window",
+    "window_rows",
+    "empty_window",
+    "dice_of",
+    "pattern_named",
+    "tools_explaining",
+    "window_violations",
+    "identify_patterns",
+    "pattern_log_likelihood",
+    "generate_window",
+    "private_points",
+    "SagradaPlayer",
+    "SoloSetup",
+    "SagradaState",
+    "PlayerScore",
+    "SagradaReport",
+    "validate",
+    "score",
+    "generate",
+    "GAME",
+    "COLOR_CHOICES",
+    "EMPTY_PENALTY",
+    "MAX_FAVOR_TOKENS",
+    "MAX_PLAYERS",
+    "PUBLIC_COUNT",
+    "ROUND_TRACK_MAX",
+    "SAMPLE",
+    "SOLO_EMPTY_PENALTY",
+    "SOLO_PUBLIC_COUNT",
+    "PLAYER_NAMES",
+    "violation_json",
+    "print_allows",
 ]
 
 GAME: Game[SagradaState, SagradaReport] = Game(

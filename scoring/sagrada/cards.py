@@ -43,9 +43,7 @@ class Pattern:
             raise StateError(f"pattern {self.name}: expected a tuple of {ROWS} rows, got {describe_kind(self.grid)}")
         for r, row in enumerate(self.grid):
             if not isinstance(row, str) or len(row) != COLS or any(ch not in PRINTS for ch in row):
-                raise StateError(
-                    f"pattern {self.name}: row {r + 1} must be {COLS} of {''.join(PRINTS)}, got {row!r}"
-                )
+                raise StateError(f"pattern {self.name}: row {r + 1} must be {COLS} of {''.join(PRINTS)}, got {row!r}")
 
     def restriction(self, cell: Cell) -> str:
         """Return the print of a cell: ``.``, a colour letter or a digit.

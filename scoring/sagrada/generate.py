@@ -131,9 +131,7 @@ def _random_group(rng: random.Random, size: int) -> set[Cell]:
     return group
 
 
-def _fill(
-    rng: random.Random, occupied: set[Cell], pattern: Pattern | None, supply: dict[str, int] | None
-) -> dict[Cell, Die] | None:
+def _fill(rng: random.Random, occupied: set[Cell], pattern: Pattern | None, supply: dict[str, int] | None) -> dict[Cell, Die] | None:
     """Backtracking search for dice on ``occupied`` cells obeying every placement rule.
 
     The most constrained cell goes next; dice are tried in a random order that favours the
@@ -144,21 +142,14 @@ def _fill(
     open_cells = set(occupied)
     budget = [2000]
 
-    base = {
-        cell: [die for die in _ALL_DICE if pattern is None or print_allows(pattern.restriction(cell), die)]
-        for cell in occupied
-    }
+    base = {cell: [die for die in _ALL_DICE if pattern is None or print_allows(pattern.restriction(cell), die)] for cell in occupied}
     around = {cell: orthogonal(cell) for cell in occupied}
 
     def options(cell: Cell) -> list[Die]:
         taken = [placed[n] for n in around[cell] if n in placed]
         colors = {die.color for die in taken}
         values = {die.value for die in taken}
-        return [
-            die
-            for die in base[cell]
-            if left[die.color] > 0 and die.color not in colors and die.value not in values
-        ]
+        return [die for die in base[cell] if left[die.color] > 0 and die.color not in colors and die.value not in values]
 
     def search() -> bool:
         if not open_cells:

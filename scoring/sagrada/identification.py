@@ -120,8 +120,7 @@ def identify_patterns(observed: Any) -> list[tuple[str, float]]:
         StateError: when ``observed`` is not a 4x5 grid of supported entries.
     """
     grid = _check_grid(observed)
-    scored = [(pattern_log_likelihood(grid, pattern), index, pattern.name) for index, pattern in
-              enumerate(PATTERNS.values())]
+    scored = [(pattern_log_likelihood(grid, pattern), index, pattern.name) for index, pattern in enumerate(PATTERNS.values())]
     best = max(log for log, _, _ in scored)
     weights = [(math.exp(log - best), index, name) for log, index, name in scored]
     total = sum(weight for weight, _, _ in weights)

@@ -78,9 +78,7 @@ def _columns(window: Window) -> list[Line]:
     return [(f"column {c + 1}", [((r, c), window[r][c]) for r in range(ROWS)]) for c in range(COLS)]
 
 
-def _variety(
-    lines: Callable[[Window], list[Line]], key: Callable[[Die], object]
-) -> Callable[[Window], tuple[tuple[Unit, ...], str]]:
+def _variety(lines: Callable[[Window], list[Line]], key: Callable[[Die], object]) -> Callable[[Window], tuple[tuple[Unit, ...], str]]:
     """Count complete lines whose dice all differ in ``key`` (colour or value)."""
 
     def measure(window: Window) -> tuple[tuple[Unit, ...], str]:
@@ -109,9 +107,7 @@ def _sets(kinds: tuple[object, ...], key: Callable[[Die], object]) -> Callable[[
             if kind in by_kind:
                 by_kind[kind].append(cell)
         count = min(len(found) for found in by_kind.values())
-        units = tuple(
-            Unit(f"set {n + 1}", tuple(by_kind[kind][n] for kind in kinds)) for n in range(count)
-        )
+        units = tuple(Unit(f"set {n + 1}", tuple(by_kind[kind][n] for kind in kinds)) for n in range(count))
         note = ", ".join(f"{_kind_label(kind)}: {len(by_kind[kind])}" for kind in kinds)
         return units, note
 
@@ -126,11 +122,7 @@ def _color_diagonals(window: Window) -> tuple[tuple[Unit, ...], str]:
     """Each die with a diagonally adjacent die of its colour, once."""
     units = []
     for cell, die in dice_of(window):
-        partners = [
-            other
-            for other in diagonal(cell)
-            if (partner := window[other[0]][other[1]]) is not None and partner.color == die.color
-        ]
+        partners = [other for other in diagonal(cell) if (partner := window[other[0]][other[1]]) is not None and partner.color == die.color]
         if partners:
             units.append(Unit(f"{die} {short_place(cell)}", (cell,)))
     return tuple(units), ""
@@ -139,21 +131,16 @@ def _color_diagonals(window: Window) -> tuple[tuple[Unit, ...], str]:
 OBJECTIVES: dict[str, PublicObjective] = {
     card.id: card
     for card in (
-        PublicObjective("row-color-variety", "Row Color Variety", 6, "rows with no repeated colour",
-                        _variety(_rows, _color)),
-        PublicObjective("column-color-variety", "Column Color Variety", 5, "columns with no repeated colour",
-                        _variety(_columns, _color)),
-        PublicObjective("row-shade-variety", "Row Shade Variety", 5, "rows with no repeated value",
-                        _variety(_rows, _value)),
-        PublicObjective("column-shade-variety", "Column Shade Variety", 4, "columns with no repeated value",
-                        _variety(_columns, _value)),
+        PublicObjective("row-color-variety", "Row Color Variety", 6, "rows with no repeated colour", _variety(_rows, _color)),
+        PublicObjective("column-color-variety", "Column Color Variety", 5, "columns with no repeated colour", _variety(_columns, _color)),
+        PublicObjective("row-shade-variety", "Row Shade Variety", 5, "rows with no repeated value", _variety(_rows, _value)),
+        PublicObjective("column-shade-variety", "Column Shade Variety", 4, "columns with no repeated value", _variety(_columns, _value)),
         PublicObjective("light-shades", "Light Shades", 2, "sets of 1 & 2", _sets((1, 2), _value)),
         PublicObjective("medium-shades", "Medium Shades", 2, "sets of 3 & 4", _sets((3, 4), _value)),
         PublicObjective("deep-shades", "Deep Shades", 2, "sets of 5 & 6", _sets((5, 6), _value)),
         PublicObjective("shade-variety", "Shade Variety", 5, "sets of one of each value", _sets(VALUES, _value)),
         PublicObjective("color-variety", "Color Variety", 4, "sets of one of each colour", _sets(COLORS, _color)),
-        PublicObjective("color-diagonals", "Color Diagonals", 1,
-                        "dice with a diagonally adjacent die of their colour", _color_diagonals),
+        PublicObjective("color-diagonals", "Color Diagonals", 1, "dice with a diagonally adjacent die of their colour", _color_diagonals),
     )
 }
 

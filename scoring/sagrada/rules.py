@@ -121,4 +121,3 @@ def validate(state: SagradaState) -> list[Issue]:
         for issue in window_violations(player.window, player.pattern):
             issues.append(Issue(issue.rule, issue.detail, issue.cells, index, issue.explained_by))
     return issues
-

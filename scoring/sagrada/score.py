@@ -161,9 +161,7 @@ class SagradaReport:
             player = self.players[0]
             verdict = "won" if self.solo_won else "lost"
             relation = ">" if self.solo_won else "<="
-            lines.append(
-                f"Solo: {player.total} {relation} round track sum {self.solo_target}: {player.name} {verdict}."
-            )
+            lines.append(f"Solo: {player.total} {relation} round track sum {self.solo_target}: {player.name} {verdict}.")
         else:
             scores = {p.name: p.total for p in self.players}
             places = (f"{i + 1}. {name} {scores[name]}" for i, name in enumerate(self.ranking))
@@ -217,8 +215,7 @@ def _objective_evidence(card: PublicObjective, objective: Objective, window: Win
     plural = "set" if count == 1 else "sets"
     head = f"{count} {plural} x {card.per_unit} ({objective.note})"
     sets = "; ".join(
-        f"{unit.label}: " + ", ".join(f"{window[r][c]} {short_place((r, c))}" for r, c in unit.cells)
-        for unit in objective.units
+        f"{unit.label}: " + ", ".join(f"{window[r][c]} {short_place((r, c))}" for r, c in unit.cells) for unit in objective.units
     )
     return f"{head}: {sets}" if sets else head
 
@@ -237,10 +234,7 @@ def score(state: SagradaState) -> SagradaReport:
     for index, player in enumerate(state.players):
         public = tuple(OBJECTIVES[o].score(player.window) for o in state.public_objectives)
         colors = state.solo.private_objectives if state.solo is not None else (player.private_objective,)
-        options = tuple(
-            private_points(player.window, color) if color is not None else Objective("private", 0, ())
-            for color in colors
-        )
+        options = tuple(private_points(player.window, color) if color is not None else Objective("private", 0, ()) for color in colors)
         best = max(range(len(options)), key=lambda i: (options[i].points, -i))
         empty = tuple((r, c) for r in range(ROWS) for c in range(COLS) if player.window[r][c] is None)
         penalty = SOLO_EMPTY_PENALTY if solo else EMPTY_PENALTY
@@ -264,9 +258,7 @@ def score(state: SagradaState) -> SagradaReport:
         target = state.solo.round_track_sum
         winner = scores[0].name if scores[0].total > target else None
         return SagradaReport(state.public_objectives, tuple(scores), ranking, winner, (), target, warnings)
-    ties = tuple(
-        _tie_text(scores[a], scores[b]) for a, b in zip(order, order[1:]) if scores[a].total == scores[b].total
-    )
+    ties = tuple(_tie_text(scores[a], scores[b]) for a, b in zip(order, order[1:]) if scores[a].total == scores[b].total)
     return SagradaReport(state.public_objectives, tuple(scores), ranking, ranking[0], ties, None, warnings)
 
 
@@ -282,4 +274,3 @@ def _tie_text(first: PlayerScore, second: PlayerScore) -> str:
     if first.favor_tokens != second.favor_tokens:
         return f"{head} unused favor tokens ({first.favor_tokens} vs {second.favor_tokens})"
     return f"{head} turn order (listed earlier: took the final round's last turn later)"
-

@@ -88,8 +88,7 @@ class SagradaPlayer:
         except StateError as error:
             if self.pattern is not None and isinstance(self.favor_tokens, int) and self.favor_tokens > high:
                 raise StateError(
-                    f"favor_tokens: expected 0-{high} (pattern {self.pattern.name} gives {high} tokens), "
-                    f"got {self.favor_tokens}"
+                    f"favor_tokens: expected 0-{high} (pattern {self.pattern.name} gives {high} tokens), got {self.favor_tokens}"
                 ) from None
             raise error from None
 
@@ -242,14 +241,9 @@ class SagradaState:
         if self.solo is not None:
             player = players[0]
             if player.private_objective is not None:
-                raise StateError(
-                    "players[0].private_objective: a solo player has none; the two colours go in "
-                    "solo.private_objectives"
-                )
+                raise StateError("players[0].private_objective: a solo player has none; the two colours go in solo.private_objectives")
             if player.favor_tokens != 0:
-                raise StateError(
-                    f"players[0].favor_tokens: the solo game uses no favor tokens, got {player.favor_tokens}"
-                )
+                raise StateError(f"players[0].favor_tokens: the solo game uses no favor tokens, got {player.favor_tokens}")
             return
 
     def warnings(self) -> list[str]:
@@ -279,10 +273,7 @@ class SagradaState:
                 colors[player.private_objective] = i
             if player.pattern is not None and player.pattern.name in patterns:
                 first = patterns[player.pattern.name]
-                notes.append(
-                    f"players[{i}].pattern: {player.pattern.name!r} is also players[{first}]'s, "
-                    "yet each pattern card exists once"
-                )
+                notes.append(f"players[{i}].pattern: {player.pattern.name!r} is also players[{first}]'s, yet each pattern card exists once")
             elif player.pattern is not None:
                 patterns[player.pattern.name] = i
         return notes
@@ -292,8 +283,7 @@ class SagradaState:
         game = "the solo game" if self.solo is not None else "a multiplayer game"
         if len(self.public_objectives) > wanted:
             raise StateError(
-                f"public_objectives: expected at most {wanted} ids ({game} reveals {wanted} cards), "
-                f"got {len(self.public_objectives)}"
+                f"public_objectives: expected at most {wanted} ids ({game} reveals {wanted} cards), got {len(self.public_objectives)}"
             )
         for i, objective in enumerate(self.public_objectives):
             expect_str(objective, f"public_objectives[{i}]", tuple(OBJECTIVES))
@@ -347,7 +337,6 @@ class SagradaState:
 
     def __str__(self) -> str:
         return "\n".join(str(player) for player in self.players)
-
 
 
 SAMPLE = {

@@ -75,10 +75,7 @@ def cell_problem(text: object) -> str | None:
         return f"cell {text!r} is not a die: the value must be 1-6"
     if len(text) == 2 and text[1] in "123456" and text[0].upper() in COLORS:
         return f"cell {text!r} is not a die: write the colour letter in upper case ({text.upper()!r})"
-    return (
-        f"cell {text!r} is not a die: expected a colour letter ({' '.join(COLORS)}) "
-        "and a value 1-6 like 'B4', or '.' for empty"
-    )
+    return f"cell {text!r} is not a die: expected a colour letter ({' '.join(COLORS)}) and a value 1-6 like 'B4', or '.' for empty"
 
 
 def parse_cell(text: str) -> Die | None:

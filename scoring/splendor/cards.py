@@ -22,9 +22,7 @@ MAX_CARD_POINTS = 5
 _RAW = load_data("splendor", "cards")
 _RAW_CARDS = {card["id"]: card for card in _RAW["cards"]}
 # How many cards of each (level, bonus, points) kind the deck holds, e.g. (1, "white", 1) -> 1.
-DECK: dict[tuple[int, str, int], int] = dict(
-    Counter((card["level"], card["bonus"], card["points"]) for card in _RAW["cards"])
-)
+DECK: dict[tuple[int, str, int], int] = dict(Counter((card["level"], card["bonus"], card["points"]) for card in _RAW["cards"]))
 
 
 def plural(count: int, word: str) -> str:
@@ -76,18 +74,13 @@ class Card:
         if self.level is not None:
             expect_int(self.level, "card.level", low=1, high=3)
             if (self.level, self.bonus, self.points) not in DECK:
-                raise StateError(
-                    f"card.points: a level-{self.level} card has {_level_points_text(self.level)} points, "
-                    f"got {self.points}"
-                )
+                raise StateError(f"card.points: a level-{self.level} card has {_level_points_text(self.level)} points, got {self.points}")
         if self.id is not None:
             raw = _RAW_CARDS.get(self.id)
             if raw is None:
                 raise StateError(f"card.id: unknown card id {describe(self.id)}")
             if (raw["bonus"], raw["points"], raw["level"]) != (self.bonus, self.points, self.level):
-                raise StateError(
-                    f"card.id: {self.id} is not a level-{self.level} {self.bonus} {self.points}-point card"
-                )
+                raise StateError(f"card.id: {self.id} is not a level-{self.level} {self.bonus} {self.points}-point card")
 
     @property
     def possible_levels(self) -> tuple[int, ...]:
@@ -193,11 +186,7 @@ class Noble:
         return all(bonuses.get(color, 0) >= need for color, need in self.requirement.items())
 
 
-CARDS: dict[str, Card] = {
-    raw["id"]: Card(raw["bonus"], raw["points"], raw["level"], raw["id"]) for raw in _RAW["cards"]
-}
+CARDS: dict[str, Card] = {raw["id"]: Card(raw["bonus"], raw["points"], raw["level"], raw["id"]) for raw in _RAW["cards"]}
 NOBLES: dict[str, Noble] = {
-    raw["id"]: Noble(raw["id"], tuple(raw["requires"][color] for color in COLORS), raw["points"])
-    for raw in _RAW["nobles"]
+    raw["id"]: Noble(raw["id"], tuple(raw["requires"][color] for color in COLORS), raw["points"]) for raw in _RAW["nobles"]
 }
-

@@ -68,10 +68,7 @@ def generate(rng: random.Random, players: int | None = None) -> SplendorState:
                     in_play.remove(noble_id)
                     break
         turn += 1
-        if any(
-            sum(c.points for c in cards) + NOBLE_POINTS * len(v) >= WINNING_PRESTIGE
-            for cards, v in zip(bought, visits, strict=True)
-        ):
+        if any(sum(c.points for c in cards) + NOBLE_POINTS * len(v) >= WINNING_PRESTIGE for cards, v in zip(bought, visits, strict=True)):
             break
     table = []
     for p in range(count):
@@ -85,9 +82,7 @@ def _pick(rng: random.Random, cards: list[Card], owned: list[Card], in_play: lis
     """Take one of the four face-up cards (the deck's end), mostly one an in-play noble wants."""
     market = cards[-4:]
     have = Counter(card.bonus for card in owned)
-    wanted = {
-        color for noble_id in in_play for color, need in NOBLES[noble_id].requirement.items() if have[color] < need
-    }
+    wanted = {color for noble_id in in_play for color, need in NOBLES[noble_id].requirement.items() if have[color] < need}
     useful = [card for card in market if card.bonus in wanted]
     choice = rng.choice(useful if useful and rng.random() < 0.7 else market)
     cards.remove(choice)
@@ -101,4 +96,3 @@ def _random_form(rng: random.Random, card: Card) -> Card:
     if form < 0.75:
         return Card(card.bonus, card.points, card.level)
     return Card(card.bonus, card.points)
-

@@ -74,9 +74,7 @@ def _card_issues(state: SplendorState) -> list[Issue]:
             held = DECK.get((level, bonus, points), 0)
             placed = by_level.get(level, [])
             if len(placed) > held:
-                detail = (
-                    f"{len(placed)} level-{level} {kind} cards, but the deck holds {held}{_owner_text(state, placed)}"
-                )
+                detail = f"{len(placed)} level-{level} {kind} cards, but the deck holds {held}{_owner_text(state, placed)}"
                 issues.extend(_spread("too-many-cards", detail, placed, [p for p, _ in placed]))
             free += max(0, held - len(placed))
         unknown = by_level.get(None, [])
@@ -184,4 +182,3 @@ def _shared_noble_issues(state: SplendorState, fixed: set[str]) -> list[Issue]:
     if fixed:
         detail += f" besides {', '.join(sorted(fixed, key=lambda n: int(n[1:])))} listed by id"
     return _spread("nobles-shared", detail, [], players)
-

@@ -208,8 +208,7 @@ def score(state: SplendorState) -> SplendorReport:
         winner = leaders[0] if len(leaders) == 1 else leaders
     else:
         message = (
-            f"The game is not over: nobody has {WINNING_PRESTIGE} prestige yet "
-            f"(highest {best.prestige}, {', '.join(leaders)}); no winner"
+            f"The game is not over: nobody has {WINNING_PRESTIGE} prestige yet (highest {best.prestige}, {', '.join(leaders)}); no winner"
         )
     return SplendorReport(
         players=tuple(lines),
@@ -217,9 +216,7 @@ def score(state: SplendorState) -> SplendorReport:
         winner=winner,
         game_over=game_over,
         message=message,
-        tie_breaks=tuple(
-            _tie_sentence(lines[a], lines[b]) for a, b in zip(order, order[1:]) if lines[a].prestige == lines[b].prestige
-        ),
+        tie_breaks=tuple(_tie_sentence(lines[a], lines[b]) for a, b in zip(order, order[1:]) if lines[a].prestige == lines[b].prestige),
     )
 
 
@@ -228,4 +225,3 @@ def _tie_sentence(first: PlayerScore, second: PlayerScore) -> str:
     if first.cards != second.cards:
         return f"{head}; {first.name} ranks higher on fewer development cards ({first.cards} vs {second.cards})"
     return f"{head} and {first.cards} development cards; they share the place"
-

@@ -108,8 +108,7 @@ class SplendorPlayer:
         name = expect_str(field(obj, "name", path), child(path, "name"))
         cards_path = child(path, "cards")
         cards = tuple(
-            Card.from_json(item, child(cards_path, index))
-            for index, item in enumerate(expect_list(field(obj, "cards", path), cards_path))
+            Card.from_json(item, child(cards_path, index)) for index, item in enumerate(expect_list(field(obj, "cards", path), cards_path))
         )
         nobles_path = child(path, "nobles")
         raw_nobles = field(obj, "nobles", path, 0)
@@ -164,9 +163,7 @@ class SplendorState:
         seen: set[str] = set()
         for index, player in enumerate(self.players):
             if player.name in seen:
-                raise StateError(
-                    f"players[{index}].name: duplicate name {describe(player.name)}; each player needs a distinct name"
-                )
+                raise StateError(f"players[{index}].name: duplicate name {describe(player.name)}; each player needs a distinct name")
             seen.add(player.name)
 
     def __str__(self) -> str:
@@ -202,4 +199,3 @@ class SplendorState:
         {'game': 'splendor', 'players': [{'name': 'Ana', 'cards': [], 'nobles': 0, 'reserved': 0}]}
         """
         return {"game": "splendor", "players": [player.to_json() for player in self.players]}
-

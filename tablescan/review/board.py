@@ -49,9 +49,7 @@ def build_document(game: str, settings: dict, players: list[dict]) -> dict:
 def readings_from_scan(game: str, player_doc: dict) -> list[dict]:
     """Turn a scanned player entry (with its ``scan`` block) into readings: cell, value, confidence, polygon."""
     form = game_entry(game).form
-    readings: dict[str, dict] = {
-        key: {"cell": key, "value": value} for key, value in form.scanned_values(player_doc).items()
-    }
+    readings: dict[str, dict] = {key: {"cell": key, "value": value} for key, value in form.scanned_values(player_doc).items()}
     for cell in (player_doc.get("scan") or {}).get("cells") or []:
         key = form.scan_cell_key(cell.get("cell"))
         if key is None:

@@ -52,10 +52,16 @@ def review_address(host: str, port: int, token: str | None) -> str:
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="0.0.0.0 lets phones on the network join (token required).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="SQLite file (default: review.sqlite3 in the user data directory).")
-@click.option("--profile", default=None,
-              help="Calibration profile for photo scans (default: 'default' when it exists, e.g. after tablescan adapt).")
+@click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="SQLite file (default: review.sqlite3 in the user data directory).",
+)
+@click.option(
+    "--profile", default=None, help="Calibration profile for photo scans (default: 'default' when it exists, e.g. after tablescan adapt)."
+)
 def review(host: str, port: int, db_path: Path | None, profile: str | None) -> None:
     """Serve the review screen: create games, correct readings, see the live score."""
     token = None if host in ("127.0.0.1", "localhost", "::1") else secrets.token_urlsafe(24)

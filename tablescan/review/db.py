@@ -204,17 +204,10 @@ class Store:
     def list_games(self) -> list[dict]:
         """Return every game, newest first, with its player names."""
         with self.reading() as conn:
-            games = conn.execute(
-                "SELECT id, game, name, created_at, updated_at FROM games ORDER BY updated_at DESC, id DESC"
-            ).fetchall()
+            games = conn.execute("SELECT id, game, name, created_at, updated_at FROM games ORDER BY updated_at DESC, id DESC").fetchall()
             result = []
             for row in games:
-                names = [
-                    r["name"]
-                    for r in conn.execute(
-                        "SELECT name FROM players WHERE game_id = ? ORDER BY position", (row["id"],)
-                    )
-                ]
+                names = [r["name"] for r in conn.execute("SELECT name FROM players WHERE game_id = ? ORDER BY position", (row["id"],))]
                 result.append({**dict(row), "players": names})
             return result
 
@@ -253,9 +246,7 @@ class Store:
     def players(self, game_id: int) -> list[dict]:
         """Return a game's players in turn order, each with fields, photo and readings."""
         with self.reading() as conn:
-            rows = conn.execute(
-                "SELECT * FROM players WHERE game_id = ? ORDER BY position", (game_id,)
-            ).fetchall()
+            rows = conn.execute("SELECT * FROM players WHERE game_id = ? ORDER BY position", (game_id,)).fetchall()
             return [self._player(conn, row) for row in rows]
 
     def player(self, game_id: int, player_id: int) -> dict:
@@ -265,9 +256,7 @@ class Store:
             NotFoundError: no such player in that game.
         """
         with self.reading() as conn:
-            row = conn.execute(
-                "SELECT * FROM players WHERE id = ? AND game_id = ?", (player_id, game_id)
-            ).fetchone()
+            row = conn.execute("SELECT * FROM players WHERE id = ? AND game_id = ?", (player_id, game_id)).fetchone()
             if row is None:
                 raise NotFoundError(f"game {game_id}: has no player {player_id}")
             return self._player(conn, row)
@@ -284,9 +273,7 @@ class Store:
                 "polygon": _loads(r["polygon"]),
                 "source": r["source"],
             }
-            for r in conn.execute(
-                "SELECT * FROM readings WHERE player_id = ? ORDER BY rowid", (row["id"],)
-            )
+            for r in conn.execute("SELECT * FROM readings WHERE player_id = ? ORDER BY rowid", (row["id"],))
         ]
         return {
             "id": row["id"],
@@ -321,8 +308,7 @@ class Store:
         with self.transaction() as conn:
             for cell, value in cells.items():
                 conn.execute(
-                    "INSERT OR REPLACE INTO readings (player_id, cell, value, source, updated_at) "
-                    "VALUES (?, ?, ?, 'manual', ?)",
+                    "INSERT OR REPLACE INTO readings (player_id, cell, value, source, updated_at) VALUES (?, ?, ?, 'manual', ?)",
                     (player_id, cell, value, stamp),
                 )
 
@@ -345,9 +331,7 @@ class Store:
         changed = 0
         with self.transaction() as conn:
             for cell, value in changes:
-                row = conn.execute(
-                    "SELECT * FROM readings WHERE player_id = ? AND cell = ?", (player_id, cell)
-                ).fetchone()
+                row = conn.execute("SELECT * FROM readings WHERE player_id = ? AND cell = ?", (player_id, cell)).fetchone()
                 old = None if row is None else row["value"]
                 if old == value:
                     continue
@@ -453,9 +437,7 @@ class Store:
     def set_corners(self, game_id: int, player_id: int, corners: list | None) -> None:
         """Store the player's board corners (TL, TR, BR, BL photo pixels) without a scan."""
         with self.transaction() as conn:
-            conn.execute(
-                "UPDATE players SET corners = ? WHERE id = ? AND game_id = ?", (_dumps(corners), player_id, game_id)
-            )
+            conn.execute("UPDATE players SET corners = ? WHERE id = ? AND game_id = ?", (_dumps(corners), player_id, game_id))
             self.touch(conn, game_id)
 
     def store_scan(
@@ -487,9 +469,7 @@ class Store:
             if keep_corrected:
                 kept = {
                     row["cell"]: row["value"]
-                    for row in conn.execute(
-                        "SELECT cell, value FROM readings WHERE player_id = ? AND source = 'corrected'", (player_id,)
-                    )
+                    for row in conn.execute("SELECT cell, value FROM readings WHERE player_id = ? AND source = 'corrected'", (player_id,))
                 }
             conn.execute(
                 "UPDATE players SET corners = ?, model = ? WHERE id = ? AND game_id = ?",
@@ -566,9 +546,7 @@ class Store:
     def rounds(self, game_id: int) -> list[dict]:
         """Return a game's recorded scoring rounds, in order."""
         with self.reading() as conn:
-            rows = conn.execute(
-                "SELECT round, report, created_at FROM rounds WHERE game_id = ? ORDER BY round", (game_id,)
-            ).fetchall()
+            rows = conn.execute("SELECT round, report, created_at FROM rounds WHERE game_id = ? ORDER BY round", (game_id,)).fetchall()
         return [{"round": r["round"], "report": _loads(r["report"]), "created_at": r["created_at"]} for r in rows]
 
     def record_round(self, game_id: int, round_number: int, report: dict, score_before: dict[int, int], settings: dict) -> None:
@@ -620,9 +598,7 @@ def _freeze_labels(conn: sqlite3.Connection, player_id: int, new_photo_id: int |
 
 
 def _version(conn: sqlite3.Connection) -> int:
-    exists = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
-    ).fetchone()
+    exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").fetchone()
     if exists is None:
         return 0
     row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()

@@ -15,7 +15,10 @@ from tablescan.review.pages import error_response
 TOKEN_COOKIE = "tablescan_token"
 
 SECURITY_HEADERS = [
-    (b"content-security-policy", b"default-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"),
+    (
+        b"content-security-policy",
+        b"default-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+    ),
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),  # the LAN token travels in the first address: never pass it on
 ]
@@ -65,9 +68,7 @@ class TokenGate:
             async def send_with_cookie(message: dict) -> None:
                 if message["type"] == "http.response.start":
                     headers = list(message.get("headers", []))
-                    headers.append(
-                        (b"set-cookie", f"{TOKEN_COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict".encode())
-                    )
+                    headers.append((b"set-cookie", f"{TOKEN_COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict".encode()))
                     message = {**message, "headers": headers}
                 await send(message)
 

@@ -109,10 +109,7 @@ def score_game(entry: GameEntry, game_id: int, document: dict, player_count: int
         error = str(failure)
     except Exception as failure:  # a core bug must not lock the table out of its game: show it, log it
         log.exception("scoring game %s failed", game_id)
-        error = (
-            f"the {rules.title} scoring core failed ({failure.__class__.__name__}: {failure}); "
-            "this is a bug, please report it"
-        )
+        error = f"the {rules.title} scoring core failed ({failure.__class__.__name__}: {failure}); this is a bug, please report it"
     return ScoredGame(player_count, tuple(_issues(issues, player_count)), error=error)
 
 

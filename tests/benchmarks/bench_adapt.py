@@ -113,7 +113,7 @@ def render_copy(seed: int):
     with other_copy():
         sample = art.render(seed)
     image = sample.image_rgb.astype(np.float32) / 255.0
-    image = np.clip((image ** 1.12) * TUNGSTEN, 0, 1)
+    image = np.clip((image**1.12) * TUNGSTEN, 0, 1)
     rows = sample.label["players"][0]["window"]
     return (image * 255 + 0.5).astype(np.uint8), rows, np.asarray(sample.label["render"]["corners"], float)
 
@@ -158,8 +158,14 @@ def synthetic(test_count: int, adapt_count: int) -> dict:
         result = shipped.scan(data, "sagrada", name=f"copy{index}.jpg")
         scanned = result.document["players"][0]
         # as the review screen does: the readings, and each cell's crop as a labelled example
-        store.store_scan(game, player, scanned["scan"]["corners"], scanned["scan"]["model"], readings_from_scan("sagrada", scanned),
-                         examples=scan_examples(result, "sagrada", classifier_manifest(shipped, "sagrada")))
+        store.store_scan(
+            game,
+            player,
+            scanned["scan"]["corners"],
+            scanned["scan"]["model"],
+            readings_from_scan("sagrada", scanned),
+            examples=scan_examples(result, "sagrada", classifier_manifest(shipped, "sagrada")),
+        )
         for r, row in enumerate(truth):
             for c, value in enumerate(row.split()):
                 corrected += store.correct_cell(game, player, f"{r},{c}", value)
@@ -183,11 +189,17 @@ def synthetic(test_count: int, adapt_count: int) -> dict:
             seconds.append(time.perf_counter() - t0)
             good, count = cell_accuracy(window, truth)
             right, total, boards = right + good, total + count, boards + (good == count)
-        figures[label] = {"cells": right / total, "boards": boards / len(tests), "median_scan_s": float(np.median(seconds)),
-                          "boards_not_found": missed}
-        print(f"{label:>8}: cells right {100 * right / total:6.2f}% ({right}/{total}), boards entirely right "
-              f"{100 * boards / len(tests):5.1f}%, boards not found {missed}, median scan {1000 * np.median(seconds):.0f} ms",
-              flush=True)
+        figures[label] = {
+            "cells": right / total,
+            "boards": boards / len(tests),
+            "median_scan_s": float(np.median(seconds)),
+            "boards_not_found": missed,
+        }
+        print(
+            f"{label:>8}: cells right {100 * right / total:6.2f}% ({right}/{total}), boards entirely right "
+            f"{100 * boards / len(tests):5.1f}%, boards not found {missed}, median scan {1000 * np.median(seconds):.0f} ms",
+            flush=True,
+        )
     figures["corrections"] = corrected
     figures["adapt_seconds"] = adapt_seconds
     figures["kept"] = list(outcome.kept_models)
@@ -229,13 +241,22 @@ def real() -> dict:
         forced = force_fit(model, examples)
         test_crops, truth = boards[test]
         before = np.mean([a == b for a, b in zip(_read_grid(reader, test_crops), truth)])
-        gated = before if fitted is None else np.mean(
-            [a == b for a, b in zip(_read_grid(adapt_reader(reader, Adaptation((fitted,))), test_crops), truth)])
+        gated = (
+            before
+            if fitted is None
+            else np.mean([a == b for a, b in zip(_read_grid(adapt_reader(reader, Adaptation((fitted,))), test_crops), truth)])
+        )
         always = np.mean([a == b for a, b in zip(_read_grid(adapt_reader(reader, Adaptation((forced,))), test_crops), truth)])
-        figures[f"{train}->{test}"] = {"before": float(before), "after": float(gated), "kept": fitted is not None,
-                                       "after_if_forced": float(always)}
-        print(f"  read {test}: cells right {100 * before:.1f}% shipped -> {100 * gated:.1f}% adapted"
-              f" ({'kept' if fitted is not None else 'not kept'}); {100 * always:.1f}% if kept regardless")
+        figures[f"{train}->{test}"] = {
+            "before": float(before),
+            "after": float(gated),
+            "kept": fitted is not None,
+            "after_if_forced": float(always),
+        }
+        print(
+            f"  read {test}: cells right {100 * before:.1f}% shipped -> {100 * gated:.1f}% adapted"
+            f" ({'kept' if fitted is not None else 'not kept'}); {100 * always:.1f}% if kept regardless"
+        )
     return figures
 
 
@@ -250,8 +271,9 @@ def force_fit(model, examples: ExampleSet):
     for head in sorted(examples.labels):
         y = examples.labels[head]
         rows = np.flatnonzero(y >= 0)
-        fits.append(fit_head(head, heads[head], x[rows], examples.outputs[head][rows], y[rows],
-                             temperature=model.manifest.temperature, l2=0.1))
+        fits.append(
+            fit_head(head, heads[head], x[rows], examples.outputs[head][rows], y[rows], temperature=model.manifest.temperature, l2=0.1)
+        )
     return ModelAdaptation(model.manifest.name, model.manifest.sha256, basis, tuple(fits))
 
 
@@ -261,8 +283,9 @@ def main() -> None:
     parser.add_argument("--adapt", type=int, default=2, help="corrected photos to adapt on (default 2)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--varying-light", action="store_true", help="a new lamp and phone for every photo")
-    parser.add_argument("--embedding-only", action="store_true",
-                        help="fit on the model's embedding alone, without the crops' colour (the earlier method)")
+    parser.add_argument(
+        "--embedding-only", action="store_true", help="fit on the model's embedding alone, without the crops' colour (the earlier method)"
+    )
     args = parser.parse_args()
     if args.embedding_only:
         fitting_basis = adapt_fitting.fitting_basis

@@ -19,9 +19,7 @@ from scoring.alhambra import AlhambraPlayer, AlhambraState, generate_palace, sco
 def final_round(seed: int, size: int = 25, players: int = 6) -> AlhambraState:
     """A final-round state with ``players`` palaces of ``size`` building tiles each."""
     rng = random.Random(seed)
-    members = tuple(
-        AlhambraPlayer(f"P{index}", generate_palace(rng, size), (), 40, {"denar": index}) for index in range(players)
-    )
+    members = tuple(AlhambraPlayer(f"P{index}", generate_palace(rng, size), (), 40, {"denar": index}) for index in range(players))
     return AlhambraState(3, members)
 
 

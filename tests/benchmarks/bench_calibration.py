@@ -120,13 +120,9 @@ def bench_camera(seeds: int, views: int) -> None:
     print(HEADER)
     for label, distortion in DISTORTIONS.items():
         for photos in ("clean", "phone"):
-            _print_rows(
-                label, photos, _fit_rows(TARGET, distortion, photos, seeds, views, {"fill": 0.45, "spread": 0.3})
-            )
+            _print_rows(label, photos, _fit_rows(TARGET, distortion, photos, seeds, views, {"fill": 0.45, "spread": 0.3}))
     charuco = Target(kind="charuco")
-    print(
-        f"\n== camera: {views} close, partial views of a 9 x 6 ChArUco board (runs off the frame, reaches its corners)"
-    )
+    print(f"\n== camera: {views} close, partial views of a 9 x 6 ChArUco board (runs off the frame, reaches its corners)")
     print(HEADER)
     for label in ("none", "barrel", "strong barrel (wide)"):
         for photos in ("clean", "phone"):
@@ -146,13 +142,9 @@ def _jpeg(image: np.ndarray, quality: int = 85) -> np.ndarray:
 
 def bench_colour() -> None:
     print("\n== colour: window_board render, mean abs error 0-255 against the clean render over unclipped pixels")
-    print(
-        "   cast in linear light; 'jpeg' compresses the cast photo (q85; floor = error of the clean render's own JPEG);"
-    )
+    print("   cast in linear light; 'jpeg' compresses the cast photo (q85; floor = error of the clean render's own JPEG);")
     print("   'sRGB cast' multiplies the encoded values instead, a cast the linear model does not match exactly")
-    print(
-        f"{'cast':20} {'before':>7} {'region':>7} {'auto':>7} {'jpeg auto':>10} {'jpeg floor':>11} {'sRGB cast before':>17} {'auto':>6}"
-    )
+    print(f"{'cast':20} {'before':>7} {'region':>7} {'auto':>7} {'jpeg auto':>10} {'jpeg floor':>11} {'sRGB cast before':>17} {'auto':>6}")
     original = window_board(0)
     floor = _mae(original, original, _jpeg(original))
     for label, gains in CASTS.items():
@@ -175,9 +167,7 @@ def _cells(document: dict) -> list[str]:
 
 
 def bench_models(count: int) -> None:
-    print(
-        f"\n== models: Sagrada cell accuracy on {count} renders, warm cast + barrel lens added, with and without a profile"
-    )
+    print(f"\n== models: Sagrada cell accuracy on {count} renders, warm cast + barrel lens added, with and without a profile")
     try:
         from models.sagrada import render as sagrada_renders
         from scanner import Scanner
@@ -191,9 +181,7 @@ def bench_models(count: int) -> None:
     lens = CameraModel(size[0], size[1], 1000.0, 1000.0, 604.0, 446.0, (-0.18, 0.05, 0.0, 0.0, 0.0))
     gains = CASTS["warm tungsten"]
     # Camera part: a real fit on chessboard photos taken through the same lens.
-    views = [
-        (f"v{i}", render_view(TARGET, lens, r, t)) for i, (r, t) in enumerate(random_poses(TARGET, lens, 10, seed=5))
-    ]
+    views = [(f"v{i}", render_view(TARGET, lens, r, t)) for i, (r, t) in enumerate(random_poses(TARGET, lens, 10, seed=5))]
     camera = calibrate_camera(views, TARGET).camera
     # Colour part, grey-card workflow: an 18 % card photographed under the same light.
     card = cast_colour(np.full((64, 64, 3), 118, np.uint8), gains)
@@ -218,9 +206,7 @@ def bench_models(count: int) -> None:
         undone_corners = undistort_points(spoiled_corners, camera, size)
         try:  # auto reference on the photo itself, levelled to what the clean render shows there
             clean_ref, spoiled_ref = estimate_colour(sample.image_rgb), estimate_colour(spoiled)
-            auto = ColourCorrection(
-                gains=tuple(a / b for a, b in zip(spoiled_ref.gains, clean_ref.gains)), reference="auto"
-            )
+            auto = ColourCorrection(gains=tuple(a / b for a, b in zip(spoiled_ref.gains, clean_ref.gains)), reference="auto")
         except TableError:
             auto = None
         runs = (

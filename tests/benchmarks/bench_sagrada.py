@@ -21,8 +21,7 @@ def _timed(label: str, runs: int, work) -> None:
     print(f"{label:<46} {elapsed * 1000:8.3f} ms")
 
 
-def _observe(rng: random.Random, window, pattern, *, prints: bool, color_error: float, print_error: float,
-             value_error: float = 0.0):
+def _observe(rng: random.Random, window, pattern, *, prints: bool, color_error: float, print_error: float, value_error: float = 0.0):
     observed = []
     for r, row in enumerate(window):
         line = []
@@ -59,8 +58,7 @@ def _accuracy(label: str, trials: int, empty: int, **noise) -> None:
 def main() -> None:
     games = [generate(random.Random(seed), players=4) for seed in range(200)]
     print("speed (per call)")
-    _timed("generate_window(pattern, empty=0)", 300,
-           lambda i: generate_window(random.Random(i), PATTERNS["Water of Life"]))
+    _timed("generate_window(pattern, empty=0)", 300, lambda i: generate_window(random.Random(i), PATTERNS["Water of Life"]))
     _timed("generate(players=4)", 100, lambda i: generate(random.Random(i), players=4))
     _timed("validate(4 players)", 200, lambda i: validate(games[i]))
     _timed("score(4 players) + to_json", 200, lambda i: score(games[i]).to_json())
@@ -74,8 +72,7 @@ def main() -> None:
     _accuracy("2 empty cells with prints, dice right", 400, 2, prints=True, color_error=0.0, print_error=0.0)
     _accuracy("2 empty, 25% colours, 5% prints misread", 400, 2, prints=True, color_error=0.25, print_error=0.05)
     _accuracy("2 empty cells, prints not read", 400, 2, prints=False, color_error=0.0, print_error=0.0)
-    _accuracy("full window, 50% colours + 10% values misread", 400, 0, prints=True, color_error=0.5,
-              print_error=0.0, value_error=0.1)
+    _accuracy("full window, 50% colours + 10% values misread", 400, 0, prints=True, color_error=0.5, print_error=0.0, value_error=0.1)
     _accuracy("12 empty cells with prints, dice right", 400, 12, prints=True, color_error=0.0, print_error=0.0)
 
 

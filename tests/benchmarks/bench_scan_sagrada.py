@@ -89,11 +89,15 @@ def bench_folder(folder: Path) -> dict:
         print("median stage times     " + ", ".join(f"{k} {1000 * statistics.median(v):.1f} ms" for k, v in stages.items()))
     print(f"peak memory            {peak_rss:.0f} MB resident (process), {peak_traced / 2**20:.0f} MB traced Python/numpy")
     return {
-        "photos": boards, "not_found": not_found, "cells_right": right_cells / max(cells, 1), "boards_right": right_boards / max(boards, 1),
+        "photos": boards,
+        "not_found": not_found,
+        "cells_right": right_cells / max(cells, 1),
+        "boards_right": right_boards / max(boards, 1),
         "median_scan_ms": 1000 * statistics.median(times) if times else None,
         "scan_over_decode": statistics.median(ratios) if ratios else None,
         "median_stage_ms": {k: 1000 * statistics.median(v) for k, v in stages.items()},
-        "peak_rss_mb": peak_rss, "size": list(cv2.imread(str(photos[0])).shape[1::-1]) if photos else None,
+        "peak_rss_mb": peak_rss,
+        "size": list(cv2.imread(str(photos[0])).shape[1::-1]) if photos else None,
     }
 
 
@@ -111,7 +115,9 @@ def bench_real() -> None:
     dice = evaluate_real_dice(reader, fold=1)
     print(f"real windows           {windows['right']}/{windows['cells']} cells right, {windows['dice_right']}/{windows['dice']} dice")
     if dice:
-        print(f"real dice pip values   {dice['right']}/{dice['dice']} = {100 * dice['accuracy']:.2f}% (held-out fold; {time.perf_counter() - start:.1f} s)")
+        print(
+            f"real dice pip values   {dice['right']}/{dice['dice']} = {100 * dice['accuracy']:.2f}% (held-out fold; {time.perf_counter() - start:.1f} s)"
+        )
 
 
 def main() -> None:

@@ -21,8 +21,13 @@ def main() -> None:
     torch.set_num_threads(1)
     print("| network | batch | float32 ms | channels-last + bf16 ms | speed-up |")
     print("|---|---|---|---|---|")
-    for cls, shape in ((CellNet, (128, 3, 48, 48)), (FinderNet, (32, 3, 128, 128)), (RefinerNet, (64, 3, 96, 96)),
-                       (LocateNet, (16, 3, 240, 320)), (TileNet, (128, 3, 64, 64))):
+    for cls, shape in (
+        (CellNet, (128, 3, 48, 48)),
+        (FinderNet, (32, 3, 128, 128)),
+        (RefinerNet, (64, 3, 96, 96)),
+        (LocateNet, (16, 3, 240, 320)),
+        (TileNet, (128, 3, 64, 64)),
+    ):
         times = []
         for fast in (False, True):
             torch.manual_seed(0)

@@ -52,9 +52,7 @@ def test_save_then_load_gives_the_same_profile(profile: Profile, tmp_path: Path)
 @given(
     name=st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,20}", fullmatch=True),
     gains=st.tuples(*[st.floats(0.2, 5.0)] * 3),
-    adaptation=st.one_of(
-        st.none(), st.text(max_size=10), st.dictionaries(st.text(max_size=5), st.integers(), max_size=3)
-    ),
+    adaptation=st.one_of(st.none(), st.text(max_size=10), st.dictionaries(st.text(max_size=5), st.integers(), max_size=3)),
 )
 def test_profile_json_round_trips(name, gains, adaptation) -> None:
     profile = Profile(name=name, camera=CAMERA, colour=ColourCorrection(gains=gains), adaptation=adaptation)
@@ -183,9 +181,7 @@ def test_apply_profile_undistorts_then_corrects_colour(profile: Profile) -> None
     assert np.array_equal(image, before)
 
 
-@pytest.mark.parametrize(
-    "image", [np.zeros((10, 10), np.uint8), np.zeros((10, 10, 4), np.uint8), np.zeros((10, 10, 3), np.float32)]
-)
+@pytest.mark.parametrize("image", [np.zeros((10, 10), np.uint8), np.zeros((10, 10, 4), np.uint8), np.zeros((10, 10, 3), np.float32)])
 def test_apply_profile_wants_rgb_uint8(image) -> None:
     with pytest.raises(ValueError, match=r"image_rgb: expected \(H, W, 3\) uint8 RGB"):
         calibration.apply_profile(image, FULL)

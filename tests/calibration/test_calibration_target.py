@@ -49,11 +49,7 @@ def test_saved_target_keeps_its_scale(suffix: str, tmp_path: Path) -> None:
             assert image.info["dpi"] == pytest.approx((100, 100), abs=0.01)
     else:
         box = re.search(rb"/MediaBox \[ 0 0 ([\d.]+) ([\d.]+) \]", path.read_bytes())
-        assert (
-            box
-            and float(box[1]) == pytest.approx(297 / 25.4 * 72, abs=1)
-            and float(box[2]) == pytest.approx(210 / 25.4 * 72, abs=1)
-        )
+        assert box and float(box[1]) == pytest.approx(297 / 25.4 * 72, abs=1) and float(box[2]) == pytest.approx(210 / 25.4 * 72, abs=1)
 
 
 @pytest.mark.parametrize(
@@ -101,8 +97,4 @@ def test_bad_target_requests(name: str, dpi: int, message: str, tmp_path: Path) 
 def test_object_points_are_in_millimetres() -> None:
     points = Target(columns=4, rows=3, square_mm=20.0).object_points()
     assert points.shape == (12, 3) and points.dtype == np.float32
-    assert (
-        points[0].tolist() == [20.0, 20.0, 0.0]
-        and points[5].tolist() == [40.0, 40.0, 0.0]
-        and points[-1].tolist() == [80.0, 60.0, 0.0]
-    )
+    assert points[0].tolist() == [20.0, 20.0, 0.0] and points[5].tolist() == [40.0, 40.0, 0.0] and points[-1].tolist() == [80.0, 60.0, 0.0]

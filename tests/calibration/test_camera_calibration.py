@@ -34,9 +34,7 @@ MAX_RMS_PX = 0.5
 
 def _views(camera: CameraModel, count: int, seed: int, **pose_options) -> list[tuple[str, np.ndarray]]:
     poses = random_poses(TARGET, camera, count, seed, **pose_options)
-    return [
-        (f"view{index:02d}.png", render_view(TARGET, camera, rvec, tvec)) for index, (rvec, tvec) in enumerate(poses)
-    ]
+    return [(f"view{index:02d}.png", render_view(TARGET, camera, rvec, tvec)) for index, (rvec, tvec) in enumerate(poses)]
 
 
 def _corner_errors(found: np.ndarray, truth: np.ndarray) -> np.ndarray:

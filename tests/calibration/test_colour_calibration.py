@@ -117,9 +117,7 @@ def test_identity_correction_changes_nothing_and_never_mutates() -> None:
             pytest.raises(CalibrationError, match=r"no white or light grey reference found; give one with --region"),
         ),
         (
-            np.dstack(
-                [np.full((50, 50), 200, np.uint8), np.full((50, 50), 40, np.uint8), np.full((50, 50), 40, np.uint8)]
-            ),
+            np.dstack([np.full((50, 50), 200, np.uint8), np.full((50, 50), 40, np.uint8), np.full((50, 50), 40, np.uint8)]),
             (0, 0, 50, 50),
             pytest.raises(CalibrationError, match="beyond"),
         ),

@@ -42,12 +42,14 @@ def test_sample_scans_to_its_exact_palace(scanner, stem):
 
 def test_cli_scan_scores_a_sample(tmp_path):
     out = tmp_path / "scan.json"
-    result = CliRunner().invoke(cli, ["scan", str(SAMPLES / "alhambra_01_straight.jpg"), "--game", "alhambra", "--json", str(out), "--score", "--format", "json"])
+    result = CliRunner().invoke(
+        cli, ["scan", str(SAMPLES / "alhambra_01_straight.jpg"), "--game", "alhambra", "--json", str(out), "--score", "--format", "json"]
+    )
     assert result.exit_code == 0, result.output
     document = json.loads(out.read_text())
     truth = json.loads((SAMPLES / "alhambra_01_straight.json").read_text())
     assert _cells(document["players"][0]["palace"]) == _cells(truth["players"][0]["palace"])
-    report = json.loads(result.stdout[result.stdout.index("{"):])
+    report = json.loads(result.stdout[result.stdout.index("{") :])
     assert report["players"][0]["longest_wall"] >= 0
 
 
@@ -57,7 +59,10 @@ def test_cli_scan_scores_a_sample(tmp_path):
         (lambda: np.random.default_rng(0).integers(60, 200, (900, 1200, 3), dtype=np.uint8), "no Alhambra palace found"),
         (lambda: np.full((900, 1200, 3), 130, np.uint8), "too blurred"),
         (lambda: np.full((900, 1200, 3), 8, np.uint8), "too dark"),
-        (lambda: np.full((900, 1200, 3), 20, np.uint8), "dark photo .* more light"),  # dim but above the refusal: blame the light, not focus
+        (
+            lambda: np.full((900, 1200, 3), 20, np.uint8),
+            "dark photo .* more light",
+        ),  # dim but above the refusal: blame the light, not focus
     ],
 )
 def test_no_palace_is_a_one_line_error_saying_what_to_try(scanner, make, message):

@@ -53,13 +53,30 @@ def test_given_corners_skip_the_search(scanner):
 
 def test_cli_scan_scores_a_sample(tmp_path):
     out = tmp_path / "scan.json"
-    result = CliRunner().invoke(cli, ["scan", str(SAMPLES / "sagrada_straight_01.jpg"), "--game", "sagrada", "--json", str(out),
-                                      "--score", "--format", "json", "--objectives", "row-color-variety,light-shades,color-diagonals",
-                                      "--private", "blue", "--favor", "1"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "scan",
+            str(SAMPLES / "sagrada_straight_01.jpg"),
+            "--game",
+            "sagrada",
+            "--json",
+            str(out),
+            "--score",
+            "--format",
+            "json",
+            "--objectives",
+            "row-color-variety,light-shades,color-diagonals",
+            "--private",
+            "blue",
+            "--favor",
+            "1",
+        ],
+    )
     assert result.exit_code == 0, result.output
     document = json.loads(out.read_text())
     assert document["players"][0]["window"] == _truth("sagrada_straight_01")["players"][0]["window"]
-    report = json.loads(result.stdout[result.stdout.index("{"):])
+    report = json.loads(result.stdout[result.stdout.index("{") :])
     assert isinstance(report["players"][0]["total"], int)
 
 

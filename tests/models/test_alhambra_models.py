@@ -75,7 +75,7 @@ def test_rendered_tiles_have_their_type_colour():
     rng = np.random.default_rng(0)
     for kind, colour in PRICE_FILL.items():
         art = draw_tile({"type": kind, "walls": "", "price": 7}, rng, 128)
-        patch = art[int(0.79 * 128) - 12:int(0.79 * 128) - 8, int(0.79 * 128) - 3:int(0.79 * 128) + 3]
+        patch = art[int(0.79 * 128) - 12 : int(0.79 * 128) - 8, int(0.79 * 128) - 3 : int(0.79 * 128) + 3]
         assert np.abs(patch.reshape(-1, 3).mean(axis=0) - colour).max() < 45, kind
 
 

@@ -79,8 +79,15 @@ def test_export_writes_the_one_manifest_format_and_a_loadable_model(tmp_path):
     from scanner.model import OnnxModel, manifest_text
 
     net = torch.nn.Sequential(torch.nn.Conv2d(3, 2, 3, padding=1), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten())
-    manifest = manifest_for("toy_net", "toy", classes=("a", "b"), heads=(("kind", ("a", "b")),), outputs=(("kind", "logits"),),
-                            input_shape=(1, 3, 8, 8), temperature=0.7)
+    manifest = manifest_for(
+        "toy_net",
+        "toy",
+        classes=("a", "b"),
+        heads=(("kind", ("a", "b")),),
+        outputs=(("kind", "logits"),),
+        input_shape=(1, 3, 8, 8),
+        temperature=0.7,
+    )
     written = write_model(to_onnx(net, torch.zeros(1, 3, 8, 8), ["kind"], dynamic_batch=True), manifest, tmp_path)
     assert (tmp_path / "toy_net" / "manifest.json").read_text(encoding="utf-8") == manifest_text(written)
     model = OnnxModel("toy_net", directory=tmp_path)

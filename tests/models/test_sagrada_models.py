@@ -52,7 +52,11 @@ def test_cell_model_heads_match_the_manifest():
 
 
 def test_render_is_seeded_and_labelled_exactly():
-    first, again, other = render(11, out_size=(640, 480), px_per_mm=3), render(11, out_size=(640, 480), px_per_mm=3), render(12, out_size=(640, 480), px_per_mm=3)
+    first, again, other = (
+        render(11, out_size=(640, 480), px_per_mm=3),
+        render(11, out_size=(640, 480), px_per_mm=3),
+        render(12, out_size=(640, 480), px_per_mm=3),
+    )
     assert np.array_equal(first.image_rgb, again.image_rgb) and first.label == again.label
     assert not np.array_equal(first.image_rgb, other.image_rgb)
     state = GAMES["sagrada"].parse(first.label)  # a legal FORMATS.md document

@@ -18,8 +18,11 @@ from scanner.reading import CellReading
 from tablescan.review.db import MIGRATIONS, Store
 
 ROOT = Path(__file__).resolve().parents[2]
-SAGRADA_HEADS = (("die", ("empty", "die")), ("colour", ("none", "R", "Y", "G", "B", "P")),
-                 ("value", ("none", "1", "2", "3", "4", "5", "6")))
+SAGRADA_HEADS = (
+    ("die", ("empty", "die")),
+    ("colour", ("none", "R", "Y", "G", "B", "P")),
+    ("value", ("none", "1", "2", "3", "4", "5", "6")),
+)
 SHIPPED_LOOK = {"R": (200, 30, 30), "Y": (230, 200, 40), "G": (40, 150, 60), "B": (30, 80, 200), "P": (120, 40, 140)}
 # another printing: yellow reads as green, purple as red, blue as purple
 OTHER_LOOK = {"R": (225, 125, 45), "Y": (120, 200, 60), "G": (40, 140, 150), "B": (110, 60, 200), "P": (170, 60, 110)}
@@ -39,8 +42,12 @@ class ToyDice(OnnxModel):
         protos = np.array([(128, 128, 128)] + [SHIPPED_LOOK[c] for c in "RYGBP"], np.float64)
         colour = -((centre[:, None, :] - protos[None]) ** 2).sum(axis=2) / 800.0
         n = len(batch)
-        return {"die": np.tile(np.float32([0, 2]), (n, 1)), "colour": colour.astype(np.float32),
-                "value": np.tile(np.float32([0, 0, 0, 2, 0, 0, 0]), (n, 1)), "embedding": (centre / 255.0).astype(np.float32)}
+        return {
+            "die": np.tile(np.float32([0, 2]), (n, 1)),
+            "colour": colour.astype(np.float32),
+            "value": np.tile(np.float32([0, 0, 0, 2, 0, 0, 0]), (n, 1)),
+            "embedding": (centre / 255.0).astype(np.float32),
+        }
 
 
 def crop_of(colour: str, look: dict, seed: int) -> np.ndarray:
@@ -82,8 +89,11 @@ class FakeScanner:
         cells = []
         for index, value in enumerate(board(seed)):
             r, c = divmod(index, 5)
-            cells.append(CellReading((r, c), read(value), 0.6, tuple(map(tuple, square(r, c))), (),
-                                     crop_of(value[0], OTHER_LOOK, seed * 100 + index)))
+            cells.append(
+                CellReading(
+                    (r, c), read(value), 0.6, tuple(map(tuple, square(r, c))), (), crop_of(value[0], OTHER_LOOK, seed * 100 + index)
+                )
+            )
         return SimpleNamespace(cells=tuple(cells), photo=SimpleNamespace(scale=1.0))
 
 
@@ -92,8 +102,11 @@ def scanned_examples(seed: int, model: ToyDice) -> tuple[list[dict], list[dict]]
     from scanner.adapt import scan_examples
 
     result = FakeScanner(model).scan(f"photo{seed}.png", "sagrada")
-    readings = [{"cell": f"{r},{c}", "value": cell.value, "confidence": 0.6, "polygon": square(r, c)}
-                for cell in result.cells for r, c in [cell.cell]]
+    readings = [
+        {"cell": f"{r},{c}", "value": cell.value, "confidence": 0.6, "polygon": square(r, c)}
+        for cell in result.cells
+        for r, c in [cell.cell]
+    ]
     return readings, scan_examples(result, "sagrada", model.manifest)
 
 
@@ -144,7 +157,12 @@ def test_a_scan_stores_one_example_per_cell_and_a_rescan_replaces_them(tmp_path,
     rows = store.examples()
     assert len(rows) == 20
     first = rows[0]
-    assert (first["cell"], first["photo_id"], first["read_value"], first["label"]) == ("0,0", photo.id, readings[0]["value"], readings[0]["value"])
+    assert (first["cell"], first["photo_id"], first["read_value"], first["label"]) == (
+        "0,0",
+        photo.id,
+        readings[0]["value"],
+        readings[0]["value"],
+    )
     assert first["model"] == toy.manifest.label and first["model_sha256"] == "5" * 64 and first["origin"] == "scan"
     assert np.array_equal(decode_crop(first["crop"]), crop_of(board(1)[0][0], OTHER_LOOK, 100))
     # a rescan of the same photo (new corners) replaces its examples, it does not add to them
@@ -217,16 +235,20 @@ def _version_2_database(path: Path) -> None:
             data = f"photo {k}".encode()
             sha = hashlib.sha256(data).hexdigest()
             (photos / f"photo{k}.png").write_bytes(data)
-            conn.execute("INSERT INTO photos VALUES (?, ?, ?, 'photo.png', 'image/png', 50, 40, 7, 't')",
-                         (k + 1, sha, f"photo{k}.png"))
-            conn.execute("INSERT INTO players VALUES (?, 1, ?, ?, '{}', ?, '[[0,0],[50,0],[50,40],[0,40]]', 'dice v1')",
-                         (k + 1, k, f"P{k}", k + 1))
+            conn.execute("INSERT INTO photos VALUES (?, ?, ?, 'photo.png', 'image/png', 50, 40, 7, 't')", (k + 1, sha, f"photo{k}.png"))
+            conn.execute(
+                "INSERT INTO players VALUES (?, 1, ?, ?, '{}', ?, '[[0,0],[50,0],[50,40],[0,40]]', 'dice v1')", (k + 1, k, f"P{k}", k + 1)
+            )
             for index, value in enumerate(board(k)):
                 r, c = divmod(index, 5)
-                conn.execute("INSERT INTO readings VALUES (?, ?, ?, 0.6, ?, 'corrected', 't')",
-                             (k + 1, f"{r},{c}", value, json.dumps(square(r, c))))
-                conn.execute("INSERT INTO corrections (player_id, cell, old_value, new_value, model, photo_id, created_at) "
-                             "VALUES (?, ?, ?, ?, 'dice v1', ?, 't')", (k + 1, f"{r},{c}", read(value), value, k + 1))
+                conn.execute(
+                    "INSERT INTO readings VALUES (?, ?, ?, 0.6, ?, 'corrected', 't')", (k + 1, f"{r},{c}", value, json.dumps(square(r, c)))
+                )
+                conn.execute(
+                    "INSERT INTO corrections (player_id, cell, old_value, new_value, model, photo_id, created_at) "
+                    "VALUES (?, ?, ?, ?, 'dice v1', ?, 't')",
+                    (k + 1, f"{r},{c}", read(value), value, k + 1),
+                )
 
 
 def _dump(path: Path, tables: tuple[str, ...]) -> dict:
@@ -282,8 +304,9 @@ SAMPLE = ROOT / "sample_images" / "sagrada_straight_01.jpg"
 
 
 @pytest.mark.e2e
-@pytest.mark.skipif(not (SAMPLE.exists() and (ROOT / "models" / "sagrada_dice" / "model.onnx").exists()),
-                    reason="the Sagrada sample or model is not built")
+@pytest.mark.skipif(
+    not (SAMPLE.exists() and (ROOT / "models" / "sagrada_dice" / "model.onnx").exists()), reason="the Sagrada sample or model is not built"
+)
 def test_the_review_screen_stores_each_scanned_cell_as_an_example(client, db_path) -> None:
     from scanner.model import load_model
 

@@ -176,7 +176,9 @@ def test_settings_and_fields_reach_the_document(client: TestClient) -> None:
     game_url = f"/api/games/{view['id']}"
     client.patch(game_url, json={"settings": {"public_objectives": ["shade-variety", "deep-shades"]}})
     player_url = f"{game_url}/players/{view['players'][1]['id']}"
-    view = client.patch(player_url, json={"name": "Bea", "fields": {"private_objective": "green", "favor_tokens": "3", "pattern": "Virtus"}}).json()
+    view = client.patch(
+        player_url, json={"name": "Bea", "fields": {"private_objective": "green", "favor_tokens": "3", "pattern": "Virtus"}}
+    ).json()
     document = view["document"]
     assert document["public_objectives"] == ["shade-variety", "deep-shades"]
     assert document["players"][1] == {
@@ -192,7 +194,9 @@ def test_settings_and_fields_reach_the_document(client: TestClient) -> None:
 
 def test_solo_sagrada_builds_the_solo_block(client: TestClient) -> None:
     view = new_game(client, "sagrada", ("Sol",))
-    view = client.patch(f"/api/games/{view['id']}", json={"settings": {"solo": {"private_objectives": ["red", "green"], "round_track_sum": 30}}}).json()
+    view = client.patch(
+        f"/api/games/{view['id']}", json={"settings": {"solo": {"private_objectives": ["red", "green"], "round_track_sum": 30}}}
+    ).json()
     assert view["document"]["solo"] == {"private_objectives": ["red", "green"], "round_track_sum": 30}
     assert "private_objective" not in view["document"]["players"][0]
     assert view["report"]["solo"]["target"] == 30
@@ -221,7 +225,10 @@ def test_alhambra_scorings_accumulate(client: TestClient) -> None:
 def test_alhambra_final_round_carries_dirk_market_and_money(client: TestClient) -> None:
     view = new_game(client, "alhambra", ("Ana", "Bo"))
     game_url = f"/api/games/{view['id']}"
-    client.patch(game_url, json={"settings": {"scoring_round": 3, "dirk": {"garden": 2}, "market": [{"currency": "denar", "type": "tower", "walls": "en"}]}})
+    client.patch(
+        game_url,
+        json={"settings": {"scoring_round": 3, "dirk": {"garden": 2}, "market": [{"currency": "denar", "type": "tower", "walls": "en"}]}},
+    )
     view = client.patch(f"{game_url}/players/{view['players'][0]['id']}", json={"fields": {"money": {"denar": 5}}}).json()
     document = view["document"]
     assert document["dirk"]["garden"] == 2
@@ -274,9 +281,7 @@ def test_splendor_counts_become_cards(client: TestClient) -> None:
 
 def upload(client: TestClient, view: dict, data: bytes, name: str = "board.png", index: int = 0):
     player = view["players"][index]
-    return client.post(
-        f"/api/games/{view['id']}/players/{player['id']}/photo", files={"photo": (name, data, "image/png")}
-    )
+    return client.post(f"/api/games/{view['id']}/players/{player['id']}/photo", files={"photo": (name, data, "image/png")})
 
 
 def test_photo_upload_is_stored_once_by_hash_and_served(client: TestClient, db_path) -> None:
@@ -358,7 +363,13 @@ def test_scan_results_become_readings_and_corrections_keep_the_model(client: Tes
     player = view["players"][0]
     assert player["model"] == "dice v9" and player["corners"] == [[0, 0], [60, 0], [60, 40], [0, 40]]
     reading = next(c for c in player["cells"] if c["cell"] == "0,0")
-    assert reading == {"cell": "0,0", "value": "R3", "confidence": 0.42, "polygon": [[10, 10], [20, 10], [20, 20], [10, 20]], "source": "scan"}
+    assert reading == {
+        "cell": "0,0",
+        "value": "R3",
+        "confidence": 0.42,
+        "polygon": [[10, 10], [20, 10], [20, 20], [10, 20]],
+        "source": "scan",
+    }
     url = f"/api/games/{view['id']}/players/{player['id']}"
     view = client.post(f"{url}/rescan", json={"corners": [[1, 1], [59, 1], [59, 39], [1, 39]]}).json()
     assert calls[-1][2] == [[1.0, 1.0], [59.0, 1.0], [59.0, 39.0], [1.0, 39.0]]
@@ -394,7 +405,9 @@ def test_a_failed_scan_keeps_the_photo_and_says_why(client: TestClient, monkeypa
     view = upload(client, new_game(client), png_bytes()).json()
     assert view["notice"] == notice
     assert view["players"][0]["photo"] is not None
-    view = client.post(f"/api/games/{view['id']}/players/{view['players'][0]['id']}/rescan", json={"corners": [[1, 1], [9, 1], [9, 9], [1, 9]]}).json()
+    view = client.post(
+        f"/api/games/{view['id']}/players/{view['players'][0]['id']}/rescan", json={"corners": [[1, 1], [9, 1], [9, 9], [1, 9]]}
+    ).json()
     assert view["notice"] == notice and view["players"][0]["corners"] == [[1, 1], [9, 1], [9, 9], [1, 9]]
 
 
@@ -458,8 +471,11 @@ def test_chunked_multipart_upload_without_length_is_refused(client: TestClient) 
     view = new_game(client)
     player = view["players"][0]
     boundary = "b0undary"
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.png\"\r\n"
-            f"Content-Type: image/png\r\n\r\n").encode() + png_bytes() + f"\r\n--{boundary}--\r\n".encode()
+    body = (
+        (f'--{boundary}\r\nContent-Disposition: form-data; name="photo"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n').encode()
+        + png_bytes()
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
 
     def chunks():
         yield body
@@ -475,7 +491,33 @@ def test_chunked_multipart_upload_without_length_is_refused(client: TestClient) 
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 50) | st.text(max_size=6) | st.sampled_from(["B4", "garden:N", "red:1", "0,0", "N1"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["cell", "value", "cells", "fields", "settings", "nobles", "money", "dirk", "market", "public_objectives", "favor_tokens", "pattern", "reserve", "solo", "scoring_round", "name"]), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "cell",
+                    "value",
+                    "cells",
+                    "fields",
+                    "settings",
+                    "nobles",
+                    "money",
+                    "dirk",
+                    "market",
+                    "public_objectives",
+                    "favor_tokens",
+                    "pattern",
+                    "reserve",
+                    "solo",
+                    "scoring_round",
+                    "name",
+                ]
+            ),
+            inner,
+            max_size=3,
+        )
+    ),
     max_leaves=8,
 )
 

@@ -36,9 +36,16 @@ def scanned_store(db_path: Path) -> tuple[Store, int, int]:
     record = store.add_photo(hashlib.sha256(data).hexdigest(), ".png", data, "image/png", (200, 100), "board.png")
     store.attach_photo(game_id, player_id, record.id)
     square = [[20, 30], [60, 30], [60, 70], [20, 70]]
-    store.store_scan(game_id, player_id, [[0, 0], [200, 0], [200, 100], [0, 100]], "dice v2",
-                     [{"cell": "0,0", "value": "Y3", "confidence": 0.4, "polygon": square},
-                      {"cell": "0,1", "value": "R2", "confidence": 0.99, "polygon": [[60, 30], [100, 30], [100, 70], [60, 70]]}])
+    store.store_scan(
+        game_id,
+        player_id,
+        [[0, 0], [200, 0], [200, 100], [0, 100]],
+        "dice v2",
+        [
+            {"cell": "0,0", "value": "Y3", "confidence": 0.4, "polygon": square},
+            {"cell": "0,1", "value": "R2", "confidence": 0.99, "polygon": [[60, 30], [100, 30], [100, 70], [60, 70]]},
+        ],
+    )
     return store, game_id, player_id
 
 
@@ -162,7 +169,9 @@ def test_a_killed_server_loses_nothing(tmp_path: Path) -> None:
     db = tmp_path / "night.sqlite3"
     server = subprocess.Popen(
         [sys.executable, "-m", "tablescan", "review", "--db", str(db), "--port", str(port)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
         base = f"http://127.0.0.1:{port}"

@@ -40,9 +40,7 @@ def test_a_version_1_database_keeps_its_games_when_migrated(tmp_path: Path) -> N
         for statement in MIGRATIONS[0][1]:
             conn.execute(statement)
         conn.execute("INSERT INTO schema_version VALUES (1)")
-        conn.execute(
-            "INSERT INTO games (game, name, settings, created_at, updated_at) VALUES ('sagrada', 'Old', '{}', 'x', 'x')"
-        )
+        conn.execute("INSERT INTO games (game, name, settings, created_at, updated_at) VALUES ('sagrada', 'Old', '{}', 'x', 'x')")
     assert "rounds" not in tables(path)
     store = Store(path)
     assert store.schema_version() == LATEST_VERSION
@@ -120,8 +118,11 @@ def test_sagrada_window_survives_document_and_back(window: list[list[str]]) -> N
 
 tiles = st.one_of(
     st.just(""),
-    st.builds(lambda t, w: f"{t}:{''.join(s for s in 'NESW' if s in w)}",
-              st.sampled_from(["pavilion", "seraglio", "arcades", "chambers", "garden", "tower"]), st.sets(st.sampled_from("NESW"))),
+    st.builds(
+        lambda t, w: f"{t}:{''.join(s for s in 'NESW' if s in w)}",
+        st.sampled_from(["pavilion", "seraglio", "arcades", "chambers", "garden", "tower"]),
+        st.sets(st.sampled_from("NESW")),
+    ),
 )
 
 
@@ -141,8 +142,12 @@ def test_alhambra_scan_tiles_by_id_and_dict_values_are_understood() -> None:
     player = {
         "name": "Ana",
         "palace": [{"at": [0, 0], "tile": "fountain"}, {"at": [1, 0], "tile_id": 1}],
-        "scan": {"cells": [{"cell": [1, 0], "value": "x", "confidence": 0.5, "polygon": [[0, 0], [1, 0], [1, 1]]},
-                           {"cell": [2, 0], "value": None, "confidence": 0.9, "polygon": [[1, 0], [2, 0], [2, 1]]}]},
+        "scan": {
+            "cells": [
+                {"cell": [1, 0], "value": "x", "confidence": 0.5, "polygon": [[0, 0], [1, 0], [1, 1]]},
+                {"cell": [2, 0], "value": None, "confidence": 0.9, "polygon": [[1, 0], [2, 0], [2, 1]]},
+            ]
+        },
     }
     readings = {r["cell"]: r for r in readings_from_scan("alhambra", player)}
     assert readings["1,0"]["value"] == "pavilion:NEW" and readings["1,0"]["confidence"] == 0.5

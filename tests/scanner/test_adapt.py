@@ -303,8 +303,11 @@ def test_fit_never_raises_training_loss(seed) -> None:
 # --------------------------------------------------------------------------------------------
 # the command: learn from an export-corrections folder, keep, refuse, reset
 
-SAGRADA_HEADS = (("die", ("empty", "die")), ("colour", ("none", "R", "Y", "G", "B", "P")),
-                 ("value", ("none", "1", "2", "3", "4", "5", "6")))
+SAGRADA_HEADS = (
+    ("die", ("empty", "die")),
+    ("colour", ("none", "R", "Y", "G", "B", "P")),
+    ("value", ("none", "1", "2", "3", "4", "5", "6")),
+)
 SHIPPED_LOOK = {"R": (200, 30, 30), "Y": (230, 200, 40), "G": (40, 150, 60), "B": (30, 80, 200), "P": (120, 40, 140)}
 # another printing of the game: every colour is off, several enough to be read as a neighbour
 OTHER_LOOK = {"R": (225, 125, 45), "Y": (190, 215, 60), "G": (40, 140, 150), "B": (110, 60, 200), "P": (170, 60, 110)}
@@ -324,8 +327,12 @@ class ToyDice(OnnxModel):
         protos = np.array([(128, 128, 128)] + [SHIPPED_LOOK[c] for c in "RYGBP"], np.float64)
         colour = -((centre[:, None, :] - protos[None]) ** 2).sum(axis=2) / 800.0
         n = len(batch)
-        return {"die": np.tile(np.float32([0, 2]), (n, 1)), "colour": colour.astype(np.float32),
-                "value": np.tile(np.float32([2, 0, 0, 0, 0, 0, 0]), (n, 1)), "embedding": (centre / 255.0).astype(np.float32)}
+        return {
+            "die": np.tile(np.float32([0, 2]), (n, 1)),
+            "colour": colour.astype(np.float32),
+            "value": np.tile(np.float32([2, 0, 0, 0, 0, 0, 0]), (n, 1)),
+            "embedding": (centre / 255.0).astype(np.float32),
+        }
 
 
 def _cell_crop(rng: np.random.Generator, rgb: tuple[int, int, int], size: int = 96) -> np.ndarray:
@@ -528,9 +535,16 @@ def test_review_database_boards_become_labelled_photos(tmp_path) -> None:
     photo = store.add_photo("ab" * 32, ".jpg", b"jpeg bytes", "image/jpeg", (800, 600), "ana.jpg")
     store.attach_photo(game, ana, photo.id)
     square = [[0, 0], [10, 0], [10, 10], [0, 10]]
-    store.store_scan(game, ana, [[0, 0], [50, 0], [50, 40], [0, 40]], "sagrada_dice 1",
-                     [{"cell": "0,0", "value": "R3", "confidence": 0.5, "polygon": square},
-                      {"cell": "0,1", "value": ".", "confidence": 0.9, "polygon": [[10, 0], [20, 0], [20, 10], [10, 10]]}])
+    store.store_scan(
+        game,
+        ana,
+        [[0, 0], [50, 0], [50, 40], [0, 40]],
+        "sagrada_dice 1",
+        [
+            {"cell": "0,0", "value": "R3", "confidence": 0.5, "polygon": square},
+            {"cell": "0,1", "value": ".", "confidence": 0.9, "polygon": [[10, 0], [20, 0], [20, 10], [10, 10]]},
+        ],
+    )
     assert store.correct_cell(game, ana, "0,0", "Y3")
     store.set_initial_cells(bo, {"0,0": "G1"})  # typed in by hand, no photo: not an example
     splendor = store.create_game("splendor", "cards", {}, [("Cy", {})])
@@ -566,7 +580,7 @@ def test_scanner_with_reset_profile_reads_exactly_as_shipped(tmp_path, monkeypat
     image = np.full((480, 640, 3), 60, np.uint8)
     for r in range(4):
         for c in range(5):
-            image[80 + r * 80 + 8:80 + r * 80 + 72, 70 + c * 100 + 8:70 + c * 100 + 92] = rng.integers(0, 255, 3)
+            image[80 + r * 80 + 8 : 80 + r * 80 + 72, 70 + c * 100 + 8 : 70 + c * 100 + 92] = rng.integers(0, 255, 3)
     photo = cv2.imencode(".png", image[:, :, ::-1])[1].tobytes()
     corners = np.array([[70, 80], [570, 80], [570, 400], [70, 400]], float)
     shipped = make_scanner().scan(photo, "sagrada", corners=corners, name="grid.png")
@@ -574,8 +588,12 @@ def test_scanner_with_reset_profile_reads_exactly_as_shipped(tmp_path, monkeypat
     dice = load_model("sagrada_dice")
     basis = tuple(sorted(head for head, _ in dice.manifest.heads))  # an affine re-fit on the logits
     dims = sum(len(classes) for _, classes in dice.manifest.heads)
-    heads = tuple(HeadFit(head, tuple(classes), 1.0, np.zeros(dims), np.ones(dims), rng.normal(0, 2, (dims, len(classes))),
-                          rng.normal(0, 2, len(classes))) for head, classes in dice.manifest.heads)
+    heads = tuple(
+        HeadFit(
+            head, tuple(classes), 1.0, np.zeros(dims), np.ones(dims), rng.normal(0, 2, (dims, len(classes))), rng.normal(0, 2, len(classes))
+        )
+        for head, classes in dice.manifest.heads
+    )
     adaptation = Adaptation((ModelAdaptation("sagrada_dice", dice.manifest.sha256, basis, heads),))
     path = adaptation_file("mine")
     sha = save_adaptation(adaptation, path)
@@ -586,7 +604,9 @@ def test_scanner_with_reset_profile_reads_exactly_as_shipped(tmp_path, monkeypat
 
     assert reset_profile("mine")
     after = make_scanner(load_profile("mine")).scan(photo, "sagrada", corners=corners, name="grid.png")
-    assert [(c.value, c.confidence, c.alternatives) for c in after.cells] == [(c.value, c.confidence, c.alternatives) for c in shipped.cells]
+    assert [(c.value, c.confidence, c.alternatives) for c in after.cells] == [
+        (c.value, c.confidence, c.alternatives) for c in shipped.cells
+    ]
     assert after.document["players"][0]["window"] == shipped.document["players"][0]["window"]
     assert after.player["scan"]["model"] == shipped.player["scan"]["model"]
 

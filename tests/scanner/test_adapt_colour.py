@@ -24,8 +24,7 @@ from scanner.adapt import (
 )
 from scanner.model import Manifest, OnnxModel
 
-HEADS = (("die", ("empty", "die")), ("colour", ("none", "R", "Y", "G", "B", "P")),
-         ("value", ("none", "1", "2", "3", "4", "5", "6")))
+HEADS = (("die", ("empty", "die")), ("colour", ("none", "R", "Y", "G", "B", "P")), ("value", ("none", "1", "2", "3", "4", "5", "6")))
 SHIPPED_LOOK = {"R": (200, 30, 30), "Y": (230, 200, 40), "G": (40, 150, 60), "B": (30, 80, 200), "P": (120, 40, 140)}
 # another printing: each colour is closer to another colour's shipped look
 OTHER_LOOK = {"R": (200, 120, 60), "Y": (90, 190, 70), "G": (40, 130, 190), "B": (120, 50, 160), "P": (210, 40, 90)}
@@ -47,8 +46,12 @@ class ColourBlindDice(OnnxModel):
         n = len(batch)
         brightness = batch.mean(axis=(1, 2, 3))[:, None]  # the embedding sees only how bright the crop is
         embedding = np.concatenate([brightness, np.sin(np.arange(7)[None] * brightness * 9)], axis=1)
-        return {"die": np.tile(np.float32([0, 2]), (n, 1)), "colour": colour.astype(np.float32),
-                "value": np.tile(np.float32([0, 0, 0, 2, 0, 0, 0]), (n, 1)), "embedding": embedding.astype(np.float32)}
+        return {
+            "die": np.tile(np.float32([0, 2]), (n, 1)),
+            "colour": colour.astype(np.float32),
+            "value": np.tile(np.float32([0, 0, 0, 2, 0, 0, 0]), (n, 1)),
+            "embedding": embedding.astype(np.float32),
+        }
 
 
 def dice(colours: str, look: dict, seed: int) -> np.ndarray:
@@ -109,8 +112,9 @@ def test_a_colour_shift_the_embedding_cannot_see_is_learnt_from_the_crops() -> N
         fitted.apply(model.run(batch))
     # and survive a save and load exactly
     loaded = from_npz_bytes(to_npz_bytes(Adaptation((fitted,))))
-    np.testing.assert_array_equal(loaded.model("sagrada_dice").apply(model.run(batch), batch)["colour"],
-                                  fitted.apply(model.run(batch), batch)["colour"])
+    np.testing.assert_array_equal(
+        loaded.model("sagrada_dice").apply(model.run(batch), batch)["colour"], fitted.apply(model.run(batch), batch)["colour"]
+    )
 
 
 def test_a_version_1_file_without_head_bases_still_reads_with_the_model_basis() -> None:
@@ -152,4 +156,6 @@ def test_the_shipped_logits_weight_is_fitted_and_applied() -> None:
     assert fitted.logit_scale < 0.9  # trusted less than as shipped
     frozen = fit_head("kind", ("a", "b", "c"), x, logits, labels, fit_scale=False)
     assert frozen.logit_scale == 1.0
-    np.testing.assert_allclose(fitted.adjust(x, logits), fitted.logit_scale * logits + ((x - fitted.mean) / fitted.scale) @ fitted.weights + fitted.bias)
+    np.testing.assert_allclose(
+        fitted.adjust(x, logits), fitted.logit_scale * logits + ((x - fitted.mean) / fitted.scale) @ fitted.weights + fitted.bias
+    )

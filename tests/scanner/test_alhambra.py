@@ -212,7 +212,11 @@ def _tile(kind: str, walls: str):
 
 def test_decode_keeps_a_consistent_reading():
     garden, tower = _tile("garden", "N"), _tile("tower", "")
-    evidence = {(0, 0): _evidence("fountain", "", 2), (1, 0): _evidence("garden", "N", garden.price), (0, 1): _evidence("tower", "", tower.price)}
+    evidence = {
+        (0, 0): _evidence("fountain", "", 2),
+        (1, 0): _evidence("garden", "N", garden.price),
+        (0, 1): _evidence("tower", "", tower.price),
+    }
     fountain, chosen = decode_palace(evidence)
     assert fountain == (0, 0)
     assert {cell: (CATALOGUE[i].type, CATALOGUE[i].walls) for cell, i in chosen.items()} == {(1, 0): ("garden", "N"), (0, 1): ("tower", "")}

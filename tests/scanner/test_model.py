@@ -16,8 +16,13 @@ def _write(folder, data: bytes, sha: str | None = None, manifest: bool = True) -
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "model.onnx").write_bytes(data)
     if manifest:
-        doc = {"name": folder.name, "version": "v1", "sha256": sha or hashlib.sha256(data).hexdigest(),
-               "classes": ["a", "b"], "input": {"shape": [1, 3, 8, 8]}}
+        doc = {
+            "name": folder.name,
+            "version": "v1",
+            "sha256": sha or hashlib.sha256(data).hexdigest(),
+            "classes": ["a", "b"],
+            "input": {"shape": [1, 3, 8, 8]},
+        }
         (folder / "manifest.json").write_text(json.dumps(doc))
 
 

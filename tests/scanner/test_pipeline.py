@@ -30,13 +30,18 @@ class FakeReader:
         self.given_corners = corners
         with timings.stage("classify"):
             cells = tuple(
-                CellReading(cell=(0, col), value=WINDOW[0].split()[col], confidence=0.9,
-                            polygon=((100 + 120 * col, 80), (220 + 120 * col, 80), (220 + 120 * col, 200), (100 + 120 * col, 200)))
+                CellReading(
+                    cell=(0, col),
+                    value=WINDOW[0].split()[col],
+                    confidence=0.9,
+                    polygon=((100 + 120 * col, 80), (220 + 120 * col, 80), (220 + 120 * col, 200), (100 + 120 * col, 200)),
+                )
                 for col in range(5)
             )
         found = CORNERS if corners is None else corners
-        return BoardReading(player={"window": list(WINDOW)}, corners=found, cells=cells, model="fake v0",
-                            game_fields={"public_objectives": []})
+        return BoardReading(
+            player={"window": list(WINDOW)}, corners=found, cells=cells, model="fake v0", game_fields={"public_objectives": []}
+        )
 
 
 def _jpeg(width: int, height: int) -> bytes:

@@ -41,7 +41,7 @@ def test_rectify_grid_maps_corners_to_the_margin_box() -> None:
     back = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), np.linalg.inv(to_photo)).reshape(-1, 2)
     expected = np.array([[margin, margin], [RECT_W - margin, margin], [RECT_W - margin, RECT_H - margin], [margin, RECT_H - margin]])
     assert np.allclose(back, expected, atol=1e-6)
-    inner = rectified[int(margin) + 2:int(RECT_H - margin) - 2, int(margin) + 2:int(RECT_W - margin) - 2]
+    inner = rectified[int(margin) + 2 : int(RECT_H - margin) - 2, int(margin) + 2 : int(RECT_W - margin) - 2]
     assert inner[..., 0].min() > 150 and inner[..., 1].max() < 60
 
 
@@ -50,7 +50,7 @@ def test_cell_crops_are_row_major_with_margin() -> None:
     for r in range(4):
         for c in range(5):
             y, x = 8 + r * 32, 8 + c * 32
-            rectified[y:y + 32, x:x + 32] = (r * 50, c * 50, 7)
+            rectified[y : y + 32, x : x + 32] = (r * 50, c * 50, 7)
     crops = cell_crops(rectified)
     assert crops.shape == (20, CROP_PX, CROP_PX, 3)
     for index in range(20):
@@ -58,11 +58,14 @@ def test_cell_crops_are_row_major_with_margin() -> None:
         assert tuple(crops[index, CROP_PX // 2, CROP_PX // 2]) == (r * 50, c * 50, 7)
 
 
-@pytest.mark.parametrize(("shape", "expectation"), [
-    ((RECT_H, RECT_W, 3), nullcontext()),
-    ((RECT_H + 1, RECT_W, 3), pytest.raises(ValueError, match="rectified grid: expected")),
-    ((RECT_H, RECT_W - 8, 3), pytest.raises(ValueError, match="rectified grid: expected")),
-])
+@pytest.mark.parametrize(
+    ("shape", "expectation"),
+    [
+        ((RECT_H, RECT_W, 3), nullcontext()),
+        ((RECT_H + 1, RECT_W, 3), pytest.raises(ValueError, match="rectified grid: expected")),
+        ((RECT_H, RECT_W - 8, 3), pytest.raises(ValueError, match="rectified grid: expected")),
+    ],
+)
 def test_cell_crops_checks_its_input(shape, expectation) -> None:
     with expectation:
         cell_crops(np.zeros(shape, np.uint8))
@@ -221,11 +224,14 @@ def test_a_card_that_does_not_fit_is_not_trusted() -> None:
     assert max(pattern_conflicts(_confident(truth), name) for name in others) > 2
 
 
-@pytest.mark.parametrize(("moved", "expected"), [
-    ([[102, 101], [398, 99], [401, 302], [99, 298]], [[102, 101], [398, 99], [401, 302], [99, 298]]),  # a small step: taken
-    ([[102, 101], [398, 99], [700, 302], [99, 298]], [[102, 101], [398, 99], [400, 300], [99, 298]]),  # one corner jumped: kept
-    ([[102, 101], [398, 99], [99, 298], [401, 302]], [[102, 101], [398, 99], [400, 300], [100, 300]]),  # swapped: both kept
-])
+@pytest.mark.parametrize(
+    ("moved", "expected"),
+    [
+        ([[102, 101], [398, 99], [401, 302], [99, 298]], [[102, 101], [398, 99], [401, 302], [99, 298]]),  # a small step: taken
+        ([[102, 101], [398, 99], [700, 302], [99, 298]], [[102, 101], [398, 99], [400, 300], [99, 298]]),  # one corner jumped: kept
+        ([[102, 101], [398, 99], [99, 298], [401, 302]], [[102, 101], [398, 99], [400, 300], [100, 300]]),  # swapped: both kept
+    ],
+)
 def test_refinement_steps_are_checked(moved, expected) -> None:
     guess = np.array([[100, 100], [400, 100], [400, 300], [100, 300]], np.float64)
     assert np.allclose(board._accept_step(guess, np.array(moved, np.float64)), expected)
@@ -254,12 +260,15 @@ def test_lift_corners_recovers_the_dice_top_plane(tilt, azimuth, tolerance) -> N
     assert np.allclose(lift_corners(base, (1600, 1200), 0.0), base)
 
 
-@pytest.mark.parametrize(("corners", "problem"), [
-    ([[100, 100], [500, 100], [500, 400], [100, 400]], None),
-    ([[100, 100], [500, 100], [110, 110], [100, 400]], "convex"),
-    ([[100, 100], [120, 100], [120, 115], [100, 115]], "only"),
-    ([[100, 100], [900, 100], [900, 140], [100, 140]], "skewed"),
-])
+@pytest.mark.parametrize(
+    ("corners", "problem"),
+    [
+        ([[100, 100], [500, 100], [500, 400], [100, 400]], None),
+        ([[100, 100], [500, 100], [110, 110], [100, 400]], "convex"),
+        ([[100, 100], [120, 100], [120, 115], [100, 115]], "only"),
+        ([[100, 100], [900, 100], [900, 140], [100, 140]], "skewed"),
+    ],
+)
 def test_implausible_grids_are_named(corners, problem) -> None:
     start = np.array([[100, 100], [500, 100], [500, 400], [100, 400]], np.float64)
     found = board.implausible_grid(np.array(corners, np.float64), start, (1600, 1200))
@@ -308,8 +317,15 @@ def _photographed_grid(tilt: float, azimuth: float, roll: float, focal: float) -
     from models.scene import camera_planes
     from scanner.sagrada.cells import GRID_H_MM, GRID_W_MM
 
-    plane = camera_planes((int(GRID_W_MM * 4), int(GRID_H_MM * 4)), 4.0, tilt_deg=tilt, azimuth_deg=azimuth, roll_deg=roll,
-                          focal_px=focal, distance_mm=focal / 3.2)
+    plane = camera_planes(
+        (int(GRID_W_MM * 4), int(GRID_H_MM * 4)),
+        4.0,
+        tilt_deg=tilt,
+        azimuth_deg=azimuth,
+        roll_deg=roll,
+        focal_px=focal,
+        distance_mm=focal / 3.2,
+    )
     art = np.array([[0, 0], [GRID_W_MM * 4, 0], [GRID_W_MM * 4, GRID_H_MM * 4], [0, GRID_H_MM * 4]], np.float64)
     return cv2.perspectiveTransform(art.reshape(-1, 1, 2), plane(0.0)).reshape(4, 2) + [800, 600]
 
@@ -400,7 +416,9 @@ def test_a_mask_spilling_past_the_grid_is_retried_from_its_core(monkeypatch) -> 
 def test_a_judge_chooses_among_the_retried_grids_closest_to_a_rectangle(monkeypatch) -> None:
     truth = _photographed_grid(30.0, 60.0, 10.0, 1200.0)
     shifted = _at_cells(truth, np.array([[1, 0], [6, 0], [6, 4], [1, 4]], np.float64))
-    monkeypatch.setattr(board, "refine", lambda image, guess, refiner, reduced, trail=None: board.Refinement(guess, np.full(4, 0.1), np.eye(4)[0]))
+    monkeypatch.setattr(
+        board, "refine", lambda image, guess, refiner, reduced, trail=None: board.Refinement(guess, np.full(4, 0.1), np.eye(4)[0])
+    )
     found = board.Refinement(shifted, np.full(4, 0.45), np.eye(4)[0])  # one cell off: still a 5:4 rectangle, and surer corners
     earlier = [board.Refinement(truth, np.full(4, 0.4), np.eye(4)[0])]
     assert _same_quad(board._retry(None, found, None, None, (1600, 1200), earlier=earlier).corners, shifted)

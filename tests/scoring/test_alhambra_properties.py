@@ -133,9 +133,7 @@ def test_longest_wall_matches_brute_force(walls_at: dict) -> None:
 def test_removing_a_leaf_keeps_the_palace_legal(seed: int, size: int, data: st.DataObject) -> None:
     palace = _palace(seed, size)
     leaves = [
-        cell
-        for cell, tile in palace.items()
-        if tile.type != "fountain" and sum(neighbour(cell, side) in palace for side in SIDES) == 1
+        cell for cell, tile in palace.items() if tile.type != "fountain" and sum(neighbour(cell, side) in palace for side in SIDES) == 1
     ]
     if not leaves:
         return

@@ -185,9 +185,7 @@ def _slots(node):
     junk=json_values,
     delete=st.booleans(),
 )
-def test_damaged_generated_documents_only_ever_raise_state_error(
-    game_id: str, seed: int, pick: int, junk, delete: bool
-) -> None:
+def test_damaged_generated_documents_only_ever_raise_state_error(game_id: str, seed: int, pick: int, junk, delete: bool) -> None:
     doc = GAMES[game_id].generate(random.Random(seed)).to_json()
     slots = [slot for slot in _slots(doc) if not (slot[0] is doc and slot[1] == "game")]
     holder, key = slots[pick % len(slots)]

@@ -154,16 +154,16 @@ BAD = [
     (_with("players.0.window.2", "B3 G6 R0 P6 Y5"), "players[0].window[2]: cell 'R0' is not a die: the value must be 1-6"),
     (_with("players.0.window.2", "B3 G6 R7 P6 Y5"), "players[0].window[2]: cell 'R7' is not a die: the value must be 1-6"),
     (_with("players.1.window.0", "R1 G2 B3 Y4"), "players[1].window[0]: expected 5 cells separated by spaces, got 4"),
-    (_with("players.1.window", ["R1 G2 B3 Y4 P5", ". . . . .", ". . . . ."]),
-     "players[1].window: expected 4 rows (top row first), got 3"),
+    (_with("players.1.window", ["R1 G2 B3 Y4 P5", ". . . . .", ". . . . ."]), "players[1].window: expected 4 rows (top row first), got 3"),
     (_with("players.1.window", "R1 G2 B3 Y4 P5"), "players[1].window: expected a list of 4 row strings"),
     (_with("players.1.window.1", 7), "players[1].window[1]: expected a string of 5 cells"),
     (_with("players.1.window", ...), "players[1].window: missing required key"),
     (_with("public_objectives.1", "dark-shades"), "public_objectives[1]: expected one of row-color-variety"),
-    (_with("public_objectives", GOOD["public_objectives"] + ["deep-shades"]),
-     "public_objectives: expected at most 3 ids (a multiplayer game reveals 3 cards), got 4"),
-    (_with("public_objectives", ["deep-shades", "light-shades", "deep-shades"]),
-     "public_objectives[2]: duplicate objective 'deep-shades'"),
+    (
+        _with("public_objectives", GOOD["public_objectives"] + ["deep-shades"]),
+        "public_objectives: expected at most 3 ids (a multiplayer game reveals 3 cards), got 4",
+    ),
+    (_with("public_objectives", ["deep-shades", "light-shades", "deep-shades"]), "public_objectives[2]: duplicate objective 'deep-shades'"),
     (_with("public_objectives", "deep-shades"), "public_objectives: expected a list"),
     (_with("public_objectives", ...), "public_objectives: missing required key"),
     (_with("players.0.pattern", "Virtue"), "players[0].pattern: unknown pattern 'Virtue' (did you mean 'Virtus'?)"),
@@ -183,20 +183,23 @@ BAD = [
     (_with("players.1", "Bo"), "players[1]: expected an object, got 'Bo'"),
     (_with("game", "alhambra"), "game: expected 'sagrada', got 'alhambra'"),
     ([], "(document): expected an object, got a list of 0"),
-    (dict(SOLO, public_objectives=GOOD["public_objectives"]),
-     "public_objectives: expected at most 2 ids (the solo game reveals 2 cards), got 3"),
+    (
+        dict(SOLO, public_objectives=GOOD["public_objectives"]),
+        "public_objectives: expected at most 2 ids (the solo game reveals 2 cards), got 3",
+    ),
     (dict(SOLO, players=GOOD["players"]), "solo: the solo variant has exactly 1 player, got 2"),
-    (dict(SOLO, solo={"private_objectives": ["red", "red"], "round_track_sum": 3}),
-     "solo.private_objectives[1]: expected a colour other than 'red'"),
-    (dict(SOLO, solo={"private_objectives": ["red"], "round_track_sum": 3}),
-     "solo.private_objectives: expected 2 items, got 1"),
-    (dict(SOLO, solo={"private_objectives": ["red", "blue"], "round_track_sum": -1}),
-     "solo.round_track_sum: expected an integer 0-240, got -1"),
+    (
+        dict(SOLO, solo={"private_objectives": ["red", "red"], "round_track_sum": 3}),
+        "solo.private_objectives[1]: expected a colour other than 'red'",
+    ),
+    (dict(SOLO, solo={"private_objectives": ["red"], "round_track_sum": 3}), "solo.private_objectives: expected 2 items, got 1"),
+    (
+        dict(SOLO, solo={"private_objectives": ["red", "blue"], "round_track_sum": -1}),
+        "solo.round_track_sum: expected an integer 0-240, got -1",
+    ),
     (dict(SOLO, solo={"private_objectives": ["red", "blue"]}), "solo.round_track_sum: missing required key"),
-    (dict(SOLO, players=[dict(SOLO["players"][0], private_objective="red")]),
-     "players[0].private_objective: a solo player has none"),
-    (dict(SOLO, players=[dict(SOLO["players"][0], favor_tokens=2)]),
-     "players[0].favor_tokens: the solo game uses no favor tokens, got 2"),
+    (dict(SOLO, players=[dict(SOLO["players"][0], private_objective="red")]), "players[0].private_objective: a solo player has none"),
+    (dict(SOLO, players=[dict(SOLO["players"][0], favor_tokens=2)]), "players[0].favor_tokens: the solo game uses no favor tokens, got 2"),
 ]
 
 
@@ -210,11 +213,15 @@ def test_bad_documents_name_the_json_path(doc, message):
 
 WARNED = [
     (GOOD, []),
-    (_with("public_objectives", ["deep-shades", "light-shades"]),
-     ["public_objectives: 2 of 3 cards given; the missing ones score nothing"]),
+    (
+        _with("public_objectives", ["deep-shades", "light-shades"]),
+        ["public_objectives: 2 of 3 cards given; the missing ones score nothing"],
+    ),
     (_with("public_objectives", []), ["public_objectives: 0 of 3 cards given; the missing ones score nothing"]),
-    (_with("players.1.private_objective", "red"),
-     ["players[1].private_objective: 'red' is also players[0]'s, yet each colour's card exists once"]),
+    (
+        _with("players.1.private_objective", "red"),
+        ["players[1].private_objective: 'red' is also players[0]'s, yet each colour's card exists once"],
+    ),
     (_with("players.1.private_objective", ...), ["players[1].private_objective: not given; scored 0"]),
     (_with("players.1.pattern", "Virtus"), ["players[1].pattern: 'Virtus' is also players[0]'s, yet each pattern card exists once"]),
     (_with("players", [GOOD["players"][1]]), ['players: one player and no "solo" block: scored by the multiplayer rules']),
@@ -235,8 +242,14 @@ def test_a_scan_document_scores_as_it_stands():
     scan = {
         "game": "sagrada",
         "public_objectives": [],
-        "players": [{"name": "IMG_2041", "window": GOOD["players"][0]["window"], "pattern": "Virtus",
-                     "scan": {"photo": "IMG_2041.jpg", "cells": []}}],
+        "players": [
+            {
+                "name": "IMG_2041",
+                "window": GOOD["players"][0]["window"],
+                "pattern": "Virtus",
+                "scan": {"photo": "IMG_2041.jpg", "cells": []},
+            }
+        ],
     }
     doc = score(SagradaState.from_json(scan)).to_json()
     assert doc["players"][0]["breakdown"] == {"public": {}, "private": 0, "favor_tokens": 0, "empty_cells": -1}
@@ -250,6 +263,7 @@ def test_solo_round_trip():
 
 
 # ---------------------------------------------------------------- reports and the command line
+
 
 def test_json_report_follows_formats():
     doc = score(SagradaState.from_json(GOOD)).to_json()

@@ -31,9 +31,7 @@ FAST = settings(max_examples=40, deadline=None)
 
 dice = st.builds(Die, st.sampled_from(COLORS), st.integers(1, 6))
 cells = st.one_of(st.none(), dice)
-windows = st.lists(st.lists(cells, min_size=5, max_size=5), min_size=4, max_size=4).map(
-    lambda rows: tuple(tuple(row) for row in rows)
-)
+windows = st.lists(st.lists(cells, min_size=5, max_size=5), min_size=4, max_size=4).map(lambda rows: tuple(tuple(row) for row in rows))
 seeds = st.integers(0, 2**32 - 1)
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 300) | st.floats(allow_nan=False) | st.text(max_size=8),
@@ -135,9 +133,18 @@ def test_mirroring_maps_violations_onto_mirrored_cells(window):
 @FAST
 @given(windows)
 def test_objective_points_are_bounded(window):
-    upper = {"row-color-variety": 24, "column-color-variety": 25, "row-shade-variety": 20,
-             "column-shade-variety": 20, "light-shades": 20, "medium-shades": 20, "deep-shades": 20,
-             "shade-variety": 15, "color-variety": 16, "color-diagonals": 20}
+    upper = {
+        "row-color-variety": 24,
+        "column-color-variety": 25,
+        "row-shade-variety": 20,
+        "column-shade-variety": 20,
+        "light-shades": 20,
+        "medium-shades": 20,
+        "deep-shades": 20,
+        "shade-variety": 15,
+        "color-variety": 16,
+        "color-diagonals": 20,
+    }
     for objective in OBJECTIVES.values():
         assert 0 <= objective.score(window).points <= upper[objective.id]
 

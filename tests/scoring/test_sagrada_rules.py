@@ -47,22 +47,34 @@ def _grid(dice: dict[tuple[int, int], str]):
             [("orthogonal-same-color", ((0, 0), (0, 1)), ()), ("orthogonal-same-value", ((0, 0), (0, 1)), ())],
         ),
         ({(0, 0): "R1", (1, 1): "R1"}, None, []),  # diagonal twins are legal
-        ({(0, 0): "R1", (3, 4): "G2"}, None, [
-            ("isolated-die", ((0, 0),), ("Cork-backed Straightedge",)),
-            ("isolated-die", ((3, 4),), ("Cork-backed Straightedge",)),
-        ]),
-        ({(1, 1): "R1", (2, 3): "G2"}, None, [
-            ("isolated-die", ((1, 1),), ("Cork-backed Straightedge",)),
-            ("isolated-die", ((2, 3),), ("Cork-backed Straightedge",)),
-            ("no-edge-die", ((1, 1), (2, 3)), EDGE_TOOLS),
-        ]),
+        (
+            {(0, 0): "R1", (3, 4): "G2"},
+            None,
+            [
+                ("isolated-die", ((0, 0),), ("Cork-backed Straightedge",)),
+                ("isolated-die", ((3, 4),), ("Cork-backed Straightedge",)),
+            ],
+        ),
+        (
+            {(1, 1): "R1", (2, 3): "G2"},
+            None,
+            [
+                ("isolated-die", ((1, 1),), ("Cork-backed Straightedge",)),
+                ("isolated-die", ((2, 3),), ("Cork-backed Straightedge",)),
+                ("no-edge-die", ((1, 1), (2, 3)), EDGE_TOOLS),
+            ],
+        ),
         # Virtus: top row "4.25G"
         ({(0, 0): "R3"}, "Virtus", [("value-restriction", ((0, 0),), ("Copper Foil Burnisher",))]),
         ({(0, 4): "R3"}, "Virtus", [("color-restriction", ((0, 4),), ("Eglomise Brush",))]),
-        ({(0, 0): "R4", (0, 4): "G6"}, "Virtus", [
-            ("isolated-die", ((0, 0),), ("Cork-backed Straightedge",)),
-            ("isolated-die", ((0, 4),), ("Cork-backed Straightedge",)),
-        ]),
+        (
+            {(0, 0): "R4", (0, 4): "G6"},
+            "Virtus",
+            [
+                ("isolated-die", ((0, 0),), ("Cork-backed Straightedge",)),
+                ("isolated-die", ((0, 4),), ("Cork-backed Straightedge",)),
+            ],
+        ),
         ({(0, 3): "R5", (0, 4): "G3"}, "Virtus", []),
     ],
 )
@@ -101,6 +113,7 @@ def test_report_violations_follow_formats():
 
 
 # ---------------------------------------------------------------- ranking
+
 
 def _doc(windows, privates=None, tokens=None, names=None, objectives=None):
     n = len(windows)
@@ -169,6 +182,7 @@ def test_four_players_mixed_ties():
 
 # ---------------------------------------------------------------- solo
 
+
 def _solo(window, colors=("red", "blue"), target=20, objectives=("row-color-variety", "color-diagonals")):
     return {
         "game": "sagrada",
@@ -218,6 +232,7 @@ def test_solo_private_tie_takes_the_first_colour():
 
 # ---------------------------------------------------------------- pattern identification
 
+
 @pytest.mark.parametrize("name", sorted(PATTERNS))
 def test_identify_empty_window_from_its_prints(name):
     observed = [list(row) for row in PATTERNS[name].grid]
@@ -241,10 +256,7 @@ def test_identify_from_dice_and_few_prints():
         rng = random.Random(seed)
         name = rng.choice(sorted(PATTERNS))
         window = generate_window(rng, PATTERNS[name], empty=2)
-        observed = [
-            [die if die is not None else PATTERNS[name].grid[r][c] for c, die in enumerate(row)]
-            for r, row in enumerate(window)
-        ]
+        observed = [[die if die is not None else PATTERNS[name].grid[r][c] for c, die in enumerate(row)] for r, row in enumerate(window)]
         hits += identify_patterns(observed)[0][0] == name
     assert hits >= 38
 

@@ -162,9 +162,7 @@ def mutated(path: tuple, value) -> dict:
         ),
         (
             mutated(("players", 0, "nobles"), -1),
-            pytest.raises(
-                StateError, match=r"^players\[0\]\.nobles: expected a count >= 0 or a list of noble ids, got -1"
-            ),
+            pytest.raises(StateError, match=r"^players\[0\]\.nobles: expected a count >= 0 or a list of noble ids, got -1"),
         ),
         (
             mutated(("players", 0, "nobles"), True),
@@ -242,18 +240,14 @@ def test_dataclasses_check_themselves(make, message) -> None:
     ("players", "expected"),
     [
         pytest.param([{"name": "Ana", "cards": [kind("white", 1, 1)] * 1}], [], id="one-L1-1pt-fits"),
-        pytest.param(
-            [{"name": "Ana", "cards": [kind("white", 1, 1)] * 2}], [("too-many-cards", 0)], id="two-L1-1pt-white"
-        ),
+        pytest.param([{"name": "Ana", "cards": [kind("white", 1, 1)] * 2}], [("too-many-cards", 0)], id="two-L1-1pt-white"),
         pytest.param(
             [{"name": "Ana", "cards": [kind("white", 1, 1)]}, {"name": "Bo", "cards": [kind("white", 1, 1)]}],
             [("too-many-cards", 0), ("too-many-cards", 1)],
             id="two-L1-1pt-across-players",
         ),
         pytest.param([{"name": "Ana", "cards": [kind("blue", 1)] * 3}], [], id="three-1pt-without-level-fit-L1+L2"),
-        pytest.param(
-            [{"name": "Ana", "cards": [kind("blue", 1)] * 4}], [("too-many-cards", 0)], id="four-1pt-without-level"
-        ),
+        pytest.param([{"name": "Ana", "cards": [kind("blue", 1)] * 4}], [("too-many-cards", 0)], id="four-1pt-without-level"),
         pytest.param(
             [{"name": "Ana", "cards": [kind("blue", 1, 2)] * 2 + [kind("blue", 1)] * 2}],
             [("too-many-cards", 0)],
@@ -424,9 +418,7 @@ def test_prestige_is_card_points_plus_three_per_noble_and_reserved_never_scores(
 
 
 def test_points_with_unsure_level_go_to_an_unknown_bucket() -> None:
-    state = SplendorState.from_json(
-        doc_of({"name": "Ana", "cards": [kind("blue", 1), kind("red", 3), kind("red", 3, 3)]})
-    )
+    state = SplendorState.from_json(doc_of({"name": "Ana", "cards": [kind("blue", 1), kind("red", 3), kind("red", 3, 3)]}))
     assert dict(score(state).players[0].points_by_level) == {"L1": 0, "L2": 0, "L3": 3, "level ?": 4}
 
 
@@ -457,9 +449,7 @@ def _with_prestige(name: str, prestige: int, cards: int) -> SplendorPlayer:
 
 
 def test_not_over_message_names_the_leader() -> None:
-    report = score(
-        SplendorState.from_json(doc_of({"name": "Ana", "cards": [kind("red", 5)]}, {"name": "Bo", "cards": []}))
-    )
+    report = score(SplendorState.from_json(doc_of({"name": "Ana", "cards": [kind("red", 5)]}, {"name": "Bo", "cards": []})))
     assert report.winner is None and not report.game_over
     assert report.message is not None
     assert "not over" in report.message and "highest 5, Ana" in report.message
@@ -594,9 +584,7 @@ json_strategy = st.recursive(
     lambda children: (
         st.lists(children, max_size=5)
         | st.dictionaries(
-            st.sampled_from(
-                ["game", "players", "name", "cards", "nobles", "reserved", "id", "bonus", "points", "level"]
-            ),
+            st.sampled_from(["game", "players", "name", "cards", "nobles", "reserved", "id", "bonus", "points", "level"]),
             children,
             max_size=6,
         )
@@ -622,10 +610,7 @@ def test_score_invariants(state: SplendorState) -> None:
     for player, line in zip(state.players, report.players, strict=True):
         assert line.prestige == sum(c.points for c in player.cards) + 3 * player.noble_count
         assert sum(points for _, points in line.points_by_level) == line.card_points
-    keys = [
-        (-line.prestige, line.cards)
-        for line in sorted(report.players, key=lambda line: report.ranking.index(line.name))
-    ]
+    keys = [(-line.prestige, line.cards) for line in sorted(report.players, key=lambda line: report.ranking.index(line.name))]
     assert keys == sorted(keys)
     assert report.game_over is (max(line.prestige for line in report.players) >= 15)
     if report.game_over:
@@ -737,8 +722,7 @@ def test_cli_shared_win_is_a_list(tmp_path: Path) -> None:
     [
         (
             (("players", 0, "cards", 1, "id"), "L1-gold-1"),
-            "players[0].cards[1].id: unknown card id 'L1-gold-1'; "
-            "ids look like 'L1-white-1' (see data/splendor_cards.json)",
+            "players[0].cards[1].id: unknown card id 'L1-gold-1'; ids look like 'L1-white-1' (see data/splendor_cards.json)",
         ),
         (
             (("players", 0, "cards", 0, "bonus"), "purple"),

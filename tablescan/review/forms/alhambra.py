@@ -94,9 +94,7 @@ class AlhambraForm(ReviewForm):
             return f"{x},{y}", FOUNTAIN
         kind, _, walls = text.partition(":")
         if kind not in BUILDING_TYPES:
-            raise StateError(
-                f"cells[{cell!r}]: expected fountain, empty or one of {', '.join(BUILDING_TYPES)}; got {kind!r}"
-            )
+            raise StateError(f"cells[{cell!r}]: expected fountain, empty or one of {', '.join(BUILDING_TYPES)}; got {kind!r}")
         walls = walls.upper()
         if any(side not in SIDES for side in walls) or len(set(walls)) != len(walls):
             raise StateError(f"cells[{cell!r}]: walls must be distinct sides of {SIDES}, got {walls!r}")
@@ -114,9 +112,7 @@ class AlhambraForm(ReviewForm):
             dirk = change["dirk"]
             if not isinstance(dirk, dict):
                 raise StateError("settings.dirk: expected counts per building type")
-            settings["dirk"] = {
-                kind: int_in(dirk.get(kind, 0), f"settings.dirk.{kind}", 0, MAX_DIRK_ENTRY) for kind in BUILDING_TYPES
-            }
+            settings["dirk"] = {kind: int_in(dirk.get(kind, 0), f"settings.dirk.{kind}", 0, MAX_DIRK_ENTRY) for kind in BUILDING_TYPES}
         if "market" in change:
             market = change["market"]
             if not isinstance(market, list) or len(market) > MARKET_SIZE:
@@ -124,11 +120,7 @@ class AlhambraForm(ReviewForm):
             tiles = []
             for index, tile in enumerate(market):
                 path = f"settings.market[{index}]"
-                if (
-                    not isinstance(tile, dict)
-                    or tile.get("currency") not in CURRENCIES
-                    or tile.get("type") not in BUILDING_TYPES
-                ):
+                if not isinstance(tile, dict) or tile.get("currency") not in CURRENCIES or tile.get("type") not in BUILDING_TYPES:
                     raise StateError(f"{path}: expected currency ({', '.join(CURRENCIES)}), type and walls")
                 stored = self._building(f"{tile['type']}:{tile.get('walls', '')}")
                 tiles.append({"currency": tile["currency"], "type": tile["type"], "walls": stored.partition(":")[2]})
@@ -172,8 +164,7 @@ class AlhambraForm(ReviewForm):
         return {
             "palace": palace,
             "reserve": [
-                {"type": kind, "walls": walls}
-                for kind, _, walls in (str(item).partition(":") for item in fields.get("reserve") or [])
+                {"type": kind, "walls": walls} for kind, _, walls in (str(item).partition(":") for item in fields.get("reserve") or [])
             ],
             "score_before": number(fields.get("score_before")),
         }

@@ -62,9 +62,7 @@ class SagradaForm(ReviewForm):
         return {
             "public_objectives": list(PUBLIC_OBJECTIVES),
             "colors": list(COLOR_CHOICES),
-            "patterns": [
-                {"name": p.name, "difficulty": p.difficulty, "grid": list(p.grid)} for p in PATTERNS.values()
-            ],
+            "patterns": [{"name": p.name, "difficulty": p.difficulty, "grid": list(p.grid)} for p in PATTERNS.values()],
         }
 
     def default_settings(self, player_count: int) -> dict[str, Any]:
@@ -98,14 +96,8 @@ class SagradaForm(ReviewForm):
         settings = copy_json(settings)
         if "public_objectives" in change:
             chosen = change["public_objectives"]
-            if (
-                not isinstance(chosen, list)
-                or len(chosen) > PUBLIC_COUNT
-                or any(item not in PUBLIC_OBJECTIVES for item in chosen)
-            ):
-                raise StateError(
-                    f"settings.public_objectives: expected up to {PUBLIC_COUNT} of {', '.join(PUBLIC_OBJECTIVES)}"
-                )
+            if not isinstance(chosen, list) or len(chosen) > PUBLIC_COUNT or any(item not in PUBLIC_OBJECTIVES for item in chosen):
+                raise StateError(f"settings.public_objectives: expected up to {PUBLIC_COUNT} of {', '.join(PUBLIC_OBJECTIVES)}")
             settings["public_objectives"] = chosen
         if "solo" in change and player_count == 1:
             solo = change["solo"] if isinstance(change["solo"], dict) else {}
@@ -133,9 +125,7 @@ class SagradaForm(ReviewForm):
 
     def player_document(self, player: dict, cells: dict[str, str], player_count: int) -> dict:
         fields = player["fields"]
-        doc: dict[str, Any] = {
-            "window": [" ".join(cells.get(f"{r},{c}", ".") for c in range(COLS)) for r in range(ROWS)]
-        }
+        doc: dict[str, Any] = {"window": [" ".join(cells.get(f"{r},{c}", ".") for c in range(COLS)) for r in range(ROWS)]}
         if fields.get("pattern"):
             doc["pattern"] = fields["pattern"]
         if player_count == 1:

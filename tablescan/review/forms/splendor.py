@@ -47,10 +47,7 @@ class SplendorForm(ReviewForm):
     def normalize_cell(self, cell: str, text: str, value: Any) -> tuple[str, str]:
         colour, _, points = cell.partition(":")
         if colour not in COLORS or not points.isdigit() or int(points) not in CARD_POINTS:
-            raise StateError(
-                f"cell {cell!r}: expected 'colour:points' with a colour of {', '.join(COLORS)} "
-                f"and points 0-{MAX_CARD_POINTS}"
-            )
+            raise StateError(f"cell {cell!r}: expected 'colour:points' with a colour of {', '.join(COLORS)} and points 0-{MAX_CARD_POINTS}")
         if not text.isdigit() or int(text) > MAX_CARDS_PER_CELL:
             raise StateError(f"cells[{cell!r}]: expected a card count 0-{MAX_CARDS_PER_CELL}, got {value!r}")
         return cell, str(int(text))

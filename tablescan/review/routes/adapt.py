@@ -16,7 +16,7 @@ from tablescan import adapt as adaptation
 from tablescan.review.pages import templates
 from tablescan.review.routes import store_of
 
-_BODY_HINT = "body: expected a JSON object like {\"profile\": \"default\"}"
+_BODY_HINT = 'body: expected a JSON object like {"profile": "default"}'
 
 
 async def _profile_from(request: Request) -> str:
