@@ -16,12 +16,12 @@ import cv2
 import numpy as np
 
 from models import scene
-from scoring.alhambra import generate_palace
+from scoring.alhambra import BUILDING_TYPES, generate_palace
 from scoring.data import load_data
 
 TILE_PX = 128
 TILE_MM = 45.0  # printed tile side
-TYPES = ("pavilion", "seraglio", "arcades", "chambers", "garden", "tower")
+TYPES = BUILDING_TYPES  # the scoring core's order
 SIDES = "NESW"
 STEPS = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}
 OPPOSITE = {"N": "S", "E": "W", "S": "N", "W": "E"}
