@@ -60,7 +60,7 @@ def test_the_detector_sees_each_kind_of_script_switch(source: str, expected: lis
 
 
 def test_the_detector_finds_a_game_id_anywhere_in_a_line() -> None:
-    source = 'const A = 1;\nconst COLORS = { sagrada: 1 }; // Alhambra too\nconst sagradaish = 2;'
+    source = "const A = 1;\nconst COLORS = { sagrada: 1 }; // Alhambra too\nconst sagradaish = 2;"
     assert game_ids_named(source, set(GAMES)) == ["2: sagrada", "2: Alhambra"]
 
 
