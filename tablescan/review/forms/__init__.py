@@ -33,9 +33,16 @@ class ReviewForm:
         """Return what the page's script needs to know of the form (the view's ``form`` block)."""
         return {
             "cell_names": self.cell_names,
+            "score_key": self.score_key,
             "several_scorings": self.several_scorings,
+            "last_round": self.last_round,
             "shortcuts": [list(pair) for pair in self.shortcuts],
+            "constants": self.constants(),
         }
+
+    def constants(self) -> dict[str, Any]:
+        """Return the game's names and limits its page script draws the board, picker and inputs with."""
+        return {}
 
     def check_player_count(self, count: int) -> None:
         """Refuse a player count the game cannot be played with (the screen's own 1-6 cap is checked first).

@@ -17,6 +17,9 @@ MAX_RESERVE = 20
 MAX_DIRK_ENTRY = 20
 MAX_SCORE_ENTRY = 999
 MAX_MONEY_ENTRY = 200
+BOARD_REACH = 20  # how far from the fountain the page's arrow keys go
+FOUNTAIN_MARK = "◎"
+NEW_MARKET_TILE = {"currency": CURRENCIES[0], "type": "garden", "walls": ""}
 
 _CELL = re.compile(r"^(-?\d{1,2}),(-?\d{1,2})$")
 
@@ -67,6 +70,20 @@ class AlhambraForm(ReviewForm):
     def check_player_count(self, count: int) -> None:
         if count < MIN_PLAYERS:
             raise StateError(f"players: Alhambra needs {MIN_PLAYERS}-{MAX_PLAYERS} players (with 2, Dirk plays along)")
+
+    def constants(self) -> dict[str, Any]:
+        return {
+            "types": list(BUILDING_TYPES),
+            "short": {**{kind: kind[:3].capitalize() for kind in BUILDING_TYPES}, FOUNTAIN: FOUNTAIN_MARK},
+            "fountain": FOUNTAIN,
+            "sides": SIDES,
+            "reach": BOARD_REACH,
+            "market_size": MARKET_SIZE,
+            "market_tile": dict(NEW_MARKET_TILE),
+            "max_dirk": MAX_DIRK_ENTRY,
+            "max_score_before": MAX_SCORE_ENTRY,
+            "max_money": MAX_MONEY_ENTRY,
+        }
 
     def options(self) -> dict[str, Any]:
         return {"tile_types": list(BUILDING_TYPES), "currencies": list(CURRENCIES)}

@@ -58,6 +58,18 @@ class SagradaForm(ReviewForm):
         ("Esc", "close the picker"),
     )
 
+    def constants(self) -> dict[str, Any]:
+        return {
+            "colors": dict(COLOR_NAMES),
+            "values": list(VALUES),
+            "rows": ROWS,
+            "cols": COLS,
+            "public_slots": PUBLIC_COUNT,
+            "solo_public_slots": SOLO_PUBLIC_COUNT,
+            "solo": _solo_default(),
+            "max_favor_tokens": MAX_FAVOR_ENTRY,
+        }
+
     def options(self) -> dict[str, Any]:
         return {
             "public_objectives": list(PUBLIC_OBJECTIVES),

@@ -34,6 +34,9 @@ class SplendorForm(ReviewForm):
         ("Esc", "close the picker"),
     )
 
+    def constants(self) -> dict[str, Any]:
+        return {"max_nobles": MAX_NOBLE_ENTRY, "max_reserved": MAX_RESERVED}
+
     def options(self) -> dict[str, Any]:
         return {
             "splendor_colors": list(COLORS),
