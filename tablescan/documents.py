@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any, BinaryIO
 
 from scoring.errors import StateError
 from scoring.registry import game_of
 
+FORMATS_DOC = "docs/formats.md"  # the project's reference of its file formats, command line and exit codes
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 64
 MAX_NUMBER_DIGITS = 100
