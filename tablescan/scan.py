@@ -6,6 +6,7 @@ import copy
 import json
 import os
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -173,14 +174,15 @@ def check_corners_on_photo(points: np.ndarray, photo: Photo) -> None:
 
 def _settings_help() -> str:
     """The scan help's closing lines: each scannable game's settings flags and the names they accept (from the forms)."""
-    lines = [f"The formats and exit codes: {FORMATS_DOC}."]
+    paragraphs = [f"The formats and exit codes: {FORMATS_DOC}."]
     for game in scannable_games():
         entry = GAMES[game]
-        lines.append(f"{entry.title} (--game {game}) takes {', '.join(entry.form.scan_flags) or 'no settings flags'}.")
+        lines = [f"{entry.title} (--game {game}) takes {', '.join(entry.form.scan_flags) or 'no settings flags'}."]
         for key, names in entry.form.options().items():
-            shown = [name["name"] if isinstance(name, dict) else str(name) for name in names]
-            lines.append(f"{entry.title} {key.replace('_', ' ')}: {', '.join(shown)}.")
-    return "\n\n".join(lines)
+            shown = ", ".join(name["name"] if isinstance(name, dict) else str(name) for name in names)
+            lines.extend(textwrap.wrap(f"{key.replace('_', ' ')}: {shown}.", width=76, break_on_hyphens=False, subsequent_indent="  "))
+        paragraphs.append("\b\n" + "\n".join(lines))  # \b: click keeps these lines as they are
+    return "\n\n".join(paragraphs)
 
 
 @click.command(epilog=_settings_help())
