@@ -96,6 +96,7 @@ def load_photo(source: str | Path | bytes, *, name: str | None = None, min_long_
     try:
         with warnings.catch_warnings():  # the explicit size check below gives the clear message
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            warnings.simplefilter("ignore", UserWarning)  # corrupt EXIF: Pillow reads what it can
             image: Image.Image = Image.open(io.BytesIO(data))
         width, height = image.size
         if width * height > MAX_PIXELS:

@@ -125,13 +125,14 @@ def read_game_file(source: str) -> dict:
         raise StateError(f"{label}: expected a JSON object (a game file, FORMATS.md), got a {_json_kind(doc)}")
     players = doc.get("players")
     if players is not None and (not isinstance(players, list) or not all(isinstance(p, dict) for p in players)):
-        raise StateError(f"{label}: players: expected a list of player objects, got a {_json_kind(players)}")
+        got = "a list holding other things" if isinstance(players, list) else f"a {_json_kind(players)}"
+        raise StateError(f"{label}: players: expected a list of player objects, got {got}")
     return doc
 
 
 def _json_kind(value: Any) -> str:
     kinds = {dict: "JSON object", list: "JSON list", str: "string", bool: "true/false", int: "number", float: "number"}
-    return "list holding something other than player objects" if isinstance(value, list) else kinds.get(type(value), "null")
+    return kinds.get(type(value), "null")
 
 
 def parse_corner_flag(text: str) -> np.ndarray:
@@ -228,6 +229,9 @@ def scan(
     given = {"--objectives": _split(objectives), "--private": _split(private), "--favor": _split(favor)}
     given["--round"] = [str(scoring_round)] if scoring_round is not None else []
     values = flag_values(entry, given)
+    for flag in ("--private", "--favor"):  # one value for all photos, or one each
+        if len(values[flag]) not in (0, 1, len(photos)):
+            raise StateError(f"{flag}: expected 1 or {len(photos)} comma-separated values (one per photo), got {len(values[flag])}")
     if json_out == "-" and do_score:
         raise StateError("--json -: with --score the score goes to standard output; give --json a file name")
     if json_out and json_out != "-":
