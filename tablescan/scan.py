@@ -245,11 +245,10 @@ def scan(
         loaded_profile = load_profile(profile)
     scanner = Scanner(profile=loaded_profile, readers=readers())
 
-    sources: list[str | bytes | Photo] = [
-        read_limited(sys.stdin.buffer, "<stdin>", MAX_FILE_BYTES, "a photo") if p == "-" else p for p in photos
-    ]
+    files: list[str | bytes] = [read_limited(sys.stdin.buffer, "<stdin>", MAX_FILE_BYTES, "a photo") if p == "-" else p for p in photos]
+    sources: list[str | bytes | Photo] = list(files)
     if corner_points is not None:
-        photo = load_photo(sources[0], name="stdin" if photos[0] == "-" else None, min_long_side_px=WORKING_LONG_SIDE_PX)
+        photo = load_photo(files[0], name="stdin" if photos[0] == "-" else None, min_long_side_px=WORKING_LONG_SIDE_PX)
         check_corners_on_photo(corner_points, photo)
         sources[0] = photo
     results = []
