@@ -252,7 +252,8 @@ def scan(
         check_corners_on_photo(corner_points, photo)
         sources[0] = photo
     results = []
-    with click.progressbar(sources, label="Scanning", file=sys.stderr, hidden=len(photos) < 2) as bar:
+    quiet = len(photos) < 2 or not sys.stderr.isatty()  # piped: no "Scanning" line before an answer or an error
+    with click.progressbar(sources, label="Scanning", file=sys.stderr, hidden=quiet) as bar:
         for index, source in enumerate(bar):
             name = "stdin" if isinstance(source, bytes) else None
             results.append(scanner.scan(source, game, corners=corner_points, player_name=names[index] if names else None, name=name))

@@ -261,6 +261,7 @@ def _env() -> dict[str, str]:
         (["score", "-"], "{}".encode("utf-16"), b"not UTF-8 text"),
         (["scan", "-", "--game", "sagrada"], b"not a photo", b"stdin: not an image"),
         (["scan", str(SAGRADA_PHOTO), "--game", "sagrada", "--corners", "nan,0,1,1,2,2,3,3"], None, b"--corners"),
+        (["scan", str(SAGRADA_PHOTO), str(ROOT / "README.md"), "--game", "sagrada"], None, b"README.md: not an image"),
     ],
 )
 def test_refusals_as_a_process_see_them(args, stdin, needle) -> None:
