@@ -280,3 +280,14 @@ def test_a_photo_on_standard_input_and_the_document_on_standard_output(tmp_path)
     assert not (tmp_path / "-").exists()
     assert json.loads(piped.stdout)["players"][0]["window"] == json.loads((tmp_path / "out.json").read_text())["players"][0]["window"]
     assert b"Warning" not in piped.stderr
+
+
+@pytest.mark.e2e
+def test_good_corners_are_accepted_and_read_the_same_board() -> None:
+    found = _invoke(["scan", str(SAGRADA_PHOTO), "--game", "sagrada", "--players", "Ana"])
+    assert found.exit_code == 0, found.output
+    player = json.loads(found.stdout)["players"][0]
+    corners = ",".join(f"{value:g}" for point in player["scan"]["corners"] for value in point)
+    given = _invoke(["scan", str(SAGRADA_PHOTO), "--game", "sagrada", "--players", "Ana", "--corners", corners])
+    assert given.exit_code == 0, given.output
+    assert json.loads(given.stdout)["players"][0]["window"] == player["window"]
