@@ -14,6 +14,7 @@ from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
 from scanner.errors import PhotoError
 
 MAX_PIXELS = 50_000_000
+MAX_FILE_BYTES = 200 * 1024 * 1024  # a photo file read past this is refused (a device, a wrong file)
 MIN_SIDE_PX = 240
 
 try:  # HEIC/HEIF from iPhones, when the optional wheel is installed
@@ -74,13 +75,19 @@ def load_photo(source: str | Path | bytes, *, name: str | None = None, min_long_
     """
     label = name or (Path(source).name if not isinstance(source, (bytes, bytearray)) else "<upload>")
     try:
-        data = bytes(source) if isinstance(source, (bytes, bytearray)) else Path(source).read_bytes()
+        if isinstance(source, (bytes, bytearray)):
+            data = bytes(source)
+        else:
+            with open(source, "rb") as stream:
+                data = stream.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise PhotoError(f"{label}: no such file") from None
     except IsADirectoryError:
         raise PhotoError(f"{label}: is a directory, expected a photo") from None
     except OSError as error:
         raise PhotoError(f"{label}: cannot read ({error.strerror or error})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise PhotoError(f"{label}: more than {MAX_FILE_BYTES // (1024 * 1024)} MiB, the limit for a photo; give a JPEG, PNG or WebP photo")
     if not data:
         raise PhotoError(f"{label}: empty file, expected a photo (JPEG, PNG or WebP)")
 
@@ -89,6 +96,7 @@ def load_photo(source: str | Path | bytes, *, name: str | None = None, min_long_
     try:
         with warnings.catch_warnings():  # the explicit size check below gives the clear message
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            warnings.simplefilter("ignore", UserWarning)  # corrupt EXIF: Pillow reads what it can
             image: Image.Image = Image.open(io.BytesIO(data))
         width, height = image.size
         if width * height > MAX_PIXELS:
@@ -96,7 +104,9 @@ def load_photo(source: str | Path | bytes, *, name: str | None = None, min_long_
                 f"{label}: {width}x{height} is {width * height / 1e6:.0f} megapixels, over the "
                 f"{MAX_PIXELS // 1_000_000} MP limit; resize it first"
             )
-        orientation = image.getexif().get(0x0112, 1)
+        with warnings.catch_warnings():  # corrupt EXIF: Pillow warns and reads what it can; the photo is still usable
+            warnings.simplefilter("ignore", UserWarning)
+            orientation = image.getexif().get(0x0112, 1)
         upright = (height, width) if orientation in (5, 6, 7, 8) else (width, height)
         scale = 1.0
         if min_long_side_px and image.format == "JPEG":
@@ -121,7 +131,9 @@ def load_photo(source: str | Path | bytes, *, name: str | None = None, min_long_
     notes: list[str] = []
     if orientation != 1:
         notes.append(f"exif-orientation-{orientation}")
-    image = ImageOps.exif_transpose(image)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        image = ImageOps.exif_transpose(image)
     image, converted = _to_srgb(image)
     if converted:
         notes.append("icc-to-srgb")

@@ -14,6 +14,7 @@ from scoring.errors import TableError
 from tablescan.adapt import adapt
 from tablescan.calibrate import calibrate
 from tablescan.corrections import export_corrections_command
+from tablescan.documents import FORMATS_DOC
 from tablescan.games import GAMES
 from tablescan.review.command import review
 from tablescan.scan import scan
@@ -29,6 +30,13 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except TableError as error:
             click.echo(f"tablescan: {_in_cli_words(error)}", err=True)
+            ctx.exit(error.exit_code)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as error:
+            command = error.ctx.command_path if error.ctx is not None else "tablescan"
+            message = " ".join(error.format_message().split())
+            click.echo(f"tablescan: {message} (see `{command} --help`)", err=True)
             ctx.exit(error.exit_code)
 
 
@@ -51,6 +59,7 @@ _TITLES = sorted(entry.title for entry in GAMES.values())
     cls=_Group,
     context_settings={"help_option_names": ["-h", "--help"]},
     help=f"Score board games from photos: {', '.join(_TITLES[:-1])} and {_TITLES[-1]}.",
+    epilog=f"File formats, the command line and exit codes: {FORMATS_DOC} (in the project).",
 )
 @click.version_option(package_name="tablescan")
 def cli() -> None:

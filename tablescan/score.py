@@ -6,7 +6,7 @@ import json
 
 import click
 
-from tablescan.documents import read_document, score_document
+from tablescan.documents import read_document, score_document, source_label
 
 
 @click.command()
@@ -15,7 +15,7 @@ from tablescan.documents import read_document, score_document
 def score(game_file: str, fmt: str) -> None:
     """Score a game file (a path, or - for standard input)."""
     doc = read_document(game_file)
-    report = score_document(doc, "<stdin>" if game_file == "-" else game_file)
+    report = score_document(doc, source_label(game_file))
     if fmt == "json":
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:

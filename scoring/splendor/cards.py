@@ -114,7 +114,7 @@ class Card:
             if card_id not in CARDS:
                 raise fail(
                     child(path, "id"),
-                    f"unknown card id {describe(card_id)}; ids look like 'L1-white-1' (see data/splendor_cards.json)",
+                    f"unknown card id {describe(card_id)}; ids look like 'L1-white-1' (see scoring/splendor/data/cards.json)",
                 )
             card = CARDS[card_id]
             printed: tuple[tuple[str, object], ...] = (("bonus", card.bonus), ("points", card.points), ("level", card.level))

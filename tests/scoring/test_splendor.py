@@ -722,7 +722,7 @@ def test_cli_shared_win_is_a_list(tmp_path: Path) -> None:
     [
         (
             (("players", 0, "cards", 1, "id"), "L1-gold-1"),
-            "players[0].cards[1].id: unknown card id 'L1-gold-1'; ids look like 'L1-white-1' (see data/splendor_cards.json)",
+            "players[0].cards[1].id: unknown card id 'L1-gold-1'; ids look like 'L1-white-1' (see scoring/splendor/data/cards.json)",
         ),
         (
             (("players", 0, "cards", 0, "bonus"), "purple"),

@@ -28,6 +28,7 @@ class ReviewForm:
     several_scorings: bool = False
     last_round: int = 1  # with several scorings: the final one
     shortcuts: tuple[tuple[str, str], ...] = ()  # the board picker's keys and what each does
+    scan_flags: tuple[str, ...] = ()  # the settings flags of ``tablescan scan`` this game takes
 
     def screen(self) -> dict[str, Any]:
         """Return what the page's script needs to know of the form (the view's ``form`` block)."""
@@ -50,6 +51,14 @@ class ReviewForm:
         Raises:
             StateError: too few players for this game.
         """
+
+    def flag_value(self, flag: str, text: str) -> Any:
+        """Return one comma-separated value of a scan settings flag as the game document stores it.
+
+        Raises:
+            StateError: a value the game has no such thing as (worded without a path: the shell names the flag).
+        """
+        return text
 
     def options(self) -> dict[str, Any]:
         """Return the choices the game page offers for this game (keys are the page's option lists)."""

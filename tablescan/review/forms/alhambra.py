@@ -66,6 +66,7 @@ class AlhambraForm(ReviewForm):
         ("arrows", "move"),
         ("Esc", "close the picker"),
     )
+    scan_flags = ("--round",)
 
     def check_player_count(self, count: int) -> None:
         if count < MIN_PLAYERS:

@@ -57,6 +57,24 @@ class SagradaForm(ReviewForm):
         ("arrows", "move"),
         ("Esc", "close the picker"),
     )
+    scan_flags = ("--objectives", "--private", "--favor")
+
+    def flag_value(self, flag: str, text: str) -> Any:
+        if flag == "--private":
+            name = COLOR_NAMES.get(text.upper(), text.lower())
+            if name not in COLOR_CHOICES:
+                letters = ", ".join(f"{name} ({letter})" for letter, name in COLOR_NAMES.items())
+                raise StateError(f"expected a colour name or letter: {letters}; got {text!r}")
+            return name
+        if flag == "--objectives":
+            if text not in PUBLIC_OBJECTIVES:
+                raise StateError(f"no public objective {text!r}; the ids are {', '.join(PUBLIC_OBJECTIVES)}")
+            return text
+        if flag == "--favor":
+            if not (text.isascii() and text.isdigit()) or int(text) > MAX_FAVOR_ENTRY:
+                raise StateError(f"expected a whole number 0-{MAX_FAVOR_ENTRY} of unused favor tokens, got {text!r}")
+            return int(text)
+        return text
 
     def constants(self) -> dict[str, Any]:
         return {
