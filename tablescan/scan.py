@@ -123,7 +123,7 @@ def scan(
         for index, photo in enumerate(bar):
             results.append(scanner.scan(photo, game, corners=corner_points, player_name=names[index] if names else None))
 
-    document = merge_documents([result.document for result in results])
+    document = merge_documents([result.to_json() for result in results])
     document = apply_settings(
         document,
         game_file=settings,

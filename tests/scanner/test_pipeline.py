@@ -13,6 +13,7 @@ from scanner import Scanner, merge_documents
 from scanner.errors import PhotoError
 from scanner.reading import BoardReading, CellReading
 from scoring.errors import StateError
+from scoring.sagrada import SagradaPlayer, SagradaState, parse_window
 
 WINDOW = ["B4 Y3 G6 R3 B6", "G2 P5 B1 G4 R1", "B3 G6 Y2 P6 Y5", "Y1 B4 R1 G5 ."]
 CORNERS = np.array([[100, 80], [700, 90], [690, 560], [110, 550]], dtype=np.float32)
@@ -39,9 +40,8 @@ class FakeReader:
                 for col in range(5)
             )
         found = CORNERS if corners is None else corners
-        return BoardReading(
-            player={"window": list(WINDOW)}, corners=found, cells=cells, model="fake v0", game_fields={"public_objectives": []}
-        )
+        state = SagradaState((), (SagradaPlayer("IMG_0", parse_window(WINDOW)),))
+        return BoardReading(state=state, board_keys=("window", "pattern"), corners=found, cells=cells, model="fake v0")
 
 
 def _jpeg(width: int, height: int) -> bytes:
