@@ -53,6 +53,9 @@ class ScanResult:
 
         The player keeps its name and the keys the photo shows (``scan.board_keys``), their items
         listed as the evidence says; what a photo cannot see (favor tokens, a reserve) is left out.
+
+        Raises:
+            ValueError: the evidence's listing does not order all of a board key's items (a reader bug).
         """
         document = self.state.to_json()
         player = document["players"][0]
@@ -60,6 +63,8 @@ class ScanResult:
         for key in self.scan.board_keys:
             if key in player:
                 order = self.scan.listing.get(key)
+                if order is not None and len(order) != len(player[key]):
+                    raise ValueError(f"listing[{key!r}]: expected an order of all {len(player[key])} items, got {len(order)}")
                 shown[key] = player[key] if order is None else [player[key][index] for index in order]
         shown["scan"] = self.scan.to_json()
         document["players"] = [shown]
