@@ -113,11 +113,11 @@ _lattice_quality = lattice_quality
 
 __all__ = [
     "BIG_TILE_OUT_PX",
+    "BOARD_KEYS",
     "CROP_MARGIN",
     "CROP_PX",
     "CROP_SIDES",
     "DIM",
-    "BOARD_KEYS",
     "GAME",
     "GOOD_TILE_OUT_PX",
     "HINT",
