@@ -1,10 +1,15 @@
-"""``Scanner``: photo -> FORMATS.md board state, through one code path that times itself."""
+"""``Scanner``: photo -> the game's board state and its scan evidence, through one code path that times itself.
+
+Readers hand back the game's own state (``scoring.<game>``); nothing inside the scanner writes or
+parses a FORMATS.md document. ``ScanResult.to_json`` is the one place a scan becomes one: the state's
+own ``to_json`` (the player keys the photo shows) plus the evidence's ``scan`` block.
+"""
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -15,23 +20,27 @@ from scanner.adapt import adapt_reader, profile_adaptation
 from scanner.errors import PhotoError, Remedy
 from scanner.photo import Photo, load_photo
 from scanner.readers import READER_MODULES, READERS, ReaderFactory
-from scanner.reading import BoardReader, BoardReading, CellReading, Override, Timings
+from scanner.reading import BoardReader, BoardReading, CellReading, Override, ScanEvidence, Timings
 from scoring.errors import StateError
 from scoring.issue import Issue
 from scoring.registry import GAMES
 
-__all__ = ["READERS", "READER_MODULES", "ScanResult", "Scanner", "build_document", "merge_documents"]
+__all__ = ["READERS", "READER_MODULES", "ScanEvidence", "ScanResult", "Scanner", "merge_documents", "scan_evidence"]
 
 WORKING_LONG_SIDE_PX = 1600
 
 
 @dataclass(frozen=True)
 class ScanResult:
-    """Everything one scan produced: the document, the parsed state, the evidence and timings."""
+    """Everything one scan produced: the game's state, its issues, the scan evidence and timings.
 
-    document: dict[str, Any]
+    ``cells`` and ``image_corners`` are in ``photo.image_rgb`` pixels (for overlays and crops);
+    ``corners`` and ``scan`` are in pixels of the photo as taken.
+    """
+
     state: Any
     issues: tuple[Issue, ...]
+    scan: ScanEvidence
     corners: np.ndarray  # TL, TR, BR, BL in full-photo pixels, as the photo was taken
     cells: tuple[CellReading, ...]  # outlines in ``photo.image_rgb`` pixels
     overrides: tuple[Override, ...]
@@ -39,10 +48,37 @@ class ScanResult:
     image_corners: np.ndarray = field(repr=False)  # corners in ``photo.image_rgb`` pixels
     seconds: dict[str, float] = field(default_factory=dict)
 
+    def to_json(self) -> dict[str, Any]:
+        """Return the scan's FORMATS.md document: the state's own ``to_json`` and, per player, the ``scan`` block.
+
+        The player keeps its name and the keys the photo shows (``scan.board_keys``), their items
+        listed as the evidence says; what a photo cannot see (favor tokens, a reserve) is left out.
+
+        Raises:
+            ValueError: the evidence's listing does not order all of a board key's items (a reader bug).
+        """
+        document = self.state.to_json()
+        player = document["players"][0]
+        shown: dict[str, Any] = {"name": player["name"]}
+        for key in self.scan.board_keys:
+            if key in player:
+                order = self.scan.listing.get(key)
+                if order is not None and len(order) != len(player[key]):
+                    raise ValueError(f"listing[{key!r}]: expected an order of all {len(player[key])} items, got {len(order)}")
+                shown[key] = player[key] if order is None else [player[key][index] for index in order]
+        shown["scan"] = self.scan.to_json()
+        document["players"] = [shown]
+        return document
+
+    @property
+    def document(self) -> dict[str, Any]:
+        """The scan's FORMATS.md document (``to_json()``), a new copy on each access."""
+        return self.to_json()
+
     @property
     def player(self) -> dict[str, Any]:
         """The scanned player's entry of the document."""
-        return self.document["players"][0]
+        return self.to_json()["players"][0]
 
     def least_certain(self, count: int = 5) -> list[CellReading]:
         """Return the ``count`` readings with the lowest confidence, least certain first."""
@@ -103,6 +139,7 @@ class Scanner:
             PhotoError: unreadable or unusable photo.
             BoardNotFoundError: the board could not be found; the message says what to try.
             ModelError: a shipped model is missing or corrupt.
+            StateError: ``player_name`` is not a valid player name.
         """
         timings = Timings()
         self._check_scannable(game)  # before any work
@@ -131,18 +168,13 @@ class Scanner:
 
         reading = reader.read(photo, corners=None if local_corners is None else local_corners.astype(np.float32), timings=timings)
         with timings.stage("assemble"):
-            document = build_document(game, photo, reading, player_name or Path(photo.name).stem, timings, to_photo)
-            spec = GAMES[game]
-            try:
-                state = spec.parse(document)
-            except StateError as error:  # a reader bug, not the user's input
-                raise RuntimeError(f"scanner produced an invalid {game} document: {error}") from error
-            issues = tuple(spec.validate(state))
-        document["players"][0]["scan"]["seconds"] = round(timings.total, 3)
+            state = _named(reading.state, player_name or Path(photo.name).stem)
+            issues = tuple(GAMES[game].validate(state))
+            evidence = scan_evidence(photo, reading, timings, to_photo)
         return ScanResult(
-            document=document,
             state=state,
             issues=issues,
+            scan=replace(evidence, seconds=round(timings.total, 3)),  # the whole scan, assembly included
             corners=to_photo(np.asarray(reading.corners, dtype=np.float64)) * photo.scale,
             cells=reading.cells,
             overrides=reading.overrides,
@@ -156,38 +188,42 @@ def _identity(points: np.ndarray) -> np.ndarray:
     return np.asarray(points, dtype=np.float64)
 
 
-def build_document(
-    game: str,
+def _named(state: Any, name: str) -> Any:
+    """The one-player ``state`` with its player named ``name``.
+
+    Raises:
+        StateError: ``name`` is not a valid player name.
+    """
+    player = state.players[0]
+    return state if player.name == name else replace(state, players=(replace(player, name=name),))
+
+
+def scan_evidence(
     photo: Photo,
     reading: BoardReading,
-    player_name: str,
     timings: Timings,
     to_photo: Callable[[np.ndarray], np.ndarray] = _identity,
-) -> dict[str, Any]:
-    """Return the FORMATS.md document for one scanned player, with its ``scan`` block.
-
-    The game-level keys (a one-player scan's defaults) come from the reading's ``game_fields``.
+) -> ScanEvidence:
+    """Return the evidence of one reading in pixels of the photo as loaded (EXIF orientation applied).
 
     ``to_photo`` maps points of ``photo.image_rgb`` back to the photo as taken (undoing an undistortion);
-    the document's pixels are full-resolution pixels of the photo as loaded (EXIF orientation applied).
+    points are full-resolution pixels rounded to 0.1 px, ``seconds`` the scan's total so far.
     """
-    player = {"name": player_name, **copy.deepcopy(reading.player)}
-    cells = []
-    for cell in reading.cells:
-        entry = cell.to_json(photo.scale)
-        polygon = to_photo(np.asarray(cell.polygon, dtype=np.float64).reshape(-1, 2)) * photo.scale
-        entry["polygon"] = polygon.round(1).tolist()
-        cells.append(entry)
-    corners = to_photo(np.asarray(reading.corners, dtype=np.float64).reshape(4, 2)) * photo.scale
-    player["scan"] = {
-        "photo": photo.name,
-        "corners": corners.round(1).tolist(),
-        "cells": cells,
-        "overrides": [override.to_json() for override in reading.overrides],
-        "model": reading.model,
-        "seconds": round(timings.total, 3),
-    }
-    return {"game": game, **copy.deepcopy(dict(reading.game_fields)), "players": [player]}
+
+    def in_photo(points: Any) -> tuple[tuple[float, float], ...]:
+        mapped = to_photo(np.asarray(points, dtype=np.float64).reshape(-1, 2)) * photo.scale
+        return tuple((x, y) for x, y in mapped.round(1).tolist())
+
+    return ScanEvidence(
+        photo=photo.name,
+        corners=in_photo(reading.corners),
+        cells=tuple(replace(cell, polygon=in_photo(cell.polygon)) for cell in reading.cells),
+        overrides=reading.overrides,
+        model=reading.model,
+        seconds=round(timings.total, 3),
+        board_keys=reading.board_keys,
+        listing=reading.listing,
+    )
 
 
 def merge_documents(documents: list[dict[str, Any]]) -> dict[str, Any]:

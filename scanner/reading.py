@@ -1,4 +1,4 @@
-"""What a board reader hands back: per-cell readings, rule overrides and where the board is."""
+"""What a board reader hands back: the game's state as read, per-cell readings, rule overrides and where the board is."""
 
 from __future__ import annotations
 
@@ -66,25 +66,80 @@ class Override:
 
 @dataclass(frozen=True)
 class BoardReading:
-    """A reader's result for one photo: the player's part of the game document and the evidence.
+    """A reader's result for one photo: the game's state as read and the evidence behind it.
 
-    ``player`` holds the game-specific keys of one FORMATS.md player (``window`` and maybe
-    ``pattern`` for Sagrada, ``palace`` for Alhambra); ``corners`` are TL, TR, BR, BL in
-    ``Photo.image_rgb`` pixels.
+    ``state`` is the game's own one-player state (``scoring.<game>``): the board as read, the player
+    named after the photo, the game-level fields at a one-board scan's defaults. ``board_keys`` are
+    the player keys of its FORMATS.md document the photo shows (``window`` and ``pattern``,
+    ``palace``); the state's other player fields (favor tokens, reserve, earlier points) are defaults
+    a photo cannot see, so a scan's document leaves them out. ``listing`` keeps what the state
+    cannot: the order in which the document lists a board key's items, as indices into the state's
+    own listing (e.g. a palace's fountain first, where the state sorts its tiles by position).
+    ``corners`` are TL, TR, BR, BL in ``Photo.image_rgb`` pixels.
     """
 
-    player: dict[str, Any]
+    state: Any
+    board_keys: tuple[str, ...]
     corners: np.ndarray
     cells: tuple[CellReading, ...]
     overrides: tuple[Override, ...] = ()
     model: str = ""
     notes: tuple[str, ...] = ()
-    game_fields: Mapping[str, Any] = field(default_factory=dict)  # the document's game-level keys (a one-player scan's defaults)
+    listing: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         corners = np.asarray(self.corners)
         if corners.shape != (4, 2):
             raise ValueError(f"corners: expected (4, 2) TL, TR, BR, BL, got {corners.shape}")
+        players = getattr(self.state, "players", ())
+        if len(players) != 1:
+            raise ValueError(f"state: expected a one-player game state, got {type(self.state).__name__} with {len(players)} players")
+        if not self.board_keys:
+            raise ValueError("board_keys: expected the player keys the photo shows, got none")
+        for key, order in self.listing.items():
+            if key not in self.board_keys or sorted(order) != list(range(len(order))):
+                raise ValueError(f"listing[{key!r}]: expected a reordering of a board key's items, got {list(order)}")
+
+    @property
+    def player(self) -> Any:
+        """The scanned player as the game's state holds it (``SagradaPlayer``, ``AlhambraPlayer``)."""
+        return self.state.players[0]
+
+
+@dataclass(frozen=True)
+class ScanEvidence:
+    """What a scan saw of one board, in pixels of the photo as loaded (EXIF orientation applied).
+
+    ``to_json()`` is the player's FORMATS.md ``scan`` block; ``cells`` are the readings with their
+    outlines in those pixels. ``board_keys`` and ``listing`` are the reading's: which player keys
+    the photo shows and in which order the document lists their items (see ``BoardReading``).
+    """
+
+    photo: str
+    corners: tuple[tuple[float, float], ...]
+    cells: tuple[CellReading, ...]
+    overrides: tuple[Override, ...]
+    model: str
+    seconds: float
+    board_keys: tuple[str, ...]
+    listing: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if len(self.corners) != 4 or any(len(point) != 2 for point in self.corners):
+            raise ValueError(f"corners: expected 4 (x, y) points TL, TR, BR, BL, got {self.corners!r}")
+        if self.seconds < 0:
+            raise ValueError(f"seconds: expected >= 0, got {self.seconds}")
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the FORMATS.md ``scan`` block (photo, corners, cells, overrides, model, seconds)."""
+        return {
+            "photo": self.photo,
+            "corners": [[x, y] for x, y in self.corners],
+            "cells": [cell.to_json() for cell in self.cells],
+            "overrides": [override.to_json() for override in self.overrides],
+            "model": self.model,
+            "seconds": self.seconds,
+        }
 
 
 @dataclass(frozen=True)

@@ -258,7 +258,7 @@ def scan(
             name = "stdin" if isinstance(source, bytes) else None
             results.append(scanner.scan(source, game, corners=corner_points, player_name=names[index] if names else None, name=name))
 
-    document = merge_documents([result.document for result in results])
+    document = merge_documents([result.to_json() for result in results])
     document = apply_settings(
         document,
         game_file=settings,

@@ -84,7 +84,7 @@ def evaluate_renders(count: int, reader: SagradaReader, first_seed: int = make_d
         right = [g == t for g, t in zip(got, truth)]
         cells_right += sum(right)
         boards_right += all(right)
-        patterns_right += reading.player.get("pattern") == sample.label["players"][0]["pattern"]
+        patterns_right += reading.player.to_json().get("pattern") == sample.label["players"][0]["pattern"]
         confidences.extend(cell.confidence for cell in reading.cells)
         correct.extend(right)
         colour_pairs.extend((_colour_of(t), _colour_of(g)) for t, g in zip(truth, got))

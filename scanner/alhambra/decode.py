@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import cv2
 import numpy as np
@@ -15,7 +14,7 @@ from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions, crop_walls_to
 from scanner.errors import BoardNotFoundError, Remedy
 from scanner.photo import Photo
 from scanner.reading import CellReading, Override
-from scoring.alhambra.palace import CATALOGUE, FOUNTAIN_TILE, OPPOSITE, SIDES, neighbour, reachable
+from scoring.alhambra.palace import CATALOGUE, FOUNTAIN_TILE, OPPOSITE, SIDES, Tile, neighbour, reachable
 
 TILE_AT_CENTRE = 0.5  # a cell with a located centre holds a tile unless the classifier finds no tile likelier (a loose die, a card)
 TILE_OFF_CENTRE = 0.15  # an empty neighbour cell holds a tile only when P(no tile) is under this
@@ -178,9 +177,9 @@ class UprightTiles:
 
 @dataclass(frozen=True)
 class PalaceReading:
-    """The decoded palace: the FORMATS.md ``palace`` list, one reading per tile and the rules' overrides."""
+    """The decoded palace: ``(at, tile)`` pairs (the fountain first, at ``(0, 0)``, then by y and x), one reading per tile and the rules' overrides."""
 
-    palace: list[dict[str, Any]]
+    palace: tuple[tuple[tuple[int, int], Tile], ...]
     readings: tuple[CellReading, ...]
     overrides: tuple[Override, ...]
 
@@ -238,7 +237,7 @@ def assemble_palace(
 ) -> PalaceReading:
     """The palace (positions relative to the fountain), a reading per tile, and where the rules overrode the model."""
     fx, fy = fountain
-    palace: list[dict[str, Any]] = [{"at": [0, 0], "tile": "fountain"}]
+    palace: list[tuple[tuple[int, int], Tile]] = [((0, 0), FOUNTAIN_TILE)]
     readings: list[CellReading] = []
     overrides: list[Override] = []
     for world in sorted(tiles.evidence, key=lambda c: (c[1], c[0])):
@@ -253,7 +252,7 @@ def assemble_palace(
         else:
             tile = CATALOGUE[chosen[world]]
             value = f"{tile.type}:{tile.walls}"
-            palace.append({"at": list(at), "type": tile.type, "walls": tile.walls})
+            palace.append((at, Tile(tile.type, tile.walls)))  # the type and walls read: twins are one reading
             by_value = value_probabilities(scores)
             confidence = by_value.get(value, 0.0)
             alternatives = tuple((v, round(p, 4)) for v, p in sorted(by_value.items(), key=lambda e: -e[1]) if v != value)[:3]
@@ -266,7 +265,7 @@ def assemble_palace(
             overrides.append(Override(at, model_value, model_conf, value, confidence, reason))
         polygon = cell_polygon(grid_to_image, tiles.lattice_of[world])
         readings.append(CellReading(at, value, min(max(confidence, 0.0), 1.0), polygon, alternatives, tiles.crop_of[world]))
-    return PalaceReading(palace, tuple(readings), tuple(overrides))
+    return PalaceReading(tuple(palace), tuple(readings), tuple(overrides))
 
 
 def palace_corners(grid_to_image: np.ndarray, cells: list[tuple[int, int]], k: int) -> np.ndarray:

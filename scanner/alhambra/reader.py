@@ -20,6 +20,7 @@ Stages (one code path, timed by the pipeline's ``Timings``), one module each:
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -96,10 +97,12 @@ from scanner.errors import BoardNotFoundError
 from scanner.model import OnnxModel, load_model, models_dir
 from scanner.photo import Photo
 from scanner.reading import BoardReading, Timings
+from scoring.alhambra import AlhambraPlayer, AlhambraState
 from scoring.alhambra.palace import SIDES
 
 GAME = "alhambra"
-GAME_FIELDS = {"scoring_round": 3}  # a one-palace scan is scored as at the game's end
+SCORING_ROUND = 3  # a one-palace scan is scored as at the game's end
+BOARD_KEYS = ("palace",)  # what a photo of a palace shows of its player (reserve, money and earlier points are set in review)
 
 # the names these helpers had before the reader was split into stage modules (tests and models/alhambra use them)
 _fit_grid = fit_grid
@@ -110,12 +113,12 @@ _lattice_quality = lattice_quality
 
 __all__ = [
     "BIG_TILE_OUT_PX",
+    "BOARD_KEYS",
     "CROP_MARGIN",
     "CROP_PX",
     "CROP_SIDES",
     "DIM",
     "GAME",
-    "GAME_FIELDS",
     "GOOD_TILE_OUT_PX",
     "HINT",
     "KINDS",
@@ -126,6 +129,7 @@ __all__ = [
     "PEAK_THRESHOLD",
     "PRICES",
     "ROTATIONS",
+    "SCORING_ROUND",
     "SIDES",
     "SMALL_TILE_OUT_PX",
     "TILES_MODEL",
@@ -152,6 +156,8 @@ __all__ = [
     "local_pitch",
     "locate_input",
     "make_reader",
+    "palace_listing",
+    "palace_state",
     "palace_touches_edge",
     "refine_grid",
     "rotate_cell",
@@ -223,14 +229,16 @@ class AlhambraReader:
                 )
             reading = assemble_palace(tiles, fountain, chosen, lattice.grid_to_image)
             box_corners = palace_corners(lattice.grid_to_image, [tiles.lattice_of[w] for w in tiles.evidence], tiles.north)
+            state = palace_state(reading, Path(photo.name).stem)
         return BoardReading(
-            player={"palace": reading.palace},
+            state=state,
+            board_keys=BOARD_KEYS,
             corners=box_corners,
             cells=reading.readings,
             overrides=reading.overrides,
             model=self.model_label,
             notes=(f"north: crops turned {ROTATIONS[tiles.north]} degrees", f"pitch {lattice.pitch_px:.0f} px"),
-            game_fields=dict(GAME_FIELDS),
+            listing={"palace": palace_listing(reading, state.players[0])},
         )
 
     def _best_lattice(
@@ -298,6 +306,25 @@ class AlhambraReader:
         if not len(again.points):
             return lattice
         return averaged_lattice(lattice, again)
+
+
+def palace_state(reading: PalaceReading, name: str) -> AlhambraState:
+    """The one-palace game a decoding reads: the player ``name`` with the palace, scored as at round ``SCORING_ROUND``.
+
+    Raises:
+        StateError: ``name`` is not a valid player name.
+    """
+    return AlhambraState(SCORING_ROUND, (AlhambraPlayer(name, reading.palace),))
+
+
+def palace_listing(reading: PalaceReading, player: AlhambraPlayer) -> tuple[int, ...]:
+    """The scan document's order of the palace (the fountain first, then by y and x) as indices into ``player.palace``.
+
+    ``AlhambraPlayer`` keeps its tiles by position (y, then x) only, so the order the scan lists them
+    in travels beside the state.
+    """
+    index_of = {cell: index for index, (cell, _) in enumerate(player.palace)}
+    return tuple(index_of[cell] for cell, _ in reading.palace)
 
 
 def make_reader() -> AlhambraReader:

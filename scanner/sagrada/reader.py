@@ -20,6 +20,7 @@ import functools
 import itertools
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -32,9 +33,9 @@ from scanner.reading import BoardReading, CellReading, Override, Timings
 from scanner.sagrada import grid as board_finder
 from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN_PX, PITCH_PX, ROWS, cell_crops, lift_corners, rectify_grid, to_batch
 from scanner.sagrada.grid import BoardLocation
-from scoring.sagrada import PATTERNS, identify_patterns
+from scoring.sagrada import PATTERNS, Die, SagradaPlayer, SagradaState, identify_patterns
 
-GAME_FIELDS: dict[str, list[str]] = {"public_objectives": []}  # a one-window scan: the public objectives are set in review
+BOARD_KEYS = ("window", "pattern")  # what a photo of a window shows of its player (favor tokens and objectives are set in review)
 COLOURS = ("R", "Y", "G", "B", "P")
 DICE = tuple(f"{c}{v}" for c in COLOURS for v in range(1, 7))
 PRINT_STATES = (".",) + COLOURS + tuple(str(v) for v in range(1, 7))
@@ -72,6 +73,24 @@ def state_probabilities(die: np.ndarray, colour: np.ndarray, value: np.ndarray) 
 def cell_text(state: str) -> str:
     """The FORMATS.md text of a state: a die name, or ``.`` for any empty cell."""
     return "." if state.startswith("_") else state
+
+
+def cell_die(state: str) -> Die | None:
+    """The die a state shows (``None`` for any empty cell)."""
+    return None if state.startswith("_") else Die(state[0], int(state[1]))
+
+
+def window_state(decoded: Decoded, name: str) -> SagradaState:
+    """The one-window game a decoding reads: the player ``name`` with the window and the pattern card (when known).
+
+    The public objectives are left empty (a one-window scan: they are set in review).
+
+    Raises:
+        StateError: ``name`` is not a valid player name.
+    """
+    window = tuple(tuple(cell_die(decoded.states[r * COLS + c]) for c in range(COLS)) for r in range(ROWS))
+    pattern = PATTERNS[decoded.pattern] if decoded.pattern is not None else None
+    return SagradaState((), (SagradaPlayer(name, window, pattern),))
 
 
 def value_probabilities(states: np.ndarray) -> dict[str, float]:
@@ -312,23 +331,19 @@ class SagradaReader:
                 f"or pattern prints: mean confidence {mean_confidence:.2f}); {board_finder.RETRY_HINT}",
                 remedy=Remedy.SET_CORNERS,
             )
-        rows = [" ".join(cell_text(decoded.states[r * COLS + c]) for c in range(COLS)) for r in range(ROWS)]
-        player: dict = {"window": rows}
-        if decoded.pattern is not None:
-            player["pattern"] = decoded.pattern
-        else:
+        if decoded.pattern is None:
             notes.append(f"pattern card not identified (best {decoded.pattern_probability:.2f})")
         model = f"{self.dice.manifest.label}; {self.refiner.manifest.label}"
         if corners is None:
             model += f"; {self.finder.manifest.label}"
         return BoardReading(
-            player=player,
+            state=window_state(decoded, Path(photo.name).stem),
+            board_keys=BOARD_KEYS,
             corners=grid_corners,
             cells=tuple(cells),
             overrides=tuple(overrides),
             model=model,
             notes=tuple(notes),
-            game_fields=dict(GAME_FIELDS),
         )
 
     def _locate(

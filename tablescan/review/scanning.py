@@ -76,13 +76,10 @@ def scan_photo(
     scanner = _load_scanner(profile)
     with _lock:  # one scan at a time: the models are shared and the CPU is small
         result = scanner.scan(path, game, corners=corners, player_name=player_name, name=name or path.name)
-    player = result.document["players"][0]
-    scan = player.get("scan") or {}
-    found = scan.get("corners") or [[float(x), float(y)] for x, y in result.corners]
     return ScanOutcome(
-        corners=[[round(float(x), 1), round(float(y), 1)] for x, y in found],
-        model=scan.get("model"),
-        readings=readings_from_scan(game, player),
+        corners=[[round(float(x), 1), round(float(y), 1)] for x, y in result.scan.corners],
+        model=result.scan.model,
+        readings=readings_from_scan(game, result.player),
         examples=_examples(scanner, result, game),
     )
 

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from scanner import BoardNotFoundError
 from scanner.photo import Photo
+from scoring.registry import GAMES
 from tablescan.cli import cli
 
 pytestmark = pytest.mark.e2e
@@ -34,6 +35,10 @@ def test_sample_scans_to_its_exact_palace(scanner, stem):
     result = scanner.scan(SAMPLES / f"{stem}.jpg", "alhambra")
     assert _cells(result.player["palace"]) == _cells(truth["players"][0]["palace"])
     assert result.issues == ()
+    palace = {at: "fountain" if tile.type == "fountain" else f"{tile.type}:{tile.walls}" for at, tile in result.state.players[0].palace}
+    assert palace == _cells(truth["players"][0]["palace"])  # the typed hand-off holds the palace itself
+    assert result.state == GAMES["alhambra"].parse(result.document)
+    assert result.player["palace"][0] == {"at": [0, 0], "tile": "fountain"}  # the scan lists the fountain first
     scan = result.player["scan"]
     assert len(scan["cells"]) == len(truth["players"][0]["palace"])
     assert all(0 <= cell["confidence"] <= 1 and len(cell["polygon"]) == 4 for cell in scan["cells"])

@@ -13,6 +13,8 @@ from click.testing import CliRunner
 from scanner import BoardNotFoundError
 from scanner.errors import Remedy
 from scanner.photo import Photo
+from scoring.registry import GAMES
+from scoring.sagrada import window_rows
 from tablescan.cli import cli
 
 pytestmark = pytest.mark.e2e
@@ -35,6 +37,8 @@ def test_sample_scans_to_its_exact_window(scanner, stem):
     result = scanner.scan(SAMPLES / f"{stem}.jpg", "sagrada")
     assert result.player["window"] == truth["window"]
     assert result.player.get("pattern") == truth["pattern"]
+    assert window_rows(result.state.players[0].window) == truth["window"]  # the typed hand-off holds the board itself
+    assert result.state == GAMES["sagrada"].parse(result.document)
     scan = result.player["scan"]
     assert [cell["cell"] for cell in scan["cells"]] == [[r, c] for r in range(4) for c in range(5)]
     assert all(0 <= cell["confidence"] <= 1 and len(cell["polygon"]) == 4 for cell in scan["cells"])

@@ -375,5 +375,5 @@ def test_held_out_renders_that_used_to_fail_are_read_exactly(reader, seed, why):
     sample = render(seed)
     _, data = cv2.imencode(".jpg", cv2.cvtColor(sample.image_rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92])
     reading = reader.read(load_photo(data.tobytes(), name=f"render-{seed}.jpg"))
-    right, total = compare_palaces(reading.player["palace"], sample.label["players"][0]["palace"])
+    right, total = compare_palaces(reading.state.to_json()["players"][0]["palace"], sample.label["players"][0]["palace"])
     assert right == total, why
