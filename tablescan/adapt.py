@@ -17,8 +17,9 @@ from typing import Any
 
 import click
 import numpy as np
-from PIL import Image
 
+from calibration.errors import CalibrationError
+from calibration.image import load_image
 from calibration.profile import (
     PROFILE_DIR_ENV,
     Profile,
@@ -252,9 +253,8 @@ def exported_examples(folder: Path, load: Any = None) -> dict[str, ExampleSet]:
             continue
         path = folder / str(item["crop"])
         try:
-            with Image.open(path) as image:
-                crop = np.asarray(image.convert("RGB"))
-        except (OSError, ValueError):
+            crop = load_image(path)
+        except CalibrationError:
             continue
         crops, values, groups = by_game.setdefault(item["game"], ([], [], []))
         crops.append(crop)
