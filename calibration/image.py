@@ -80,11 +80,14 @@ def decode_image(
     error: type[TableError] = CalibrationError,
     min_long_side_px: int | None = None,
     min_side_px: int = 1,
+    not_an_image: str = "not an image Pillow can read",
 ) -> DecodedImage:
     """Decode image bytes into an upright sRGB ``DecodedImage``, white behind any transparency.
 
     With ``min_long_side_px`` a JPEG is decoded at the smallest power-of-two reduction that keeps
-    its long side at least that many pixels (much faster for 12 MP phone photos).
+    its long side at least that many pixels (much faster for 12 MP phone photos). ``not_an_image``
+    is how the message says a file is no image at all (the scanner's and calibration's wordings
+    differ, and users' scripts match them).
 
     Raises:
         TableError: (of class ``error``) empty, not an image, corrupt, over ``MAX_PIXELS`` or with a
@@ -120,7 +123,7 @@ def decode_image(
     except Image.DecompressionBombError:
         raise error(f"{label}: image too large (decompression bomb guard: over {MAX_PIXELS // 1_000_000} MP)") from None
     except UnidentifiedImageError:
-        raise error(f"{label}: not a readable image (not an image format Pillow knows; expected {FORMATS_WORDS})") from None
+        raise error(f"{label}: {not_an_image} (expected {FORMATS_WORDS})") from None
     except (OSError, SyntaxError, ValueError) as failure:
         raise error(f"{label}: corrupt or truncated image ({failure})") from None
     finally:
@@ -137,6 +140,37 @@ def decode_image(
     if min(upright) < min_side_px:
         raise error(f"{label}: {upright[0]}x{upright[1]} px is too small; the short side must be at least {min_side_px} px")
     return DecodedImage(np.ascontiguousarray(rgb), upright, scale, tuple(notes))
+
+
+def probe_image(data: bytes, label: str, *, error: type[TableError] = CalibrationError) -> tuple[str, tuple[int, int]]:
+    """Return image bytes' format (Pillow's name, e.g. ``"JPEG"``) and upright size (w, h), checked but not decoded.
+
+    Raises:
+        TableError: (of class ``error``) empty, not an image, corrupt or over ``MAX_PIXELS``; the message starts with ``label``.
+    """
+    if not data:
+        raise error(f"{label}: empty file, expected a photo (JPEG, PNG or WebP)")
+    previous = Image.MAX_IMAGE_PIXELS
+    Image.MAX_IMAGE_PIXELS = MAX_PIXELS
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as probe:
+                probe.verify()
+            with Image.open(io.BytesIO(data)) as image:
+                kind, (width, height) = str(image.format), image.size
+                turned = image.getexif().get(0x0112, 1) in (5, 6, 7, 8)
+    except Image.DecompressionBombError:
+        raise error(f"{label}: image too large (decompression bomb guard: over {MAX_PIXELS // 1_000_000} MP)") from None
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as failure:
+        raise error(f"{label}: not a readable image ({failure.__class__.__name__})") from None
+    finally:
+        Image.MAX_IMAGE_PIXELS = previous
+    if width * height > MAX_PIXELS:
+        raise error(
+            f"{label}: {width}x{height} is {width * height / 1e6:.0f} megapixels, over the {MAX_PIXELS // 1_000_000} MP limit; resize it first"
+        )
+    return kind, ((height, width) if turned else (width, height))
 
 
 def _to_srgb(image: Image.Image) -> tuple[Image.Image, bool]:
@@ -171,7 +205,7 @@ def load_image(path: str | Path) -> np.ndarray:
     Raises:
         CalibrationError: the file is missing, unreadable, empty, not an image, corrupt or too large, naming it.
     """
-    return decode_image(read_image_bytes(path), Path(path).name).image_rgb
+    return decode_image(read_image_bytes(path), Path(path).name, not_an_image="not a readable image").image_rgb
 
 
 def save_image(path: str | Path, image_rgb: np.ndarray) -> Path:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 from PIL import Image, ImageCms
 
 from calibration.errors import CalibrationError
-from calibration.image import DecodedImage, decode_image, load_image
+from calibration.image import DecodedImage, decode_image, load_image, probe_image
 from scanner.errors import PhotoError
 from scanner.photo import load_photo
 
@@ -66,11 +67,10 @@ def test_transparency_becomes_white_for_calibration_too(tmp_path: Path) -> None:
     ("data", "message"),
     [
         (b"", "empty file"),
-        (b"%PDF-1.4 not a photo", "not a readable image"),
-        (b"hello, not an image", "not an image"),
+        (b"hello, not an image", "not an image Pillow can read (expected JPEG, PNG, WebP or HEIC)"),
         (_encode(_noise(), "JPEG")[:300], "corrupt or truncated"),
     ],
-    ids=["empty", "pdf", "text", "truncated"],
+    ids=["empty", "text", "truncated"],
 )
 @pytest.mark.parametrize(("error", "min_side_px"), [(CalibrationError, 1), (PhotoError, 240)])
 def test_each_layer_raises_its_own_class_with_the_same_words(data: bytes, message: str, error: type, min_side_px: int) -> None:
@@ -94,10 +94,15 @@ def test_min_side_is_the_callers_policy(min_side_px: int, raises: bool) -> None:
 
 @pytest.mark.parametrize(
     ("name", "message"),
-    [("gone.png", "gone.png: no such file"), ("folder", "folder: is a directory, expected a photo")],
+    [
+        ("gone.png", "gone.png: no such file"),
+        ("folder", "folder: is a directory, expected a photo"),
+        ("notes.txt", r"notes.txt: not a readable image \(expected JPEG, PNG, WebP or HEIC\)"),
+    ],
 )
 def test_load_image_names_the_file(tmp_path: Path, name: str, message: str) -> None:
     (tmp_path / "folder").mkdir()
+    (tmp_path / "notes.txt").write_text("hello")
     with pytest.raises(CalibrationError, match=message):
         load_image(tmp_path / name)
 
@@ -105,3 +110,21 @@ def test_load_image_names_the_file(tmp_path: Path, name: str, message: str) -> N
 def test_decoded_image_rejects_a_grey_array() -> None:
     with pytest.raises(ValueError, match=r"image_rgb: expected \(H, W, 3\) uint8 RGB"):
         DecodedImage(np.zeros((4, 4), np.uint8), (4, 4))
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (_encode(_noise(), "PNG"), ("PNG", (320, 260))),
+        (_sideways(), ("JPEG", (260, 320))),  # the size as shown, EXIF orientation applied
+        (b"%PDF-1.4 not a photo", "not a readable image (UnidentifiedImageError)"),
+        (b"", "empty file"),
+    ],
+    ids=["png", "sideways", "pdf", "empty"],
+)
+def test_probe_image_checks_without_decoding(data: bytes, expected) -> None:
+    if isinstance(expected, str):
+        with pytest.raises(CalibrationError, match=rf"^up\.jpg: {re.escape(expected)}"):
+            probe_image(data, "up.jpg")
+    else:
+        assert probe_image(data, "up.jpg") == expected
