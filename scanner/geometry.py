@@ -108,20 +108,28 @@ def shrink_then_warp(
     four points TL, TR, BR, BL in the *shrunk* image's pixels sent to the output's corners (rounded
     to float32 first, as ``cv2.getPerspectiveTransform`` wants).
 
-    Every warp in the scanner comes through here, and each shipped model was trained on the exact
-    pixels of its own setting, so these settings cannot be merged without retraining that model:
+    Every perspective warp that feeds a model comes through here (the affine ``die_box_crop`` that
+    cuts loose dice for training stays apart: OpenCV's affine warp may round differently). Each shipped
+    model was trained on the exact pixels of its own setting, so the settings cannot be merged
+    without retraining that model:
 
-    - ``sagrada_dice`` (``scanner.sagrada.cells.rectify_grid``): ``to_out``, the grid's footprint
-      reduced to 1.2 rectified pixels per output pixel when above 1.6, ``PixelCentres.CORNERS``,
-      ``INTER_LINEAR``, ``BORDER_REPLICATE``.
-    - ``sagrada_refiner`` (``scanner.sagrada.grid.warp_reduced``): ``to_out``, the footprint (or the
-      whole photo) reduced the same way but measured by its bounding box, ``PixelCentres.CENTRES``,
-      ``INTER_LINEAR``, ``BORDER_CONSTANT`` (black outside the photo is a cue it learnt).
-    - ``alhambra_tiles`` (``scanner.alhambra.tiles.crop_cells``): ``quad`` per cell from the palace's
-      crop reduced to 1.25 tiles per crop when above 1.2, at least 1 pixel a side,
-      ``PixelCentres.CORNERS``, ``INTER_LINEAR``, ``BORDER_REPLICATE`` at the *crop's* edge.
-    - ``warp_to_rectangle``: ``quad`` on the unreduced photo, ``INTER_AREA`` (OpenCV warps it as
-      ``INTER_LINEAR``), ``BORDER_REPLICATE``.
+    - ``sagrada_dice`` (``scanner.sagrada.cells.rectify_grid``): ``to_out``; when the grid's longest
+      side spans over 1.6 photo pixels per rectified pixel, its padded footprint is reduced to 1.2,
+      with ``PixelCentres.CORNERS``; ``INTER_LINEAR``, ``BORDER_REPLICATE``.
+    - ``sagrada_refiner`` (``scanner.sagrada.grid.warp_reduced``): ``to_out``; the same thresholds but
+      measured on the footprint's bounding box, the footprint or the whole photo reduced, with
+      ``PixelCentres.CENTRES``; ``INTER_LINEAR``, ``BORDER_CONSTANT`` (black beyond the photo's edge).
+    - ``alhambra_tiles`` (``scanner.alhambra.tiles.crop_cells``): ``quad`` per cell; the palace's part
+      of the photo is always cropped (edge pixels repeat from the crop's edge), and shrunk when a
+      tile spans over 1.2 x 1.25 crop sides so it spans 1.25, at least 1 pixel a side, with
+      ``PixelCentres.CORNERS``; ``INTER_LINEAR``, ``BORDER_REPLICATE``.
+    - ``warp_to_rectangle``: ``quad`` on the unreduced photo, ``INTER_AREA`` (which OpenCV's
+      perspective warp performs as ``INTER_LINEAR``), ``BORDER_REPLICATE``.
+
+    Merging them (one pixel-centre convention, one threshold, one border) would move every crop by
+    up to half a source pixel or change its edges, and the models would see pixels they were not
+    trained on; ``tests/scanner/test_warp_identity.py`` keeps each setting byte-identical to the
+    formula its model was trained with.
 
     Raises:
         ValueError: not exactly one of ``to_out`` and ``quad``.
