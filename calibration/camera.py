@@ -19,6 +19,7 @@ from calibration.errors import CalibrationError, TargetNotFoundError
 from calibration.image import check_image
 from calibration.jsonfields import expect_number, expect_numbers
 from calibration.target import DICTIONARIES, Target, charuco_board
+from scoring.errors import Remedy
 from scoring.fields import child, expect_int, expect_object
 from scoring.fields import field as json_field
 
@@ -151,9 +152,10 @@ def find_target(image_rgb: np.ndarray, target: Target, name: str = "<image>") ->
         points, ids = _find_chessboard(small, target)
         hint = "show the whole printed target, flat, sharp and well lit"
     if points is None:
+        remedy = None
         if target.kind == "chessboard" and _shows_markers(small):
-            hint = "it shows ArUco markers: for a ChArUco board calibrate with --kind charuco"
-        raise TargetNotFoundError(f"{name}: calibration target not found (looked for a {target.describe()}); {hint}")
+            hint, remedy = f"it shows ArUco markers: for a ChArUco board {Remedy.USE_CHARUCO.words}", Remedy.USE_CHARUCO
+        raise TargetNotFoundError(f"{name}: calibration target not found (looked for a {target.describe()}); {hint}", remedy=remedy)
     if scale != 1.0:
         points = (points + 0.5) / scale - 0.5
         window = max(3, int(round(2 / scale)))
@@ -235,8 +237,8 @@ def calibrate_camera(
             names.append(name)
         except TargetNotFoundError as error:
             missing.append(name)
-            if "--kind charuco" in str(error):
-                marker_hint = "they show ArUco markers: for a ChArUco board calibrate with --kind charuco"
+            if error.remedy is Remedy.USE_CHARUCO:
+                marker_hint = f"they show ArUco markers: for a ChArUco board {Remedy.USE_CHARUCO.words}"
     if size is None:
         raise CalibrationError(f"no calibration photos given; take {min_views} or more (10-15 is better)")
     width, height = size
@@ -244,7 +246,8 @@ def calibrate_camera(
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
         raise TargetNotFoundError(
             f"{shown}: calibration target not found (looked for a {target.describe()}); "
-            + (marker_hint or "retake with the whole target in view, or drop the photo (--skip-missing)")
+            + (marker_hint or f"retake with the whole target in view, or {Remedy.SKIP_MISSING.words}"),
+            remedy=Remedy.USE_CHARUCO if marker_hint else Remedy.SKIP_MISSING,
         )
     if len(names) < min_views:
         raise CalibrationError(

@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from calibration.errors import CalibrationError
 from calibration.jsonfields import expect_numbers
+from scoring.errors import Remedy
 from scoring.fields import child, expect_object, expect_str, field
 
 DEFAULT_LEVEL = 230  # sRGB value a white board square or white paper should read after correction
@@ -147,7 +148,7 @@ def estimate_colour(
     else:
         usable = _bright_neutral_pixels(image_rgb.reshape(-1, 3))
         if len(usable) < MIN_REFERENCE_PIXELS:
-            raise CalibrationError(f"{name}: no white or light grey reference found; give one with --region x,y,w,h")
+            raise CalibrationError(f"{name}: no white or light grey reference found; {Remedy.GIVE_REGION.words}", remedy=Remedy.GIVE_REGION)
         reference = f"brightest low-saturation pixels of {name}"
     linear = _trimmed_mean(srgb_to_linear(usable))
     if np.min(linear) < 0.005:

@@ -20,7 +20,7 @@ from calibration.camera import CameraModel, undistort_image
 from calibration.colour import ColourCorrection, apply_colour
 from calibration.errors import CalibrationError
 from calibration.image import check_image
-from scoring.errors import StateError
+from scoring.errors import Remedy, StateError
 from scoring.fields import child, describe, expect_int, expect_object, expect_str, fail, field
 
 PROFILE_VERSION = 1
@@ -155,6 +155,8 @@ def load_profile(name_or_path: str | Path, directory: str | Path | None = None) 
     Raises:
         CalibrationError: the profile does not exist or is corrupt, naming it and what to do.
     """
+    remedy: Remedy | None = None
+    who: str | None = None
     if isinstance(name_or_path, Path) or str(name_or_path).endswith(".json") or os.sep in str(name_or_path) or "/" in str(name_or_path):
         path = Path(name_or_path)
         label = f"profile {path}"
@@ -163,15 +165,12 @@ def load_profile(name_or_path: str | Path, directory: str | Path | None = None) 
         name = str(name_or_path)
         path = profile_path(name, directory)
         label = f"profile '{name}' ({path})"
-        missing = (
-            f"profile '{name}' not found in {path.parent}; create it with "
-            f"`tablescan calibrate camera PHOTOS... --name {name}` or `tablescan calibrate colour PHOTO --name {name}` "
-            "(`tablescan calibrate list` shows saved profiles)"
-        )
+        missing = f"profile '{name}' not found in {path.parent}; {Remedy.MAKE_PROFILE.words}"
+        remedy, who = Remedy.MAKE_PROFILE, name
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise CalibrationError(missing) from None
+        raise CalibrationError(missing, remedy=remedy, profile=who) from None
     except (OSError, UnicodeDecodeError) as error:
         raise CalibrationError(f"{label}: cannot read ({error.__class__.__name__}); calibrate again") from None
     try:

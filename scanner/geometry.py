@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from enum import Enum
+
 import cv2
 import numpy as np
 
@@ -25,6 +28,138 @@ def order_corners(points: np.ndarray) -> np.ndarray:
     return order_clockwise(points).astype(np.float32)
 
 
+class PixelCentres(Enum):
+    """Where a reduced image's pixel centres are taken to sit, in the arithmetic that maps photo pixels onto it.
+
+    ``CORNERS``: pixel ``i`` is treated as the point ``i`` in both images, so a reduction by ``s`` maps
+    ``x -> (x - x0) * s`` (off by up to half a source pixel: the dice crops were trained on this).
+    ``CENTRES``: pixel ``i``'s centre is the point ``i`` in both images, so the map is
+    ``x -> (x - x0 + 0.5) * s - 0.5``, which is what area averaging really does (the refiner was trained on this).
+    """
+
+    CORNERS = "corners"
+    CENTRES = "centres"
+
+
+@dataclass(frozen=True)
+class Shrunk:
+    """A photo cropped and reduced for warping, and the 3x3 homography from photo pixels to its pixels.
+
+    Raises:
+        ValueError: the image is not (H, W, C) or the homography is not 3x3.
+    """
+
+    image_rgb: np.ndarray
+    from_photo: np.ndarray
+
+    def __post_init__(self) -> None:
+        if self.image_rgb.ndim != 3 or min(self.image_rgb.shape[:2]) < 1:
+            raise ValueError(f"image_rgb: expected (H, W, C) with H, W >= 1, got {self.image_rgb.shape}")
+        if np.shape(self.from_photo) != (3, 3):
+            raise ValueError(f"from_photo: expected a 3x3 homography, got {np.shape(self.from_photo)}")
+
+
+def shrink_photo(
+    image_rgb: np.ndarray,
+    *,
+    box: tuple[int, int, int, int] | None = None,
+    factor: float | None = None,
+    centres: PixelCentres = PixelCentres.CORNERS,
+    min_side_px: int = 2,
+) -> Shrunk:
+    """Crop ``box`` (x0, y0, x1, y1; None: the whole photo) and reduce it by ``factor`` with area averaging (None: not at all).
+
+    Each reduced side is ``round(side * factor)`` pixels but at least ``min_side_px``; the returned
+    homography follows ``centres`` (see ``PixelCentres``). The input is never modified.
+
+    Raises:
+        ValueError: the box holds no pixel.
+    """
+    x0, y0, x1, y1 = box if box is not None else (0, 0, image_rgb.shape[1], image_rgb.shape[0])
+    region = image_rgb[y0:y1, x0:x1]
+    if factor is None:
+        return Shrunk(region, np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], dtype=np.float64))
+    new_w, new_h = max(min_side_px, int(round(region.shape[1] * factor))), max(min_side_px, int(round(region.shape[0] * factor)))
+    source = cv2.resize(region, (new_w, new_h), interpolation=cv2.INTER_AREA)
+    sx, sy = new_w / region.shape[1], new_h / region.shape[0]
+    if centres is PixelCentres.CENTRES:
+        offset = np.array([[sx, 0, -x0 * sx + 0.5 * sx - 0.5], [0, sy, -y0 * sy + 0.5 * sy - 0.5], [0, 0, 1]])
+    else:
+        offset = np.array([[sx, 0, -x0 * sx], [0, sy, -y0 * sy], [0, 0, 1]])
+    return Shrunk(source, offset)
+
+
+def shrink_then_warp(
+    image: np.ndarray | Shrunk,
+    size: tuple[int, int],
+    *,
+    to_out: np.ndarray | None = None,
+    quad: np.ndarray | None = None,
+    box: tuple[int, int, int, int] | None = None,
+    factor: float | None = None,
+    centres: PixelCentres = PixelCentres.CORNERS,
+    min_side_px: int = 2,
+    interpolation: int = cv2.INTER_LINEAR,
+    border: int = cv2.BORDER_REPLICATE,
+) -> np.ndarray:
+    """Shrink the photo (``shrink_photo``; skipped when ``image`` is already a ``Shrunk``), then warp it into ``size`` (w, h).
+
+    The warp is either ``to_out``, a 3x3 homography from *photo* pixels to output pixels, or ``quad``,
+    four points TL, TR, BR, BL in the *shrunk* image's pixels sent to the output's corners (rounded
+    to float32 first, as ``cv2.getPerspectiveTransform`` wants).
+
+    Every perspective warp that feeds a model comes through here (the affine ``die_box_crop`` that
+    cuts loose dice for training stays apart: OpenCV's affine warp may round differently). Each shipped
+    model was trained on the exact pixels of its own setting, so the settings cannot be merged
+    without retraining that model:
+
+    - ``sagrada_dice`` (``scanner.sagrada.cells.rectify_grid``): ``to_out``; when the grid's longest
+      side spans over 1.6 photo pixels per rectified pixel, its padded footprint is reduced to 1.2,
+      with ``PixelCentres.CORNERS``; ``INTER_LINEAR``, ``BORDER_REPLICATE``.
+    - ``sagrada_refiner`` (``scanner.sagrada.grid.warp_reduced``): ``to_out``; the same thresholds but
+      measured on the footprint's bounding box, the footprint or the whole photo reduced, with
+      ``PixelCentres.CENTRES``; ``INTER_LINEAR``, ``BORDER_CONSTANT`` (black beyond the photo's edge).
+    - ``alhambra_tiles`` (``scanner.alhambra.tiles.crop_cells``): ``quad`` per cell; the palace's part
+      of the photo is always cropped (edge pixels repeat from the crop's edge), and shrunk when a
+      tile spans over 1.2 x 1.25 crop sides so it spans 1.25, at least 1 pixel a side, with
+      ``PixelCentres.CORNERS``; ``INTER_LINEAR``, ``BORDER_REPLICATE``.
+    - ``warp_to_rectangle``: ``quad`` on the unreduced photo, ``INTER_AREA`` (which OpenCV's
+      perspective warp performs as ``INTER_LINEAR``), ``BORDER_REPLICATE``.
+
+    Merging them (one pixel-centre convention, one threshold, one border) would move every crop by
+    up to half a source pixel or change its edges, and the models would see pixels they were not
+    trained on; ``tests/scanner/test_warp_identity.py`` keeps each setting byte-identical to the
+    formula its model was trained with.
+
+    Raises:
+        ValueError: not exactly one of ``to_out`` and ``quad``.
+    """
+    if (to_out is None) == (quad is None):
+        raise ValueError("shrink_then_warp: expected exactly one of to_out and quad")
+    shrunk = image if isinstance(image, Shrunk) else shrink_photo(image, box=box, factor=factor, centres=centres, min_side_px=min_side_px)
+    width, height = size
+    if quad is not None:
+        target = np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float32)
+        forward = cv2.getPerspectiveTransform(np.asarray(quad, dtype=np.float32), target)
+    else:
+        forward = np.asarray(to_out, dtype=np.float64) @ np.linalg.inv(shrunk.from_photo)
+    return cv2.warpPerspective(shrunk.image_rgb, forward, size, flags=interpolation, borderMode=border)
+
+
+def footprint(to_out: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The photo points (TL, TR, BR, BL, float64 (4, 2)) that the corners of the ``size`` (w, h) output of ``to_out`` show."""
+    width, height = size
+    corners = np.array([[[0, 0]], [[width, 0]], [[width, height]], [[0, height]]], np.float64)
+    return cv2.perspectiveTransform(corners, np.linalg.inv(to_out)).reshape(-1, 2)
+
+
+def padded_box(points: np.ndarray, image_shape: tuple[int, ...], pad: int = 2) -> tuple[int, int, int, int]:
+    """The whole pixels (x0, y0, x1, y1) around ``points`` plus ``pad``, clipped to an image of ``image_shape`` (H, W, ...)."""
+    x0, y0 = np.floor(points.min(axis=0) - pad).astype(int).clip(0, None)
+    x1, y1 = np.ceil(points.max(axis=0) + pad).astype(int)
+    return int(x0), int(y0), int(min(x1, image_shape[1])), int(min(y1, image_shape[0]))
+
+
 def warp_to_rectangle(image_rgb: np.ndarray, corners: np.ndarray, width_px: int, height_px: int) -> tuple[np.ndarray, np.ndarray]:
     """Warp the quadrilateral ``corners`` (TL, TR, BR, BL) to a ``width_px`` x ``height_px`` image.
 
@@ -32,7 +167,7 @@ def warp_to_rectangle(image_rgb: np.ndarray, corners: np.ndarray, width_px: int,
     """
     target = np.array([[0, 0], [width_px, 0], [width_px, height_px], [0, height_px]], dtype=np.float32)
     forward = cv2.getPerspectiveTransform(np.asarray(corners, dtype=np.float32), target)
-    rectified = cv2.warpPerspective(image_rgb, forward, (width_px, height_px), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    rectified = shrink_then_warp(Shrunk(image_rgb, np.eye(3)), (width_px, height_px), quad=corners, interpolation=cv2.INTER_AREA)
     return rectified, np.linalg.inv(forward)
 
 

@@ -1,28 +1,26 @@
-"""Loading photos as phones deliver them: EXIF orientation, ICC profiles, odd modes, size limits."""
+"""Loading photos as phones deliver them: EXIF orientation, ICC profiles, odd modes, size limits.
+
+The decoding itself is ``calibration.image.decode_image``, shared with calibration (the lower
+layer) so both see the same pixels; this module reads the file and wraps the result as a ``Photo``.
+"""
 
 from __future__ import annotations
 
-import io
 import time
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
+from PIL import Image
 
+from calibration.image import MAX_PIXELS, decode_image
 from scanner.errors import PhotoError
 
-MAX_PIXELS = 50_000_000
-MAX_FILE_BYTES = 200 * 1024 * 1024  # a photo file read past this is refused (a device, a wrong file)
-MIN_SIDE_PX = 240
+__all__ = ["MAX_FILE_BYTES", "MAX_PIXELS", "MIN_SIDE_PX", "Photo", "decode_seconds", "load_photo"]
 
-try:  # HEIC/HEIF from iPhones, when the optional wheel is installed
-    import pillow_heif
-except ImportError:  # pragma: no cover - optional
-    pass
-else:
-    pillow_heif.register_heif_opener()
+MAX_FILE_BYTES = 200 * 1024 * 1024  # a photo file read past this is refused (a device, a wrong file)
+
+MIN_SIDE_PX = 240
 
 
 @dataclass(frozen=True)
@@ -91,82 +89,8 @@ def load_photo(source: str | Path | bytes, *, name: str | None = None, min_long_
     if not data:
         raise PhotoError(f"{label}: empty file, expected a photo (JPEG, PNG or WebP)")
 
-    previous = Image.MAX_IMAGE_PIXELS
-    Image.MAX_IMAGE_PIXELS = MAX_PIXELS
-    try:
-        with warnings.catch_warnings():  # the explicit size check below gives the clear message
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            warnings.simplefilter("ignore", UserWarning)  # corrupt EXIF: Pillow reads what it can
-            image: Image.Image = Image.open(io.BytesIO(data))
-        width, height = image.size
-        if width * height > MAX_PIXELS:
-            raise PhotoError(
-                f"{label}: {width}x{height} is {width * height / 1e6:.0f} megapixels, over the "
-                f"{MAX_PIXELS // 1_000_000} MP limit; resize it first"
-            )
-        with warnings.catch_warnings():  # corrupt EXIF: Pillow warns and reads what it can; the photo is still usable
-            warnings.simplefilter("ignore", UserWarning)
-            orientation = image.getexif().get(0x0112, 1)
-        upright = (height, width) if orientation in (5, 6, 7, 8) else (width, height)
-        scale = 1.0
-        if min_long_side_px and image.format == "JPEG":
-            reduce = 1
-            while max(width, height) // (reduce * 2) >= min_long_side_px and reduce < 8:
-                reduce *= 2
-            if reduce > 1:
-                image.draft("RGB", (width // reduce, height // reduce))
-                scale = width / image.size[0]
-        image.load()
-    except PhotoError:
-        raise
-    except Image.DecompressionBombError:
-        raise PhotoError(f"{label}: image too large (decompression bomb guard: over {MAX_PIXELS // 1_000_000} MP)") from None
-    except UnidentifiedImageError:
-        raise PhotoError(f"{label}: not an image Pillow can read (expected JPEG, PNG, WebP or HEIC)") from None
-    except (OSError, SyntaxError, ValueError) as error:
-        raise PhotoError(f"{label}: corrupt or truncated image ({error})") from None
-    finally:
-        Image.MAX_IMAGE_PIXELS = previous
-
-    notes: list[str] = []
-    if orientation != 1:
-        notes.append(f"exif-orientation-{orientation}")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        image = ImageOps.exif_transpose(image)
-    image, converted = _to_srgb(image)
-    if converted:
-        notes.append("icc-to-srgb")
-    rgb = np.asarray(image, dtype=np.uint8)
-    if min(upright) < MIN_SIDE_PX:
-        raise PhotoError(f"{label}: {upright[0]}x{upright[1]} px is too small; the short side must be at least {MIN_SIDE_PX} px")
-    return Photo(image_rgb=np.ascontiguousarray(rgb), name=label, full_size=upright, scale=scale, notes=tuple(notes))
-
-
-def _to_srgb(image: Image.Image) -> tuple[Image.Image, bool]:
-    """Return an RGB image in sRGB, converting from an embedded ICC profile when present."""
-    converted = False
-    icc = image.info.get("icc_profile")
-    if image.mode in ("I;16", "I;16B", "I;16L", "I", "F"):
-        array = np.asarray(image, dtype=np.float64)
-        peak = array.max() or 1.0
-        image = Image.fromarray((array * (255.0 / peak)).clip(0, 255).astype(np.uint8), "L")
-    if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
-        rgba = image.convert("RGBA")
-        background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-        image = Image.alpha_composite(background, rgba)
-    if image.mode == "CMYK" or image.mode not in ("RGB", "L"):
-        image = image.convert("RGB") if image.mode != "CMYK" else image
-    if icc and image.mode in ("RGB", "CMYK"):
-        try:
-            source = ImageCms.ImageCmsProfile(io.BytesIO(icc))
-            target = ImageCms.createProfile("sRGB")
-            result = ImageCms.profileToProfile(image, source, target, outputMode="RGB")
-            if result is not None:  # None only when converting in place
-                image, converted = result, True
-        except (ImageCms.PyCMSError, OSError, ValueError):
-            pass  # unreadable profile: keep the pixels as they are
-    return image.convert("RGB"), converted
+    decoded = decode_image(data, label, error=PhotoError, min_long_side_px=min_long_side_px, min_side_px=MIN_SIDE_PX)
+    return Photo(image_rgb=decoded.image_rgb, name=label, full_size=decoded.full_size, scale=decoded.scale, notes=decoded.notes)
 
 
 def decode_seconds(path: str | Path) -> float:

@@ -17,8 +17,9 @@ from typing import Any
 
 import click
 import numpy as np
-from PIL import Image
 
+from calibration.errors import CalibrationError
+from calibration.image import load_image
 from calibration.profile import (
     PROFILE_DIR_ENV,
     Profile,
@@ -252,9 +253,8 @@ def exported_examples(folder: Path, load: Any = None) -> dict[str, ExampleSet]:
             continue
         path = folder / str(item["crop"])
         try:
-            with Image.open(path) as image:
-                crop = np.asarray(image.convert("RGB"))
-        except (OSError, ValueError):
+            crop = load_image(path)
+        except CalibrationError:
             continue
         crops, values, groups = by_game.setdefault(item["game"], ([], [], []))
         crops.append(crop)
@@ -342,12 +342,9 @@ def _shift_groups(examples: ExampleSet, before: ExampleSet) -> ExampleSet:
 
 
 def _temperatures(model: Any) -> dict[str, float]:
-    """Per-head temperatures from the model's manifest (``temperatures``), else its one temperature."""
-    try:
-        raw = json.loads((Path(model.path).parent / "manifest.json").read_text(encoding="utf-8"))
-        return {str(k): float(v) for k, v in raw.get("temperatures", {}).items()}
-    except (OSError, ValueError, TypeError, AttributeError):
-        return {}
+    """Per-head calibration temperatures from the model's ``Manifest`` (each head's own, else the model's one)."""
+    manifest = model.manifest
+    return {head: manifest.temperature_of(head) for head, _ in manifest.heads}
 
 
 def reset_profile(profile_name: str = DEFAULT_PROFILE, directory: Path | None = None) -> bool:

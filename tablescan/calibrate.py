@@ -23,6 +23,21 @@ from calibration.colour import DEFAULT_LEVEL, preview_image
 from calibration.image import load_image, save_image
 from calibration.profile import PROFILE_DIR_ENV, check_name, profile_path
 from calibration.target import DICTIONARIES, KINDS, save_target
+from scoring.errors import Remedy
+
+
+def calibration_flags(error: BaseException) -> dict[Remedy, str]:
+    """How the CLI words calibration's remedies: as the flags and commands that apply them."""
+    name = error.profile if isinstance(error, CalibrationError) and error.profile else "NAME"
+    return {
+        Remedy.USE_CHARUCO: "calibrate with --kind charuco",
+        Remedy.SKIP_MISSING: "drop the photo (--skip-missing)",
+        Remedy.GIVE_REGION: "give one with --region x,y,w,h",
+        Remedy.MAKE_PROFILE: (
+            f"create it with `tablescan calibrate camera PHOTOS... --name {name}` or `tablescan calibrate colour PHOTO --name {name}` "
+            "(`tablescan calibrate list` shows saved profiles)"
+        ),
+    }
 
 
 def _target_options(function):

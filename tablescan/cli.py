@@ -12,7 +12,7 @@ import click
 from scanner.errors import AdaptationError, Remedy, in_own_words
 from scoring.errors import TableError
 from tablescan.adapt import adapt
-from tablescan.calibrate import calibrate
+from tablescan.calibrate import calibrate, calibration_flags
 from tablescan.corrections import export_corrections_command
 from tablescan.documents import FORMATS_DOC
 from tablescan.games import GAMES
@@ -41,7 +41,7 @@ class _Group(click.Group):
 
 
 def _in_cli_words(error: TableError) -> str:
-    """The error as one line, a scanner error's remedy worded as the flag that applies it."""
+    """The error as one line, its remedy worded as the flag or command that applies it."""
     option = f" --profile {error.profile}" if isinstance(error, AdaptationError) and error.profile else ""
     flags = {
         Remedy.SET_CORNERS: "give --corners x,y,x,y,x,y,x,y",
@@ -49,7 +49,7 @@ def _in_cli_words(error: TableError) -> str:
         Remedy.ADAPT_AGAIN: f"run `tablescan adapt{option}` again to re-fit it, or `tablescan adapt{option} --reset` to use the shipped models",
         Remedy.RESET_ADAPTATION: f"run `tablescan adapt{option} --reset`",
     }
-    return in_own_words(error, flags)
+    return in_own_words(error, flags | calibration_flags(error))
 
 
 _TITLES = sorted(entry.title for entry in GAMES.values())

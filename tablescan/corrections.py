@@ -16,8 +16,9 @@ from pathlib import Path
 import click
 import cv2
 import numpy as np
-from PIL import Image, ImageOps
+from PIL import Image
 
+from calibration.image import load_image
 from scoring.errors import StateError
 from tablescan.review.db import Store, default_db_path, now_text
 
@@ -55,8 +56,8 @@ def crop_cell(image_rgb: np.ndarray, polygon: list, size_px: int = CROP_SIZE_PX)
 
 
 def _load_rgb(path: Path) -> np.ndarray:
-    with Image.open(path) as image:
-        return np.asarray(ImageOps.exif_transpose(image).convert("RGB"))
+    """The stored photo decoded as the scanner decoded it (``calibration.image.load_image``), so crops match its pixels."""
+    return load_image(path)
 
 
 def export_corrections(store: Store, out_dir: Path, include_manual: bool = False) -> dict:

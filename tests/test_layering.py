@@ -14,7 +14,7 @@ STDLIB = set(sys.stdlib_module_names)
 # package -> top-level modules it may import besides the standard library and itself
 ALLOWED = {
     "scoring": set(),
-    "calibration": {"scoring", "numpy", "cv2", "PIL", "platformdirs"},
+    "calibration": {"scoring", "numpy", "cv2", "PIL", "pillow_heif", "platformdirs"},
     "scanner": {"scoring", "calibration", "numpy", "cv2", "onnxruntime", "PIL", "pillow_heif"},
 }
 NEVER_AT_RUNTIME = {"torch", "torchvision", "onnx", "tablescan"}

@@ -19,7 +19,6 @@ Stages (one code path, timed by the pipeline's ``Timings``), one module each:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +93,7 @@ from scanner.alhambra.tiles import (
     upright_walls_to_crop,
 )
 from scanner.errors import BoardNotFoundError
-from scanner.model import OnnxModel, load_model, models_dir
+from scanner.model import OnnxModel, load_model
 from scanner.photo import Photo
 from scanner.reading import BoardReading, Timings
 from scoring.alhambra import AlhambraPlayer, AlhambraState
@@ -176,8 +175,7 @@ class AlhambraReader:
     def __init__(self, locate: OnnxModel, tiles: OnnxModel) -> None:
         self.locate_model = locate
         self.tiles_model = tiles
-        manifest = json.loads((models_dir() / TILES_MODEL / "manifest.json").read_text(encoding="utf-8"))
-        self.temperatures = {head: float(t) for head, t in manifest.get("temperatures", {}).items()}
+        self.temperatures = {head: tiles.manifest.temperature_of(head) for head, _ in tiles.manifest.heads}
         self.model_label = f"{locate.manifest.label}; {tiles.manifest.label}"
 
     def read(

@@ -11,7 +11,7 @@ import numpy as np
 from scanner.alhambra.classifier import CROP_MARGIN
 from scanner.alhambra.lattice import Lattice, local_pitch
 from scanner.alhambra.locate import sigmoid
-from scanner.geometry import cell_square, project
+from scanner.geometry import PixelCentres, cell_square, project, shrink_photo, shrink_then_warp
 from scanner.model import OnnxModel, softmax
 from scoring.alhambra.palace import BUILDING_TYPES, SIDES
 
@@ -81,24 +81,18 @@ def crop_cells(image_rgb: np.ndarray, grid_to_image: np.ndarray, cells: Sequence
     spots = cv2.perspectiveTransform(reach.reshape(-1, 1, 2), homography).reshape(-1, 2)
     x0, y0 = np.clip(np.floor(spots.min(axis=0)).astype(int), 0, [image_rgb.shape[1] - 1, image_rgb.shape[0] - 1])
     x1, y1 = np.clip(np.ceil(spots.max(axis=0)).astype(int), [x0 + 1, y0 + 1], [image_rgb.shape[1], image_rgb.shape[0]])
-    image = image_rgb[y0:y1, x0:x1]
-    homography = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], dtype=np.float64) @ homography
+    palace = shrink_photo(image_rgb, box=(int(x0), int(y0), int(x1), int(y1)))  # cropped only: edge pixels repeat from here
+    homography = palace.from_photo @ homography
     pitch = local_pitch(homography, centres)
     shrink = float(np.median(pitch)) / (size * 1.25)
     if shrink > 1.2:
-        factor = 1.0 / shrink
-        small = cv2.resize(
-            image, (max(1, round(image.shape[1] * factor)), max(1, round(image.shape[0] * factor))), interpolation=cv2.INTER_AREA
-        )
-        homography = np.diag([small.shape[1] / image.shape[1], small.shape[0] / image.shape[0], 1.0]) @ homography
-        image = small
+        palace = shrink_photo(palace.image_rgb, factor=1.0 / shrink, centres=PixelCentres.CORNERS, min_side_px=1)
+        homography = palace.from_photo @ homography
     half = 0.5 + CROP_MARGIN
-    target = np.array([[0, 0], [size, 0], [size, size], [0, size]], dtype=np.float32)
     crops = np.empty((len(centres), size, size, 3), dtype=np.uint8)
     for index, (x, y) in enumerate(centres):
-        source = project(cell_square(x, y, half), homography).astype(np.float32)
-        warp = cv2.getPerspectiveTransform(source, target)
-        crops[index] = cv2.warpPerspective(image, warp, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        quad = project(cell_square(x, y, half), homography)
+        crops[index] = shrink_then_warp(palace, (size, size), quad=quad, interpolation=cv2.INTER_LINEAR, border=cv2.BORDER_REPLICATE)
     return crops
 
 

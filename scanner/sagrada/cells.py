@@ -12,6 +12,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from scanner.geometry import PixelCentres, footprint, padded_box, shrink_then_warp
+
 ROWS, COLS = 4, 5
 PITCH_PX = 32
 MARGIN = 0.25
@@ -41,27 +43,13 @@ def rectify_grid(
     # how many photo pixels one rectified pixel spans (longest side of the grid)
     sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
     scale = max(sides[0] / (COLS * pitch_px), sides[2] / (COLS * pitch_px), sides[1] / (ROWS * pitch_px), sides[3] / (ROWS * pitch_px))
-    source = image_rgb
-    offset = np.eye(3)
-    if scale > 1.6:
-        # reduce only the region around the grid, then warp from the reduced copy
-        out_w, out_h = int(round(width)), int(round(height))
-        back = np.linalg.inv(to_rect)
-        box = cv2.perspectiveTransform(np.array([[[0, 0]], [[out_w, 0]], [[out_w, out_h]], [[0, out_h]]], np.float64), back).reshape(-1, 2)
-        x0, y0 = np.floor(box.min(axis=0) - 2).astype(int).clip(0, None)
-        x1, y1 = np.ceil(box.max(axis=0) + 2).astype(int)
-        x1, y1 = min(x1, image_rgb.shape[1]), min(y1, image_rgb.shape[0])
-        if x1 - x0 > 4 and y1 - y0 > 4:
-            factor = 1.0 / (scale / 1.2)
-            region = image_rgb[y0:y1, x0:x1]
-            new_w, new_h = max(2, int(round(region.shape[1] * factor))), max(2, int(round(region.shape[0] * factor)))
-            source = cv2.resize(region, (new_w, new_h), interpolation=cv2.INTER_AREA)
-            sx, sy = new_w / region.shape[1], new_h / region.shape[0]
-            offset = np.array([[sx, 0, -x0 * sx], [0, sy, -y0 * sy], [0, 0, 1]])
-    warp = to_rect @ np.linalg.inv(offset)
-    rectified = cv2.warpPerspective(
-        source, warp, (int(round(width)), int(round(height))), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
+    size = int(round(width)), int(round(height))
+    box, factor = None, None
+    if scale > 1.6:  # reduce only the region around the grid, to 1.2 photo pixels per rectified pixel
+        found = padded_box(footprint(to_rect, size), image_rgb.shape)
+        if found[2] - found[0] > 4 and found[3] - found[1] > 4:
+            box, factor = found, 1.0 / (scale / 1.2)
+    rectified = shrink_then_warp(image_rgb, size, to_out=to_rect, box=box, factor=factor, centres=PixelCentres.CORNERS)
     return rectified, np.linalg.inv(to_rect)
 
 

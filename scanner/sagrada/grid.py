@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from scanner.errors import BoardNotFoundError, Remedy
-from scanner.geometry import order_clockwise
+from scanner.geometry import PixelCentres, Shrunk, footprint, order_clockwise, padded_box, shrink_photo, shrink_then_warp
 from scanner.model import softmax
 
 FINDER_PX = 128
@@ -39,35 +39,22 @@ def _patch_square() -> np.ndarray:
     return np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]], np.float64)
 
 
-def reduced_source(
-    image_rgb: np.ndarray, to_out: np.ndarray, size: tuple[int, int], *, whole: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
-    """Return (source, photo->source homography) for warping ``image_rgb`` by ``to_out`` into ``size`` (w, h).
+def reduced_source(image_rgb: np.ndarray, to_out: np.ndarray, size: tuple[int, int], *, whole: bool = False) -> Shrunk:
+    """Return the photo shrunk for warping ``image_rgb`` by ``to_out`` into ``size`` (w, h) (``scanner.geometry.Shrunk``).
 
     When the output is much smaller than the region it shows, the region is reduced with area
-    averaging first (no aliasing, and much faster warps); the pair can be reused for nearby warps.
+    averaging first (no aliasing, and much faster warps); the result can be reused for nearby warps.
     ``whole`` reduces the whole photo instead of the region (for several warps that may wander).
     """
     width, height = size
-    back = np.linalg.inv(to_out)
-    box = cv2.perspectiveTransform(np.array([[[0, 0]], [[width, 0]], [[width, height]], [[0, height]]], np.float64), back).reshape(-1, 2)
+    box = footprint(to_out, size)
     span = box.max(axis=0) - box.min(axis=0)
     scale = max(span[0] / width, span[1] / height)
     if scale > 1.6:
-        x0, y0 = np.floor(box.min(axis=0) - 2).astype(int).clip(0, None)
-        x1 = int(min(np.ceil(box[:, 0].max() + 2), image_rgb.shape[1]))
-        y1 = int(min(np.ceil(box[:, 1].max() + 2), image_rgb.shape[0]))
-        if whole:
-            x0, y0, x1, y1 = 0, 0, image_rgb.shape[1], image_rgb.shape[0]
-        if x1 - x0 > 4 and y1 - y0 > 4:
-            factor = 1.2 / scale
-            region = image_rgb[y0:y1, x0:x1]
-            new_w, new_h = max(2, int(round(region.shape[1] * factor))), max(2, int(round(region.shape[0] * factor)))
-            source = cv2.resize(region, (new_w, new_h), interpolation=cv2.INTER_AREA)
-            sx, sy = new_w / region.shape[1], new_h / region.shape[0]
-            offset = np.array([[sx, 0, -x0 * sx + 0.5 * sx - 0.5], [0, sy, -y0 * sy + 0.5 * sy - 0.5], [0, 0, 1]])
-            return source, offset
-    return image_rgb, np.eye(3)
+        region = (0, 0, image_rgb.shape[1], image_rgb.shape[0]) if whole else padded_box(box, image_rgb.shape)
+        if region[2] - region[0] > 4 and region[3] - region[1] > 4:
+            return shrink_photo(image_rgb, box=region, factor=1.2 / scale, centres=PixelCentres.CENTRES)
+    return Shrunk(image_rgb, np.eye(3))
 
 
 def warp_reduced(
@@ -76,11 +63,11 @@ def warp_reduced(
     size: tuple[int, int],
     *,
     border: int = cv2.BORDER_REPLICATE,
-    reduced: tuple[np.ndarray, np.ndarray] | None = None,
+    reduced: Shrunk | None = None,
 ) -> np.ndarray:
     """Warp ``image_rgb`` by the photo->output homography ``to_out`` into ``size`` (w, h), via ``reduced_source``."""
-    source, offset = reduced if reduced is not None else reduced_source(image_rgb, to_out, size)
-    return cv2.warpPerspective(source, to_out @ np.linalg.inv(offset), size, flags=cv2.INTER_LINEAR, borderMode=border)
+    shrunk = reduced if reduced is not None else reduced_source(image_rgb, to_out, size)
+    return shrink_then_warp(shrunk, size, to_out=to_out, interpolation=cv2.INTER_LINEAR, border=border)
 
 
 # --------------------------------------------------------------------------------------------- finder
@@ -187,9 +174,7 @@ def patch_homography(guess: np.ndarray) -> np.ndarray:
     return cv2.getPerspectiveTransform(np.asarray(guess, np.float32).reshape(4, 2), _patch_square().astype(np.float32)).astype(np.float64)
 
 
-def refiner_patch(
-    image_rgb: np.ndarray, guess: np.ndarray, reduced: tuple[np.ndarray, np.ndarray] | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+def refiner_patch(image_rgb: np.ndarray, guess: np.ndarray, reduced: Shrunk | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Return the refiner's input patch around ``guess`` (4 corners) and its photo->patch homography."""
     to_patch_h = patch_homography(guess)
     return warp_reduced(image_rgb, to_patch_h, (PATCH_PX, PATCH_PX), border=cv2.BORDER_CONSTANT, reduced=reduced), to_patch_h
@@ -326,9 +311,7 @@ def orient_corners(image_rgb: np.ndarray, corners: np.ndarray, refiner) -> tuple
 REFINE_VIEWS = 4
 
 
-def refine_views(
-    image_rgb: np.ndarray, guess: np.ndarray, refiner, views: int = REFINE_VIEWS, reduced: tuple[np.ndarray, np.ndarray] | None = None
-) -> Refinement:
+def refine_views(image_rgb: np.ndarray, guess: np.ndarray, refiner, views: int = REFINE_VIEWS, reduced: Shrunk | None = None) -> Refinement:
     """One refinement step read from ``views`` quarter-turns of the patch (one batch), combined robustly.
 
     Returns the refined corners (per-corner median over the views, in ``guess``'s order), each
@@ -375,14 +358,12 @@ def implausible_grid(corners: np.ndarray, start: np.ndarray, image_size: tuple[i
     return None
 
 
-def _reduced_for(image_rgb: np.ndarray, guess: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _reduced_for(image_rgb: np.ndarray, guess: np.ndarray) -> Shrunk:
     """The whole photo reduced to suit refiner patches around ``guess`` (shared by all its steps)."""
     return reduced_source(image_rgb, patch_homography(guess), (PATCH_PX, PATCH_PX), whole=True)
 
 
-def refine(
-    image_rgb: np.ndarray, guess: np.ndarray, refiner, reduced: tuple[np.ndarray, np.ndarray], trail: list[Refinement] | None = None
-) -> Refinement:
+def refine(image_rgb: np.ndarray, guess: np.ndarray, refiner, reduced: Shrunk, trail: list[Refinement] | None = None) -> Refinement:
     """Refine ``guess`` for up to ``REFINE_STEPS`` steps (fewer once the corners settle).
 
     Returns the corners, each corner's heat peak and the top-left probabilities, as ``refine_views``;
@@ -456,7 +437,7 @@ def _retry(
     image_rgb: np.ndarray,
     found: Refinement,
     refiner,
-    reduced: tuple[np.ndarray, np.ndarray],
+    reduced: Shrunk,
     image_size: tuple[int, int],
     *,
     earlier: list[Refinement] | None = None,

@@ -155,3 +155,38 @@ def test_bad_input_is_one_line_and_exit_2(make_args, message: str, run, photos, 
     assert result.exit_code == 2, result.output
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.output
+
+
+@pytest.fixture(scope="module")
+def charuco_photo(tmp_path_factory) -> Path:
+    """A close view of the ChArUco board, which a chessboard search does not find (its markers show)."""
+    charuco = Target(kind="charuco")
+    rvec, tvec = random_poses(charuco, CAMERA, 3, seed=3, fill=0.9, spread=0.35, whole=False)[2]
+    path = tmp_path_factory.mktemp("charuco") / "part.png"
+    save_image(path, render_view(charuco, CAMERA, rvec, tvec))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make_args", "flag_words"),
+    [
+        (lambda p, t, c: ["camera", *p, t / "blank.png", "--name", "x"], "or drop the photo (--skip-missing)"),
+        (lambda p, t, c: ["camera", *p, c, "--name", "x"], "for a ChArUco board calibrate with --kind charuco"),
+        (
+            lambda p, t, c: ["colour", t / "white.png", "--name", "x"],
+            "no white or light grey reference found; give one with --region x,y,w,h",
+        ),
+        (
+            lambda p, t, c: ["show", "phone"],
+            "create it with `tablescan calibrate camera PHOTOS... --name phone` or `tablescan calibrate colour PHOTO --name phone` "
+            "(`tablescan calibrate list` shows saved profiles)",
+        ),
+    ],
+    ids=["skip-missing", "kind charuco", "region", "no profile"],
+)
+def test_the_cli_words_calibration_remedies_as_flags(make_args, flag_words: str, run, photos, charuco_photo, tmp_path: Path) -> None:
+    save_image(tmp_path / "blank.png", np.full((480, 640, 3), 128, np.uint8))
+    save_image(tmp_path / "white.png", np.full((480, 640, 3), 255, np.uint8))
+    result = run(*make_args(photos, tmp_path, charuco_photo))
+    assert result.exit_code == 2, result.output
+    assert flag_words in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -16,7 +16,7 @@ from calibration import CalibrationError, CameraModel, ColourCorrection, Profile
 from calibration.camera import undistort_image
 from calibration.colour import apply_colour
 from calibration.profile import PROFILE_DIR_ENV, profile_path
-from scoring.errors import TableError
+from scoring.errors import Remedy, TableError
 
 CAMERA = CameraModel(640, 480, 560.0, 555.0, 330.0, 238.0, (-0.25, 0.08, 0.001, -0.0005, 0.0), 0.11, 10, Target())
 COLOUR = ColourCorrection(gains=(0.8, 1.0, 1.43), reference="region 10,10,40,40 of board.jpg")
@@ -130,7 +130,8 @@ def test_missing_profile_says_how_to_make_one(tmp_path: Path) -> None:
         calibration.load_profile("phone", tmp_path)
     text = str(caught.value)
     assert text.startswith(f"profile 'phone' not found in {tmp_path}")
-    assert "tablescan calibrate camera PHOTOS... --name phone" in text and "tablescan calibrate list" in text
+    assert caught.value.remedy is Remedy.MAKE_PROFILE and caught.value.profile == "phone"  # the CLI words it as commands
+    assert Remedy.MAKE_PROFILE.words in text and "tablescan" not in text and "--" not in text
     with pytest.raises(CalibrationError, match=r"profile .*nowhere\.json: no such file"):
         calibration.load_profile(str(tmp_path / "nowhere.json"))
 

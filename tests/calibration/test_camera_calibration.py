@@ -20,6 +20,7 @@ from calibration.camera import (
     undistort_points,
 )
 from calibration.synthetic import random_poses, render_view
+from scoring.errors import Remedy
 
 TARGET = Target(columns=9, rows=6, square_mm=25.0)
 BARREL = CameraModel(640, 480, 560.0, 555.0, 330.0, 238.0, (-0.25, 0.08, 0.001, -0.0005, 0.0))
@@ -231,5 +232,17 @@ def test_charuco_board_is_not_a_chessboard(charuco_views) -> None:
 
 
 def test_charuco_photo_searched_as_chessboard_says_so(charuco_views) -> None:
-    with pytest.raises(TargetNotFoundError, match=r"part2\.png: .*chessboard.*ArUco markers: .*--kind charuco"):
+    with pytest.raises(TargetNotFoundError, match=r"part2\.png: .*chessboard.*ArUco markers: .*ChArUco target kind") as caught:
         find_target(charuco_views[2][1], TARGET, "part2.png")
+    assert caught.value.remedy is Remedy.USE_CHARUCO and "--" not in str(caught.value)  # the CLI words it as --kind charuco
+
+
+@pytest.mark.parametrize(
+    ("extra", "remedy"),
+    [("blank", Remedy.SKIP_MISSING), ("charuco", Remedy.USE_CHARUCO)],
+)
+def test_photos_without_the_target_name_a_remedy_not_a_flag(barrel_views, charuco_views, extra: str, remedy: Remedy) -> None:
+    odd = ("odd.png", np.full((480, 640, 3), 128, np.uint8) if extra == "blank" else charuco_views[2][1])
+    with pytest.raises(TargetNotFoundError, match=r"^odd\.png: calibration target not found") as caught:
+        calibrate_camera([*barrel_views[:6], odd], TARGET)
+    assert caught.value.remedy is remedy and remedy.words in str(caught.value) and "--" not in str(caught.value)

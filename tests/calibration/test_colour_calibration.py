@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from calibration import CalibrationError, ColourCorrection
 from calibration.colour import apply_colour, estimate_colour, preview_image, srgb_to_linear
 from calibration.synthetic import BOARD_WHITE, cast_colour, window_board
+from scoring.errors import Remedy
 
 WHITE = BOARD_WHITE
 WHITE_CELL = (10, 10, 40, 40)  # x, y, w, h of the top-left cell, always white
@@ -114,7 +115,7 @@ def test_identity_correction_changes_nothing_and_never_mutates() -> None:
         (
             np.full((50, 50, 3), 255, np.uint8),
             None,
-            pytest.raises(CalibrationError, match=r"no white or light grey reference found; give one with --region"),
+            pytest.raises(CalibrationError, match=r"no white or light grey reference found; mark a white or light grey region by hand$"),
         ),
         (
             np.dstack([np.full((50, 50), 200, np.uint8), np.full((50, 50), 40, np.uint8), np.full((50, 50), 40, np.uint8)]),
@@ -139,3 +140,9 @@ def test_preview_shows_both_side_by_side() -> None:
     preview = preview_image(image, apply_colour(image, ColourCorrection(gains=(1.2, 1.0, 0.8))), WHITE_CELL)
     assert preview.shape == (202, 2 * 250 + 8, 3) and preview.dtype == np.uint8
     assert not np.array_equal(preview[:, :250], preview[:, 258:])
+
+
+def test_no_reference_names_the_remedy_not_a_flag() -> None:
+    with pytest.raises(CalibrationError) as caught:
+        estimate_colour(np.full((50, 50, 3), 255, np.uint8), None, name="white.png")
+    assert caught.value.remedy is Remedy.GIVE_REGION and "--" not in str(caught.value)  # the CLI words it as --region x,y,w,h
