@@ -177,7 +177,12 @@ def cell_doubts(
             continue
         close = [wording.short(value) for value, p in reading.alternatives if p >= CLOSE_BEHIND][:CLOSE_NAMED]
         behind = f" ({' and '.join(close)} close behind)" if close else ""
-        doubts.append(Doubt(reading.confidence, f"{wording.cell(reading.cell)} read {wording.value(reading.value)} at {percent(reading.confidence)}{behind}"))
+        doubts.append(
+            Doubt(
+                reading.confidence,
+                f"{wording.cell(reading.cell)} read {wording.value(reading.value)} at {percent(reading.confidence)}{behind}",
+            )
+        )
     for issue in issues:
         sure = min((confidence[cell] for cell in issue.cells if cell in confidence), default=0.0)
         doubts.append(Doubt(sure, f"the reading breaks a rule: {issue.detail}"))

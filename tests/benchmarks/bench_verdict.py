@@ -231,7 +231,9 @@ def report(boards: list[Board]) -> None:
         for board in wrong:
             low = min((c.confidence for c in board.cells), default=1.0)
             peak = min(board.grid.corner_peaks) if board.grid else None
-            print(f"  wrong: {board.source}: lowest cell {low:.3f}, {len(board.overrides)} overrides, {len(board.issues)} issues, corner {peak}")
+            print(
+                f"  wrong: {board.source}: lowest cell {low:.3f}, {len(board.overrides)} overrides, {len(board.issues)} issues, corner {peak}"
+            )
         print(f"  {'cell':>5} {'corner':>6} {'orient':>6} {'flip':>5} | wrong unflagged | right flagged | foreign unflagged")
         for setting in [*settings(chosen, game == "sagrada"), chosen]:
             t = tally(renders + foreign, wording, setting)
@@ -245,11 +247,12 @@ def report(boards: list[Board]) -> None:
             if group:
                 refused_n = sum(b.right is None for b in group)
                 flagged = sum(
-                    b.right is not None
-                    and judge(b.cells, wording, chosen, overrides=b.overrides, issues=b.issues, grid=b.grid).needed
+                    b.right is not None and judge(b.cells, wording, chosen, overrides=b.overrides, issues=b.issues, grid=b.grid).needed
                     for b in group
                 )
-                print(f"  {label} photos as {game}: {len(group)}: {refused_n} refused, {flagged} flagged, {len(group) - refused_n - flagged} let through")
+                print(
+                    f"  {label} photos as {game}: {len(group)}: {refused_n} refused, {flagged} flagged, {len(group) - refused_n - flagged} let through"
+                )
         examples = [b for b in renders if b.right is not None][:40]
         for board in examples:
             review = judge(board.cells, wording, chosen, overrides=board.overrides, issues=board.issues, grid=board.grid)
