@@ -91,13 +91,13 @@ class GridSpy:
             self.location = self._find(*args, **kwargs)
             return self.location
 
-        sagrada_grid.refine = refine  # type: ignore[assignment]
-        sagrada_grid.find_grid = find_grid  # type: ignore[assignment]
+        sagrada_grid.refine = refine
+        sagrada_grid.find_grid = find_grid
         return self
 
     def __exit__(self, *_: Any) -> None:
-        sagrada_grid.refine = self._refine  # type: ignore[assignment]
-        sagrada_grid.find_grid = self._find  # type: ignore[assignment]
+        sagrada_grid.refine = self._refine
+        sagrada_grid.find_grid = self._find
 
     def certainty(self, corners: np.ndarray) -> GridCertainty | None:
         """The grid certainty of the scan just made, corners (TL first, as the reading has them) matched."""
@@ -220,6 +220,20 @@ def settings(chosen: Thresholds, grid: bool) -> list[Thresholds]:
     ]
 
 
+FLAG_BUDGET = 1 / 8  # half the 1-in-4 target on renders, leaving room for photos unlike them
+
+
+def choose(boards: list[Board], wording: Wording, candidates: list[Thresholds]) -> Thresholds | None:
+    """The rule: of the settings leaving no wrong or foreign board unflagged and flagging at most
+    ``FLAG_BUDGET`` of the right ones, the strictest (highest cell bar, then corner bar)."""
+    fit = []
+    for setting in candidates:
+        t = tally(boards, wording, setting)
+        if t["wrong_unflagged"] == 0 and t["foreign_unflagged"] == 0 and t["right_flagged"] <= FLAG_BUDGET * t["right"]:
+            fit.append(setting)
+    return max(fit, key=lambda setting: (setting.cell, setting.corner), default=None)
+
+
 def report(boards: list[Board]) -> None:
     for game, wording, chosen in (("sagrada", SAGRADA_WORDING, SAGRADA_THRESHOLDS), ("alhambra", ALHAMBRA_WORDING, ALHAMBRA_THRESHOLDS)):
         renders = [b for b in boards if b.game == game and not b.foreign]
@@ -242,6 +256,8 @@ def report(boards: list[Board]) -> None:
                 f"  {setting.cell:>5} {setting.corner:>6} {setting.orientation:>6} {setting.flipped:>5} | {t['wrong_unflagged']:>5} of {t['wrong']:<7}"
                 f"| {t['right_flagged']:>4} of {t['right']:<7} | {t['foreign_unflagged']:>3} of {t['foreign'] - t['refused'] + t['refused']:<3}{mark}"
             )
+        picked = choose(renders + foreign, wording, settings(chosen, game == "sagrada"))
+        print(f"  the rule picks {picked}; shipped {chosen}{'' if picked == chosen else '  (DIFFERENT)'}")
         for label in ("alhambra", "sagrada", "tray"):
             group = [b for b in foreign if b.source.startswith(label)]
             if group:
