@@ -6,8 +6,8 @@ Scans held-out renders with the shipped models (Sagrada seeds 3,000,000+ and 4,0
 seeds 2,500,000+, ``--count`` each, as JPEG q92) and compares each board with its truth. Then, per
 game and for a few threshold settings, judges every board with ``scanner.verdict.judge`` and prints
 boards read wrong and left unflagged (must be 0) and boards read right but flagged (target <= 1 in 4).
-Photos that are not the game asked for (real dice-tray photos and Alhambra renders as Sagrada,
-Sagrada renders as Alhambra) must come out refused or flagged. ``--cache`` keeps the scans (a pickle)
+Photos that are not the game asked for (real dice-tray photos, Alhambra renders and grey Sagrada
+renders as Sagrada, Sagrada renders as Alhambra) must come out refused or flagged. ``--cache`` keeps the scans (a pickle)
 so that the thresholds can be tried again without scanning.
 """
 
@@ -28,7 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from models.alhambra.evaluate import compare_palaces  # noqa: E402
+from models.alhambra.evaluate import compare_palaces, palace_cells  # noqa: E402
 from models.alhambra.render import render as render_alhambra  # noqa: E402
 from models.sagrada.render import render as render_sagrada  # noqa: E402
 from scanner import BoardNotFoundError, Scanner  # noqa: E402
@@ -65,6 +65,7 @@ class Board:
     grid: GridCertainty | None = None
     foreign: bool = False
     notes: list[str] = field(default_factory=list)
+    wrong_confidences: list[float] = field(default_factory=list)  # each wrongly read cell's confidence
 
 
 class GridSpy:
@@ -146,8 +147,12 @@ def sagrada_renders(scanner: Scanner, first: int, count: int) -> list[Board]:
     for seed in range(first, first + count):
         sample = render_sagrada(seed)
         outcome, grid = scan(scanner, jpeg(sample.image_rgb), "sagrada", f"sagrada-{seed}.jpg")
-        right = None if isinstance(outcome, BoardNotFoundError) else outcome.player["window"] == sample.label["players"][0]["window"]
-        boards.append(board_of(f"sagrada {seed}", "sagrada", outcome, grid, right))
+        truth = sample.label["players"][0]["window"]
+        right = None if isinstance(outcome, BoardNotFoundError) else outcome.player["window"] == truth
+        board = board_of(f"sagrada {seed}", "sagrada", outcome, grid, right)
+        values = [value for row in truth for value in row.split()]
+        board.wrong_confidences = [cell.confidence for cell in board.cells if cell.value != values[cell.cell[0] * 5 + cell.cell[1]]]
+        boards.append(board)
     return boards
 
 
@@ -157,10 +162,14 @@ def alhambra_renders(scanner: Scanner, first: int, count: int) -> list[Board]:
         sample = render_alhambra(seed)
         outcome, grid = scan(scanner, jpeg(sample.image_rgb), "alhambra", f"alhambra-{seed}.jpg")
         right = None
+        truth = sample.label["players"][0]["palace"]
         if not isinstance(outcome, BoardNotFoundError):
-            got, of = compare_palaces(outcome.player["palace"], sample.label["players"][0]["palace"])
+            got, of = compare_palaces(outcome.player["palace"], truth)
             right = got == of
-        boards.append(board_of(f"alhambra {seed}", "alhambra", outcome, grid, right))
+        board = board_of(f"alhambra {seed}", "alhambra", outcome, grid, right)
+        values = palace_cells(truth)
+        board.wrong_confidences = [cell.confidence for cell in board.cells if values.get(cell.cell) != cell.value]
+        boards.append(board)
     return boards
 
 
@@ -173,6 +182,10 @@ def foreign_photos(scanner: Scanner, count: int, trays: int) -> list[Board]:
     for seed in range(3_000_000, 3_000_000 + count):  # a Sagrada window scanned as an Alhambra palace
         outcome, grid = scan(scanner, jpeg(render_sagrada(seed).image_rgb), "alhambra", f"sagrada-{seed}.jpg")
         boards.append(board_of(f"sagrada {seed} as alhambra", "alhambra", outcome, grid, False, foreign=True))
+    for seed in range(4_000_000, 4_000_000 + count):  # a Sagrada window photographed without colour
+        grey = cv2.cvtColor(cv2.cvtColor(render_sagrada(seed).image_rgb, cv2.COLOR_RGB2GRAY), cv2.COLOR_GRAY2RGB)
+        outcome, grid = scan(scanner, jpeg(grey), "sagrada", f"grey-{seed}.jpg")
+        boards.append(board_of(f"grey sagrada {seed} as sagrada", "sagrada", outcome, grid, False, foreign=True))
     for path in sorted(TRAYS.glob("*.jpg"))[:trays]:  # a real dice tray scanned as a Sagrada window
         outcome, grid = scan(scanner, load_photo(path, min_long_side_px=1600), "sagrada", path.name)
         boards.append(board_of(f"tray {path.name} as sagrada", "sagrada", outcome, grid, False, foreign=True))
@@ -242,6 +255,9 @@ def report(boards: list[Board]) -> None:
         wrong = [b for b in renders if b.right is False]
         refused = [b for b in renders if b.right is None]
         print(f"\n{game}: {len(renders)} renders, {right} read right, {len(wrong)} wrong, {len(refused)} refused")
+        wrong_cells = [p for b in renders for p in b.wrong_confidences]
+        if wrong_cells:
+            print(f"  {len(wrong_cells)} cells read wrong, at confidences {', '.join(f'{p:.3f}' for p in sorted(wrong_cells))}")
         for board in wrong:
             low = min((c.confidence for c in board.cells), default=1.0)
             peak = min(board.grid.corner_peaks) if board.grid else None
@@ -258,7 +274,7 @@ def report(boards: list[Board]) -> None:
             )
         picked = choose(renders + foreign, wording, settings(chosen, game == "sagrada"))
         print(f"  the rule picks {picked}; shipped {chosen}{'' if picked == chosen else '  (DIFFERENT)'}")
-        for label in ("alhambra", "sagrada", "tray"):
+        for label in ("alhambra", "sagrada", "grey", "tray"):
             group = [b for b in foreign if b.source.startswith(label)]
             if group:
                 refused_n = sum(b.right is None for b in group)

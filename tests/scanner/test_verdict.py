@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from scanner.reading import CellReading, Override
+from scanner.sagrada import grid as sagrada_grid
 from scanner.verdict import (
     ALHAMBRA_THRESHOLDS,
     ALHAMBRA_WORDING,
@@ -247,8 +248,6 @@ def sample_scanner(make_scanner: Any) -> Any:
 def test_a_bundled_sample_reads_as_the_thresholds_say(
     sample_scanner: Any, monkeypatch: pytest.MonkeyPatch, stem: str, game: str, expected: tuple[str, ...]
 ) -> None:
-    from scanner.sagrada import grid as sagrada_grid
-
     found: list[Any] = []
     find_grid = sagrada_grid.find_grid
 
