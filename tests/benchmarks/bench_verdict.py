@@ -257,7 +257,9 @@ def report(boards: list[Board]) -> None:
         print(f"\n{game}: {len(renders)} renders, {right} read right, {len(wrong)} wrong, {len(refused)} refused")
         wrong_cells = [p for b in renders for p in b.wrong_confidences]
         if wrong_cells:
-            print(f"  {len(wrong_cells)} cells read wrong, at confidences {', '.join(f'{p:.3f}' for p in sorted(wrong_cells))}")
+            under = sum(p < chosen.cell for p in wrong_cells)
+            listed = ", ".join(f"{p:.3f}" for p in sorted(wrong_cells))
+            print(f"  {len(wrong_cells)} cells read wrong, at confidences {listed}: {under} under the shipped bar {chosen.cell}")
         for board in wrong:
             low = min((c.confidence for c in board.cells), default=1.0)
             peak = min(board.grid.corner_peaks) if board.grid else None
