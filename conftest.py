@@ -65,6 +65,8 @@ def needs_train_extra() -> list[Path]:
     return sorted(files[module] for module in heavy)
 
 
+# Benchmarks are scripts that print figures, not tests (STYLE.md): never imported by collection.
+collect_ignore_glob: list[str] = ["tests/benchmarks/*"]
 collect_ignore: list[str] = []
 if importlib.util.find_spec("torch") is None:
     collect_ignore = [str(path.relative_to(ROOT)) for path in needs_train_extra()]
