@@ -20,7 +20,8 @@ from scanner.adapt import adapt_reader, profile_adaptation
 from scanner.errors import PhotoError, Remedy
 from scanner.photo import Photo, load_photo
 from scanner.readers import READER_MODULES, READERS, ReaderFactory
-from scanner.reading import BoardReader, BoardReading, CellReading, Override, ScanEvidence, Timings
+from scanner.reading import BoardReader, BoardReading, CellReading, Override, ScanEvidence, ScanReview, Timings
+from scanner.verdict import judge
 from scoring.errors import StateError
 from scoring.issue import Issue
 from scoring.registry import GAMES
@@ -74,6 +75,11 @@ class ScanResult:
     def document(self) -> dict[str, Any]:
         """The scan's FORMATS.md document (``to_json()``), a new copy on each access."""
         return self.to_json()
+
+    @property
+    def review(self) -> ScanReview | None:
+        """The scan's verdict on itself (``scan.review``): whether the players should look before taking the score."""
+        return self.scan.review
 
     @property
     def player(self) -> dict[str, Any]:
@@ -170,7 +176,15 @@ class Scanner:
         with timings.stage("assemble"):
             state = _named(reading.state, player_name or Path(photo.name).stem)
             issues = tuple(GAMES[game].validate(state))
-            evidence = scan_evidence(photo, reading, timings, to_photo)
+            review = judge(
+                reading.cells,
+                reading.verdict.wording,
+                reading.verdict.thresholds,
+                overrides=reading.overrides,
+                issues=issues,
+                grid=reading.grid,
+            )
+            evidence = replace(scan_evidence(photo, reading, timings, to_photo), review=review)
         return ScanResult(
             state=state,
             issues=issues,

@@ -64,6 +64,112 @@ class Override:
         }
 
 
+# ------------------------------------------------------------------------- the scan's verdict on itself
+# Value types only; ``scanner.verdict`` judges a reading with them.
+
+Cell = tuple[int, int]
+CORNER_NAMES = ("upper-left", "upper-right", "lower-right", "lower-left")  # TL, TR, BR, BL
+
+
+@dataclass(frozen=True)
+class ScanReview:
+    """The ``review`` object of a scanned board: ``needed`` is false exactly when there are no ``reasons``.
+
+    >>> ScanReview(True, ("cell r2c4 read P1 at 41%",)).to_json()
+    {'needed': True, 'reasons': ['cell r2c4 read P1 at 41%']}
+    """
+
+    needed: bool
+    reasons: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.needed, bool):
+            raise ValueError(f"review.needed: expected true or false, got {self.needed!r}")
+        if not isinstance(self.reasons, tuple) or not all(isinstance(reason, str) and reason for reason in self.reasons):
+            raise ValueError(f"review.reasons: expected a tuple of non-empty texts, got {self.reasons!r}")
+        if self.needed != bool(self.reasons):
+            got = f"{len(self.reasons)} reason(s)" if self.reasons else "no reasons"
+            raise ValueError(f"review: needed is {str(self.needed).lower()} with {got}; a review is needed exactly when there are reasons")
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the FORMATS.md ``review`` object."""
+        return {"needed": self.needed, "reasons": list(self.reasons)}
+
+    @classmethod
+    def from_json(cls, doc: Any) -> ScanReview:
+        """Parse a FORMATS.md ``review`` object; inverse of ``to_json``.
+
+        Raises:
+            ValueError: not an object with a boolean ``needed`` and a list of texts ``reasons`` that agree.
+        """
+        if not isinstance(doc, dict) or not isinstance(doc.get("reasons", []), list):
+            raise ValueError(f"review: expected {{'needed': bool, 'reasons': [text, ...]}}, got {doc!r}")
+        return cls(doc.get("needed"), tuple(doc.get("reasons", [])))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The bars a reading must clear to go unreviewed (each 0-1), measured per game (``tests/benchmarks/bench_verdict.py``).
+
+    ``cell``: a cell's calibrated confidence; ``corner``: a grid corner's refiner heat peak;
+    ``orientation``: the probability of the top-left chosen; ``flipped``: the most the probability of
+    the half turn may be; ``max_cells``: cell-level reasons listed before "and N more".
+    """
+
+    cell: float
+    corner: float = 0.0
+    orientation: float = 0.0
+    flipped: float = 1.0
+    max_cells: int = 5
+
+    def __post_init__(self) -> None:
+        for name in ("cell", "corner", "orientation", "flipped"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"thresholds.{name}: expected 0-1, got {value}")
+        if self.max_cells < 1:
+            raise ValueError(f"thresholds.max_cells: expected at least 1, got {self.max_cells}")
+
+
+@dataclass(frozen=True)
+class GridCertainty:
+    """How sure the scanner is of a grid it found: each corner's heat peak (TL, TR, BR, BL) and its orientation.
+
+    From ``scanner.sagrada.grid``: the final refinement's per-corner ``peaks`` (turned to TL first),
+    ``BoardLocation.orientation_confidence`` and ``BoardLocation.flipped_probability``.
+    """
+
+    corner_peaks: tuple[float, float, float, float]
+    orientation_confidence: float = 1.0
+    flipped_probability: float = 0.0
+
+    def __post_init__(self) -> None:
+        if len(self.corner_peaks) != 4:
+            raise ValueError(f"grid.corner_peaks: expected 4 peaks (TL, TR, BR, BL), got {len(self.corner_peaks)}")
+        for name, value in (*zip(CORNER_NAMES, self.corner_peaks), ("orientation", self.orientation_confidence)):
+            if not 0.0 <= value <= 1.0 + 1e-9:
+                raise ValueError(f"grid.{name}: expected 0-1, got {value}")
+        if not 0.0 <= self.flipped_probability <= 1.0 + 1e-9:
+            raise ValueError(f"grid.flipped_probability: expected 0-1, got {self.flipped_probability}")
+
+
+@dataclass(frozen=True)
+class Wording:
+    """How a game names things for players: a cell (``cell``), a value as read (``value``), an alternative (``short``)."""
+
+    cell: Callable[[Cell], str]
+    value: Callable[[str], str] = str
+    short: Callable[[str], str] = str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How a game's readings are judged: its wording for players and its measured bars."""
+
+    wording: Wording = field(default_factory=lambda: Wording(str))
+    thresholds: Thresholds = field(default_factory=lambda: Thresholds(cell=0.95))
+
+
 @dataclass(frozen=True)
 class BoardReading:
     """A reader's result for one photo: the game's state as read and the evidence behind it.
@@ -75,7 +181,9 @@ class BoardReading:
     a photo cannot see, so a scan's document leaves them out. ``listing`` keeps what the state
     cannot: the order in which the document lists a board key's items, as indices into the state's
     own listing (e.g. a palace's fountain first, where the state sorts its tiles by position).
-    ``corners`` are TL, TR, BR, BL in ``Photo.image_rgb`` pixels.
+    ``corners`` are TL, TR, BR, BL in ``Photo.image_rgb`` pixels. ``verdict`` is how the game's
+    readings are judged (``scanner.verdict``); ``grid`` how sure the reader is of a grid it found
+    itself (None: the grid was given, or the game has no grid to doubt).
     """
 
     state: Any
@@ -86,6 +194,8 @@ class BoardReading:
     model: str = ""
     notes: tuple[str, ...] = ()
     listing: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    verdict: Verdict = field(default_factory=Verdict)
+    grid: GridCertainty | None = None
 
     def __post_init__(self) -> None:
         corners = np.asarray(self.corners)
@@ -123,6 +233,7 @@ class ScanEvidence:
     seconds: float
     board_keys: tuple[str, ...]
     listing: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    review: ScanReview | None = None  # the scan's verdict on itself (None: not judged, e.g. a stand-in)
 
     def __post_init__(self) -> None:
         if len(self.corners) != 4 or any(len(point) != 2 for point in self.corners):
@@ -131,8 +242,8 @@ class ScanEvidence:
             raise ValueError(f"seconds: expected >= 0, got {self.seconds}")
 
     def to_json(self) -> dict[str, Any]:
-        """Return the FORMATS.md ``scan`` block (photo, corners, cells, overrides, model, seconds)."""
-        return {
+        """Return the FORMATS.md ``scan`` block (photo, corners, cells, overrides, model, seconds, review)."""
+        block: dict[str, Any] = {
             "photo": self.photo,
             "corners": [[x, y] for x, y in self.corners],
             "cells": [cell.to_json() for cell in self.cells],
@@ -140,6 +251,9 @@ class ScanEvidence:
             "model": self.model,
             "seconds": self.seconds,
         }
+        if self.review is not None:
+            block["review"] = self.review.to_json()
+        return block
 
 
 @dataclass(frozen=True)

@@ -8,115 +8,21 @@ reasons are listed, the rest summed up as "and N more".
 
 The functions are pure: they judge what the scan already has (``CellReading``, ``Override``,
 ``Issue`` and, for a grid found by the scanner, a ``GridCertainty``). How a game names its cells and
-values comes in a ``Wording``; no game is named here except in the per-game wordings and measured
-thresholds at the end, which the callers pick (the readers), so nothing switches on a game id.
+values comes in a ``Wording``; each game's wording and measured bars live in its folder (``scanner/<game>/verdict.py``)
+and travel with its readings (``BoardReading.verdict``), so nothing here switches on a game id.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from scanner.reading import CellReading, Override
+from scanner.reading import CORNER_NAMES, CellReading, GridCertainty, Override, ScanReview, Thresholds, Wording
 from scoring.issue import Issue
 
-Cell = tuple[int, int]
-CORNER_NAMES = ("upper-left", "upper-right", "lower-right", "lower-left")  # TL, TR, BR, BL
 CLOSE_BEHIND = 0.05  # an alternative at least this probable is named beside a doubtful reading
 CLOSE_NAMED = 2  # at most this many alternatives are named
-
-
-@dataclass(frozen=True)
-class ScanReview:
-    """The ``review`` object of a scanned board: ``needed`` is false exactly when there are no ``reasons``.
-
-    >>> ScanReview(True, ("cell r2c4 read P1 at 41%",)).to_json()
-    {'needed': True, 'reasons': ['cell r2c4 read P1 at 41%']}
-    """
-
-    needed: bool
-    reasons: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.needed, bool):
-            raise ValueError(f"review.needed: expected true or false, got {self.needed!r}")
-        if not isinstance(self.reasons, tuple) or not all(isinstance(reason, str) and reason for reason in self.reasons):
-            raise ValueError(f"review.reasons: expected a tuple of non-empty texts, got {self.reasons!r}")
-        if self.needed != bool(self.reasons):
-            got = f"{len(self.reasons)} reason(s)" if self.reasons else "no reasons"
-            raise ValueError(f"review: needed is {str(self.needed).lower()} with {got}; a review is needed exactly when there are reasons")
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the FORMATS.md ``review`` object."""
-        return {"needed": self.needed, "reasons": list(self.reasons)}
-
-    @classmethod
-    def from_json(cls, doc: Any) -> ScanReview:
-        """Parse a FORMATS.md ``review`` object; inverse of ``to_json``.
-
-        Raises:
-            ValueError: not an object with a boolean ``needed`` and a list of texts ``reasons`` that agree.
-        """
-        if not isinstance(doc, dict) or not isinstance(doc.get("reasons", []), list):
-            raise ValueError(f"review: expected {{'needed': bool, 'reasons': [text, ...]}}, got {doc!r}")
-        return cls(doc.get("needed"), tuple(doc.get("reasons", [])))  # type: ignore[arg-type]
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """The bars a reading must clear to go unreviewed (each 0-1), measured per game (``tests/benchmarks/bench_verdict.py``).
-
-    ``cell``: a cell's calibrated confidence; ``corner``: a grid corner's refiner heat peak;
-    ``orientation``: the probability of the top-left chosen; ``flipped``: the most the probability of
-    the half turn may be; ``max_cells``: cell-level reasons listed before "and N more".
-    """
-
-    cell: float
-    corner: float = 0.0
-    orientation: float = 0.0
-    flipped: float = 1.0
-    max_cells: int = 5
-
-    def __post_init__(self) -> None:
-        for name in ("cell", "corner", "orientation", "flipped"):
-            value = getattr(self, name)
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"thresholds.{name}: expected 0-1, got {value}")
-        if self.max_cells < 1:
-            raise ValueError(f"thresholds.max_cells: expected at least 1, got {self.max_cells}")
-
-
-@dataclass(frozen=True)
-class GridCertainty:
-    """How sure the scanner is of a grid it found: each corner's heat peak (TL, TR, BR, BL) and its orientation.
-
-    From ``scanner.sagrada.grid``: the final refinement's per-corner ``peaks`` (turned to TL first),
-    ``BoardLocation.orientation_confidence`` and ``BoardLocation.flipped_probability``.
-    """
-
-    corner_peaks: tuple[float, float, float, float]
-    orientation_confidence: float = 1.0
-    flipped_probability: float = 0.0
-
-    def __post_init__(self) -> None:
-        if len(self.corner_peaks) != 4:
-            raise ValueError(f"grid.corner_peaks: expected 4 peaks (TL, TR, BR, BL), got {len(self.corner_peaks)}")
-        for name, value in (*zip(CORNER_NAMES, self.corner_peaks), ("orientation", self.orientation_confidence)):
-            if not 0.0 <= value <= 1.0 + 1e-9:
-                raise ValueError(f"grid.{name}: expected 0-1, got {value}")
-        if not 0.0 <= self.flipped_probability <= 1.0 + 1e-9:
-            raise ValueError(f"grid.flipped_probability: expected 0-1, got {self.flipped_probability}")
-
-
-@dataclass(frozen=True)
-class Wording:
-    """How a game names things for players: a cell (``cell``), a value as read (``value``), an alternative (``short``)."""
-
-    cell: Callable[[Cell], str]
-    value: Callable[[str], str] = str
-    short: Callable[[str], str] = str
 
 
 @dataclass(frozen=True, order=True)
@@ -218,7 +124,7 @@ def judge(
     """Judge one scanned board from its readings, the rules' overrides and issues and (when found) its grid.
 
     >>> sure = CellReading((0, 0), "B4", 0.999, ((0, 0), (1, 0), (1, 1)))
-    >>> judge([sure], SAGRADA_WORDING, SAGRADA_THRESHOLDS).to_json()
+    >>> judge([sure], Wording(str), Thresholds(cell=0.95)).to_json()
     {'needed': False, 'reasons': []}
     """
     doubts = cell_doubts(cells, wording, thresholds, overrides, issues)
@@ -227,76 +133,4 @@ def judge(
     return review_of(doubts, thresholds.max_cells)
 
 
-# ------------------------------------------------------------------------- per-game wording and bars
-# Measured by tests/benchmarks/bench_verdict.py; they belong with each game's reader (scanner/<game>/).
-
-SAGRADA_COLOURS = {"R": "red", "Y": "yellow", "G": "green", "B": "blue", "P": "purple"}
-
-
-def sagrada_cell_name(cell: Cell) -> str:
-    """A Sagrada cell as players count it, from 1 (``(1, 3)`` -> ``"cell r2c4"``).
-
-    >>> sagrada_cell_name((1, 3))
-    'cell r2c4'
-    """
-    return f"cell r{cell[0] + 1}c{cell[1] + 1}"
-
-
-def sagrada_value_name(value: str) -> str:
-    """A Sagrada cell value by letter and name (``"P1"`` -> ``"P1 (purple 1)"``, ``"."`` -> ``"empty"``).
-
-    >>> sagrada_value_name("P1"), sagrada_value_name(".")
-    ('P1 (purple 1)', 'empty')
-    """
-    if len(value) == 2 and value[0] in SAGRADA_COLOURS:
-        return f"{value} ({SAGRADA_COLOURS[value[0]]} {value[1]})"
-    return "empty" if value == "." else value
-
-
-def sagrada_short_name(value: str) -> str:
-    """A Sagrada value as named beside another reading (``"G1"``, ``"empty"``)."""
-    return "empty" if value == "." else value
-
-
-def alhambra_tile_name(at: Cell) -> str:
-    """An Alhambra tile by its place from the fountain (``(2, 1)`` -> ``"the tile 2 east, 1 south of the fountain"``).
-
-    >>> alhambra_tile_name((2, 1)), alhambra_tile_name((0, -1)), alhambra_tile_name((0, 0))
-    ('the tile 2 east, 1 south of the fountain', 'the tile 1 north of the fountain', 'the fountain')
-    """
-    x, y = at
-    steps = [f"{abs(x)} {'east' if x > 0 else 'west'}"] if x else []
-    steps += [f"{abs(y)} {'south' if y > 0 else 'north'}"] if y else []
-    return f"the tile {', '.join(steps)} of the fountain" if steps else "the fountain"
-
-
-def alhambra_value_name(value: str) -> str:
-    """An Alhambra reading ``type:walls`` in words (``"tower:NE"`` -> ``"a tower walled N and E"``).
-
-    >>> alhambra_value_name("tower:NE"), alhambra_value_name("arcades:"), alhambra_value_name("fountain")
-    ('a tower walled N and E', 'arcades without walls', 'the fountain')
-    """
-    kind, _, walls = value.partition(":")
-    if kind == "fountain" or not _:
-        return "the fountain" if kind == "fountain" else value
-    article = "" if kind.endswith("s") else ("an " if kind[0] in "aeiou" else "a ")
-    walled = f"walled {' and '.join(walls)}" if walls else "without walls"
-    return f"{article}{kind} {walled}"
-
-
-def alhambra_short_name(value: str) -> str:
-    """An Alhambra reading named beside another (``"seraglio NE"``, ``"garden, no walls"``)."""
-    kind, sep, walls = value.partition(":")
-    if not sep:
-        return kind
-    return f"{kind} {walls}" if walls else f"{kind}, no walls"
-
-
-SAGRADA_WORDING = Wording(sagrada_cell_name, sagrada_value_name, sagrada_short_name)
-ALHAMBRA_WORDING = Wording(alhambra_tile_name, alhambra_value_name, alhambra_short_name)
-# The benchmark's rule: the strictest bars that leave no wrong or foreign board unflagged and flag at most
-# 1 in 8 right boards (half the 1-in-4 target). 100 held-out Sagrada renders (1 read wrong: its cell at
-# 16%), 50 Alhambra renders (2 wrong: their tiles at 67% and 97.6%), 240 photos of something else (all
-# refused or flagged); right boards flagged: Sagrada 12 of 99, Alhambra 6 of 48.
-SAGRADA_THRESHOLDS = Thresholds(cell=0.95, corner=0.3, orientation=0.9, flipped=0.05)
-ALHAMBRA_THRESHOLDS = Thresholds(cell=0.98)
+__all__ = ["GridCertainty", "ScanReview", "Thresholds", "Wording", "cell_doubts", "grid_doubts", "judge", "percent", "review_of"]

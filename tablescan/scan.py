@@ -285,17 +285,9 @@ def scan(
             Path(json_out).write_text(text + "\n", encoding="utf-8")
         except OSError as error:
             raise StateError(f"--json {json_out}: cannot write ({error.strerror or error})") from None
-    for result in results:
-        for override in result.overrides:
-            click.echo(
-                f"{result.photo.name}: cell {list(override.cell)} read {override.model_value} "
-                f"({override.model_confidence:.0%}) -> {override.chosen_value} by the rules: {override.reason}",
-                err=True,
-            )
-        unsure = [r for r in result.least_certain(3) if r.confidence < 0.9]
-        if unsure:
-            cells = ", ".join(f"{list(r.cell)} {r.value} ({r.confidence:.0%})" for r in unsure)
-            click.echo(f"{result.photo.name}: please check {cells}", err=True)
+    for result in results:  # the scan's verdict on itself (scan.review), in the players' words
+        if result.review is not None and result.review.needed:
+            click.echo(f"{result.photo.name}: look before taking the score: {'; '.join(result.review.reasons)}", err=True)
     if do_score:
         report = score_document(document, "scan")
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False) if fmt == "json" else report.to_text())

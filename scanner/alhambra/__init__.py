@@ -2,5 +2,6 @@
 
 from scanner.alhambra.classifier import CLASSIFIER
 from scanner.alhambra.reader import make_reader
+from scanner.alhambra.verdict import VERDICT
 
-__all__ = ["CLASSIFIER", "make_reader"]
+__all__ = ["CLASSIFIER", "VERDICT", "make_reader"]

@@ -92,6 +92,7 @@ from scanner.alhambra.tiles import (
     tiles_seen,
     upright_walls_to_crop,
 )
+from scanner.alhambra.verdict import VERDICT
 from scanner.errors import BoardNotFoundError
 from scanner.model import OnnxModel, load_model
 from scanner.photo import Photo
@@ -237,6 +238,7 @@ class AlhambraReader:
             model=self.model_label,
             notes=(f"north: crops turned {ROTATIONS[tiles.north]} degrees", f"pitch {lattice.pitch_px:.0f} px"),
             listing={"palace": palace_listing(reading, state.players[0])},
+            verdict=VERDICT,
         )
 
     def _best_lattice(

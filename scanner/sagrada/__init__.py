@@ -2,5 +2,6 @@
 
 from scanner.sagrada.classifier import CLASSIFIER
 from scanner.sagrada.reader import make_reader
+from scanner.sagrada.verdict import VERDICT
 
-__all__ = ["CLASSIFIER", "make_reader"]
+__all__ = ["CLASSIFIER", "VERDICT", "make_reader"]

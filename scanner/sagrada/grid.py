@@ -245,6 +245,7 @@ class BoardLocation:
     corner_confidence: float
     orientation_confidence: float
     flipped_probability: float = 0.0  # the refiner's probability that the top-left is the opposite corner
+    corner_peaks: tuple[float, ...] = (1.0, 1.0, 1.0, 1.0)  # each corner's heat peak, TL, TR, BR, BL (how clearly it was seen)
 
     def __post_init__(self) -> None:
         if np.shape(self.corners) != (4, 2) or not np.all(np.isfinite(self.corners)):
@@ -258,6 +259,8 @@ class BoardLocation:
         for name, value in sure.items():
             if not 0.0 <= value <= 1.0 + 1e-9:
                 raise ValueError(f"{name}: expected 0-1, got {value}")
+        if len(self.corner_peaks) != 4 or not all(0.0 <= peak <= 1.0 + 1e-9 for peak in self.corner_peaks):
+            raise ValueError(f"corner_peaks: expected 4 peaks 0-1 (TL, TR, BR, BL), got {self.corner_peaks}")
 
 
 Location = BoardLocation  # its earlier name
@@ -538,4 +541,5 @@ def find_grid(
         corner_confidence=float(peaks.min()),
         orientation_confidence=float(turn_prob[turn]),
         flipped_probability=float(turn_prob[(turn + 2) % 4]),
+        corner_peaks=tuple(float(peak) for peak in np.roll(peaks, turn)),
     )

@@ -29,10 +29,11 @@ from scanner.errors import BoardNotFoundError, Remedy
 from scanner.geometry import cell_square, project
 from scanner.model import OnnxModel, load_model, softmax
 from scanner.photo import Photo
-from scanner.reading import BoardReading, CellReading, Override, Timings
+from scanner.reading import BoardReading, CellReading, GridCertainty, Override, Timings
 from scanner.sagrada import grid as board_finder
 from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN_PX, PITCH_PX, ROWS, cell_crops, lift_corners, rectify_grid, to_batch
 from scanner.sagrada.grid import BoardLocation
+from scanner.sagrada.verdict import VERDICT
 from scoring.sagrada import PATTERNS, Die, SagradaPlayer, SagradaState, identify_patterns
 
 BOARD_KEYS = ("window", "pattern")  # what a photo of a window shows of its player (favor tokens and objectives are set in review)
@@ -322,7 +323,7 @@ class SagradaReader:
         with timings.stage("classify"):
             states = read_before[1] if read_before else self.classify(crops)
         with timings.stage("decode"):
-            decoded, states, crops, grid_corners = _decode_oriented(states, crops, grid_corners, location, notes)
+            decoded, states, crops, grid_corners, turned = _decode_oriented(states, crops, grid_corners, location, notes)
         cells, overrides = _cell_readings(decoded, states, crops, grid_corners)
         mean_confidence = float(np.mean([cell.confidence for cell in cells]))
         if location is not None and decoded.pattern is None and mean_confidence < MIN_MEAN_CONFIDENCE:
@@ -344,6 +345,8 @@ class SagradaReader:
             overrides=tuple(overrides),
             model=model,
             notes=tuple(notes),
+            verdict=VERDICT,
+            grid=None if location is None else _certainty(location, turned),
         )
 
     def _locate(
@@ -374,10 +377,11 @@ class SagradaReader:
 
 def _decode_oriented(
     states: np.ndarray, crops: np.ndarray, grid_corners: np.ndarray, location: BoardLocation | None, notes: list[str]
-) -> tuple[Decoded, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[Decoded, np.ndarray, np.ndarray, np.ndarray, bool]:
     """Decode the window; when the refiner hesitated between the board and its half turn, let the rules decide.
 
-    Returns the decoding and the states, crops and grid corners in the orientation chosen.
+    Returns the decoding and the states, crops and grid corners in the orientation chosen, and whether
+    that is the half turn of the refiner's.
     """
     decoded = decode_window(states)
     if location is not None and location.flipped_probability > FLIP_CHECK:
@@ -386,8 +390,22 @@ def _decode_oriented(
         turn = flipped.log_probability + math.log(location.flipped_probability)
         if turn > keep:
             notes.append("orientation chosen by the rules (board turned 180 degrees)")
-            return flipped, states[::-1], crops[::-1], np.roll(grid_corners, 2, axis=0)
-    return decoded, states, crops, grid_corners
+            return flipped, states[::-1], crops[::-1], np.roll(grid_corners, 2, axis=0), True
+    return decoded, states, crops, grid_corners, False
+
+
+def _certainty(location: BoardLocation, turned: bool) -> GridCertainty:
+    """How sure the grid found is, in the orientation read (``turned``: the rules chose the refiner's half turn)."""
+    peaks = location.corner_peaks[2:] + location.corner_peaks[:2] if turned else location.corner_peaks
+    chosen, other = (
+        (location.flipped_probability, location.orientation_confidence)
+        if turned
+        else (
+            location.orientation_confidence,
+            location.flipped_probability,
+        )
+    )
+    return GridCertainty((peaks[0], peaks[1], peaks[2], peaks[3]), orientation_confidence=chosen, flipped_probability=other)
 
 
 def _cell_readings(

@@ -32,19 +32,14 @@ from models.alhambra.evaluate import compare_palaces, palace_cells  # noqa: E402
 from models.alhambra.render import render as render_alhambra  # noqa: E402
 from models.sagrada.render import render as render_sagrada  # noqa: E402
 from scanner import BoardNotFoundError, Scanner  # noqa: E402
+from scanner.alhambra.verdict import THRESHOLDS as ALHAMBRA_THRESHOLDS  # noqa: E402
+from scanner.alhambra.verdict import WORDING as ALHAMBRA_WORDING  # noqa: E402
 from scanner.photo import load_photo  # noqa: E402
 from scanner.reading import CellReading, Override  # noqa: E402
 from scanner.sagrada import grid as sagrada_grid  # noqa: E402
-from scanner.verdict import (  # noqa: E402
-    ALHAMBRA_THRESHOLDS,
-    ALHAMBRA_WORDING,
-    SAGRADA_THRESHOLDS,
-    SAGRADA_WORDING,
-    GridCertainty,
-    Thresholds,
-    Wording,
-    judge,
-)
+from scanner.sagrada.verdict import THRESHOLDS as SAGRADA_THRESHOLDS  # noqa: E402
+from scanner.sagrada.verdict import WORDING as SAGRADA_WORDING  # noqa: E402
+from scanner.verdict import GridCertainty, Thresholds, Wording, judge  # noqa: E402
 from scoring.issue import Issue  # noqa: E402
 
 TRAYS = ROOT.parent / "shared" / "realdata" / "dice-nellbyler-d6" / "images"

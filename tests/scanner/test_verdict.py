@@ -9,22 +9,15 @@ from typing import Any
 
 import pytest
 
+from scanner.alhambra.verdict import THRESHOLDS as ALHAMBRA_THRESHOLDS
+from scanner.alhambra.verdict import WORDING as ALHAMBRA_WORDING
+from scanner.alhambra.verdict import alhambra_tile_name, alhambra_value_name
+from scanner.errors import BoardNotFoundError
 from scanner.reading import CellReading, Override
-from scanner.sagrada import grid as sagrada_grid
-from scanner.verdict import (
-    ALHAMBRA_THRESHOLDS,
-    ALHAMBRA_WORDING,
-    SAGRADA_THRESHOLDS,
-    SAGRADA_WORDING,
-    GridCertainty,
-    ScanReview,
-    Thresholds,
-    alhambra_tile_name,
-    alhambra_value_name,
-    judge,
-    percent,
-    sagrada_value_name,
-)
+from scanner.sagrada.verdict import THRESHOLDS as SAGRADA_THRESHOLDS
+from scanner.sagrada.verdict import WORDING as SAGRADA_WORDING
+from scanner.sagrada.verdict import sagrada_value_name
+from scanner.verdict import GridCertainty, ScanReview, Thresholds, judge, percent
 from scoring.issue import Issue
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
@@ -245,25 +238,23 @@ def sample_scanner(make_scanner: Any) -> Any:
         ("alhambra_10_small", "alhambra", ("the tile 1 south of the fountain read a seraglio walled E and S at 87%", "the tile 1 north")),
     ],
 )
-def test_a_bundled_sample_reads_as_the_thresholds_say(
-    sample_scanner: Any, monkeypatch: pytest.MonkeyPatch, stem: str, game: str, expected: tuple[str, ...]
-) -> None:
-    found: list[Any] = []
-    find_grid = sagrada_grid.find_grid
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        found.append(find_grid(*args, **kwargs))
-        return found[-1]
-
-    monkeypatch.setattr(sagrada_grid, "find_grid", spy)
+def test_a_bundled_sample_reads_as_the_thresholds_say(sample_scanner: Any, stem: str, game: str, expected: tuple[str, ...]) -> None:
     result = sample_scanner.scan(SAMPLES / f"{stem}.jpg", game)
-    wording, thresholds = (SAGRADA_WORDING, SAGRADA_THRESHOLDS) if found else (ALHAMBRA_WORDING, ALHAMBRA_THRESHOLDS)
-    grid = None
-    if found:  # the reader keeps only the weakest corner's peak: every corner taken as sure as that one
-        location = found[-1]
-        grid = GridCertainty((location.corner_confidence,) * 4, location.orientation_confidence, location.flipped_probability)
-    review = judge(result.cells, wording, thresholds, overrides=result.overrides, issues=result.issues, grid=grid)
+    review = result.review
+    assert review is not None
     assert len(review.reasons) == len(expected)
     assert all(reason.startswith(start) for reason, start in zip(review.reasons, expected))
+    thresholds = SAGRADA_THRESHOLDS if game == "sagrada" else ALHAMBRA_THRESHOLDS
     doubtful = [cell for cell in result.cells if cell.confidence < thresholds.cell]
-    assert review.needed == bool(doubtful or result.overrides or result.issues or (grid and min(grid.corner_peaks) < thresholds.corner))
+    assert review.needed == bool(doubtful or result.overrides or result.issues)
+    assert result.to_json()["players"][0]["scan"]["review"] == review.to_json()
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(("stem", "game"), [("alhambra_01_straight", "sagrada"), ("sagrada_straight_01", "alhambra")])
+def test_another_games_photo_is_refused_or_flagged(sample_scanner: Any, stem: str, game: str) -> None:
+    try:
+        result = sample_scanner.scan(SAMPLES / f"{stem}.jpg", game)
+    except BoardNotFoundError:
+        return  # refused: the better outcome
+    assert result.review is not None and result.review.needed
