@@ -51,6 +51,19 @@ def standings(form: ReviewForm, scored: Any, report: dict) -> list[dict]:
     return rows
 
 
+def scan_review(player: dict) -> dict | None:
+    """Return the scanner's verdict on the player's board photo, with how many cells the players corrected since.
+
+    >>> scan_review({"review": {"needed": True, "reasons": ["cell r1c2 read B4 at 41%"]}, "readings": [{"source": "corrected"}]})
+    {'needed': True, 'reasons': ['cell r1c2 read B4 at 41%'], 'corrected': 1}
+    """
+    review = player.get("review")
+    if review is None:
+        return None
+    corrected = sum(1 for reading in player["readings"] if reading.get("source") == "corrected")
+    return {"needed": bool(review.get("needed")), "reasons": list(review.get("reasons") or []), "corrected": corrected}
+
+
 def _photo(record: Any) -> dict | None:
     if record is None:
         return None
@@ -143,6 +156,7 @@ def game_view(store: Store, game_id: int) -> dict:
                 "photo": _photo(player["photo"]),
                 "corners": player["corners"],
                 "model": player["model"],
+                "review": scan_review(player),
                 "issues": scored.issues[index],
                 "pattern_grid": entry.form.pattern_grid(player["fields"]),
                 "report": reports.get(player["name"]),

@@ -111,6 +111,10 @@ class ReviewForm:
         """Return the board a scanned player entry shows, as cell name -> stored value."""
         return {}
 
+    def scanned_fields(self, player_doc: dict) -> dict[str, Any]:
+        """Return the player fields a scanned player entry shows (set on the player; they may change them)."""
+        return {}
+
     def scan_cell_key(self, cell: Any) -> str | None:
         """Return the cell name of a scan block's ``cell``, or None when it names none."""
         return cell if isinstance(cell, str) else None

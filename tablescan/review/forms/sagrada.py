@@ -177,6 +177,11 @@ class SagradaForm(ReviewForm):
                 values[f"{r},{c}"] = die
         return values
 
+    def scanned_fields(self, player_doc: dict) -> dict[str, Any]:
+        # the pattern card the scanner identified (FORMATS.md ``players[].pattern``); none when it knew none
+        pattern = player_doc.get("pattern")
+        return {"pattern": pattern} if isinstance(pattern, str) and pattern in PATTERNS else {}
+
     def scan_cell_key(self, cell: Any) -> str | None:
         return pair_key(cell)
 

@@ -232,6 +232,8 @@
       el("input", { class: "player-name", value: p.name, "aria-label": "Player name", maxlength: 40,
         onchange: (e) => api("PATCH", playerUrl(p.id), { name: e.target.value }) }),
       el("span", { class: "player-score", title: "score", text: playerScore(p) })));
+    const verdict = renderVerdict(p);
+    if (verdict) card.append(verdict);
     card.append(renderFields(p));
     card.append(renderPhoto(p, photoOpen));
     card.append(game.board(p));
@@ -251,6 +253,23 @@
         el("ul", { class: "issues" }, explained.map(issueItem))));
     }
     return card;
+  }
+
+  // the scanner's verdict on the board as read from its photo (view player.review), leading the board
+  function renderVerdict(p) {
+    const review = p.review;
+    if (!review) return null;
+    const corrected = review.corrected
+      ? el("p", { class: "muted small", text: `You corrected ${review.corrected} cell${review.corrected === 1 ? "" : "s"} since this scan.` })
+      : null;
+    if (!review.needed) {
+      return el("div", { class: "verdict verdict-ok", role: "status" },
+        el("p", { class: "good", text: "The scanner stands behind this board." }), corrected);
+    }
+    return el("div", { class: "verdict verdict-look", role: "status" },
+      el("p", {}, el("strong", { text: "Needs a look:" }), review.reasons.length === 1 ? " " + review.reasons[0] : ""),
+      review.reasons.length > 1 ? el("ul", { class: "small" }, review.reasons.map((reason) => el("li", { text: reason }))) : null,
+      corrected);
   }
 
   function renderEvidence(p) {
