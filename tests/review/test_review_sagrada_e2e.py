@@ -83,3 +83,99 @@ def test_a_doubted_board_says_why_and_counts_the_corrections(browser_page, live_
     expect(bo.locator('.board [data-cell="0,0"]')).to_have_class(re.compile(r"\bdie-G\b"))
     expect(verdict).to_contain_text("Needs a look:")  # a correction does not erase the verdict...
     expect(verdict).to_contain_text("You corrected 1 cell since this scan.")  # ...it is counted beside it
+
+
+# Machado et al. (2009) deuteranopia, severity 1, on linear RGB: an SVG filter over the whole page
+# (feColorMatrix works in linearRGB by default), and the same matrix to judge what the filtered page shows
+DEUTERANOPIA = ((0.367322, 0.860646, -0.227968), (0.280085, 0.672501, 0.047413), (-0.011820, 0.042940, 0.968881))
+SIMULATE = """(rows) => {
+  const values = rows.map((row) => row.join(" ") + " 0 0").join(" ") + " 0 0 0 1 0";
+  const holder = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  holder.setAttribute("width", "0"); holder.setAttribute("height", "0"); holder.style.position = "absolute";
+  holder.innerHTML = `<filter id="deuteranopia"><feColorMatrix type="matrix" values="${values}"/></filter>`;
+  document.body.append(holder);
+  document.documentElement.style.filter = "url(#deuteranopia)";
+  return getComputedStyle(document.documentElement).filter;
+}"""
+DICE = """(root) => [...root.querySelectorAll(".die")].map((die) => {
+  const letter = die.querySelector(".die-letter"), pips = die.querySelector(".pips");
+  const box = (node) => { const r = node.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const style = getComputedStyle(die);
+  return { cls: die.className, letter: letter ? letter.textContent : null, pips: pips ? pips.textContent : null,
+           die: box(die), letterBox: letter ? box(letter) : null, pipsBox: pips ? box(pips) : null,
+           letterPx: letter ? parseFloat(getComputedStyle(letter).fontSize) : 0,
+           background: style.backgroundColor, ink: letter ? getComputedStyle(letter).color : style.color };
+})"""
+
+
+def _rgb(css: str) -> tuple[float, float, float]:
+    r, g, b = (int(part) for part in re.findall(r"\d+", css)[:3])
+    return r / 255, g / 255, b / 255
+
+
+def _linear(channel: float) -> float:
+    return channel / 12.92 if channel <= 0.04045 else ((channel + 0.055) / 1.055) ** 2.4
+
+
+def _seen(css: str) -> tuple[float, ...]:
+    """The colour as the deuteranopia filter shows it, in linear RGB."""
+    linear = [_linear(c) for c in _rgb(css)]
+    return tuple(min(1.0, max(0.0, sum(m * c for m, c in zip(row, linear)))) for row in DEUTERANOPIA)
+
+
+def _contrast(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    luminance = [0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2] for c in (a, b)]
+    return (max(luminance) + 0.05) / (min(luminance) + 0.05)
+
+
+def _inside(inner: list[float], outer: list[float]) -> bool:
+    return inner[0] >= outer[0] - 0.5 and inner[1] >= outer[1] - 0.5 and inner[2] <= outer[2] + 0.5 and inner[3] <= outer[3] + 0.5
+
+
+def _check_dice(dice: list[dict], expected: set[str]) -> None:
+    by_colour: dict[str, set[str]] = {}
+    for die in dice:
+        colour = re.search(r"\bdie-([A-Z])\b", die["cls"]).group(1)
+        assert die["letter"] == colour, die  # the letter names the die's colour
+        assert die["pips"] and die["pips"].isdigit(), die
+        by_colour.setdefault(colour, set()).add(die["letter"])
+        assert _inside(die["letterBox"], die["die"]) and _inside(die["pipsBox"], die["die"]), die  # nothing overflows
+        assert die["letterBox"][2] <= die["pipsBox"][0] + 0.5 or die["letterBox"][3] <= die["pipsBox"][1] + 0.5, die  # apart
+        assert die["letterPx"] >= 10, die
+        # under the simulation the letter still stands out from its die
+        assert _contrast(_seen(die["ink"]), _seen(die["background"])) >= 2.5, die
+    assert set(by_colour) == expected and all(len(letters) == 1 for letters in by_colour.values())
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 900), (390, 844)])
+def test_dice_read_without_colour_under_a_deuteranopia_simulation(chromium, live_server, width, height) -> None:
+    from playwright.sync_api import expect
+
+    context = chromium.new_context(viewport={"width": width, "height": height}, device_scale_factor=1)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    try:
+        game = new_game(page, live_server)
+        ana = game["players"][0]
+        window = ["R1 Y2 G3 B4 P5", "G6 B1 P2 R3 Y4", ". . . . .", ". . . . ."]
+        cells = [{"cell": f"{r},{c}", "value": die} for r, row in enumerate(window) for c, die in enumerate(row.split()) if die != "."]
+        changed = page.request.put(f"{live_server}/api/games/{game['id']}/players/{ana['id']}/cells", data={"cells": cells})
+        assert changed.ok
+        page.reload()
+        card = page.locator(".player").first
+        expect(card.locator(".board .die")).to_have_count(10)
+        assert "url" in page.evaluate(SIMULATE, [list(row) for row in DEUTERANOPIA])
+        # the simulation does what it should: red and green dice come out nearly alike
+        red, green = (card.locator(f".board .die-{c}").first.evaluate("(d) => getComputedStyle(d).backgroundColor") for c in "RG")
+        seen_red, seen_green = _seen(red), _seen(green)
+        assert max(abs(a - b) for a, b in zip(seen_red, seen_green)) < 0.12
+        _check_dice(card.locator(".board").evaluate(DICE), set("RYGBP"))
+        card.locator('.board [data-cell="2,0"]').click()
+        picker = card.locator(".dice-picker")
+        expect(picker.locator(".die")).to_have_count(30)
+        _check_dice(picker.evaluate(DICE), set("RYGBP"))
+        labels = picker.locator(".die").evaluate_all("(dice) => dice.map((d) => d.getAttribute('aria-label'))")
+        assert labels[:2] == ["red 1", "red 2"]  # screen readers hear the colour named in full
+        assert page.evaluate("() => document.scrollingElement.scrollWidth") <= width  # the page does not scroll sideways
+    finally:
+        context.close()

@@ -67,6 +67,11 @@
       ];
     }
 
+    // a die's face: its colour letter as well as its colour, then its pips, so no die is told by colour alone
+    function face(letter, n) {
+      return [el("span", { class: "die-letter", "aria-hidden": "true", text: letter }), el("span", { class: "pips", text: n })];
+    }
+
     function board(p) {
       const issueCells = ui.issueCells(p);
       const grid = el("div", { class: "board sagrada", role: "grid", "aria-label": p.name + "'s window" });
@@ -81,7 +86,7 @@
             content = el("span", { class: "restriction", text: restriction !== "." ? restriction : "" });
           } else {
             cls = "die die-" + value[0];
-            content = el("span", { class: "pips", text: value[1] });
+            content = face(value[0], value[1]);
           }
           grid.append(cellButton(p, cell, issueCells, cls, content, `row ${r + 1} column ${c + 1}: ${value === "." ? "empty" : k().colors[value[0]] + " " + value[1]}`));
         }
@@ -95,7 +100,7 @@
         for (const n of k().values) {
           const die = letter + n;
           dice.append(el("button", { type: "button", class: "die die-" + letter + (value === die ? " current" : ""), "data-value": die, "aria-label": name + " " + n,
-            onclick: () => setCell(p.id, cell, die) }, el("span", { class: "pips", text: n })));
+            onclick: () => setCell(p.id, cell, die) }, face(letter, n)));
         }
       }
       return [dice, el("button", { type: "button", class: "wide", "data-value": ".", onclick: () => setCell(p.id, cell, "."), text: "Empty" })];
