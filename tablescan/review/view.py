@@ -126,6 +126,11 @@ def score_game(entry: GameEntry, game_id: int, document: dict, player_count: int
     return ScoredGame(player_count, tuple(_issues(issues, player_count)), error=error)
 
 
+def unset_values(form: ReviewForm, players: list[dict]) -> list[str]:
+    """Return, player by player, what decides a score and nobody entered: ``"Bo's private objective is not set"``."""
+    return [f"{player['name']}'s {what}" for player in players for what in form.unset(player, len(players))]
+
+
 def game_view(store: Store, game_id: int) -> dict:
     """Return everything the game page shows, as JSON-ready data (the page's ``.json`` twin).
 
@@ -137,6 +142,7 @@ def game_view(store: Store, game_id: int) -> dict:
     entry = GAMES[game["game"]]
     document = build_document(game["game"], game["settings"], players)
     scored = score_game(entry, game_id, document, len(players))
+    incomplete = unset_values(entry.form, players)
     reports = {item.get("name"): item for item in (scored.report or {}).get("players") or []}
     return {
         "id": game["id"],
@@ -168,7 +174,9 @@ def game_view(store: Store, game_id: int) -> dict:
         "report": scored.report,
         "text": scored.text,
         "error": scored.error,
-        "standings": scored.standings,
+        # a value nobody set would rank the table on a guess: the standings say what is missing instead
+        "standings": [] if incomplete else scored.standings,
+        "incomplete": incomplete,
         "tie_breaks": scored.tie_breaks,
         "rounds": store.rounds(game_id),
         "scanner": game["game"] in scanning.scanner_games(),

@@ -104,6 +104,10 @@ class ReviewForm:
         """Return one player's FORMATS.md entry, without its name, from stored fields and cells."""
         return {}
 
+    def unset(self, player: dict, player_count: int) -> list[str]:
+        """Return what decides the player's score and nobody has entered yet, each as "<what> is not set"."""
+        return []
+
     def settle_document(self, doc: dict, settings: dict, players: list[dict], entries: list[dict]) -> None:
         """Add the game-wide settings to a document whose player ``entries`` are built."""
 

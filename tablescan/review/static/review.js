@@ -132,15 +132,20 @@
     const box = document.getElementById("standings");
     box.replaceChildren();
     if (view.error) box.append(el("p", { class: "error", role: "alert" }, "Cannot score yet: " + view.error));
+    const incomplete = view.incomplete || [];
+    if (incomplete.length) {
+      box.append(el("p", { class: "incomplete", role: "status" }, el("strong", { text: "Incomplete: " }), incomplete.join("; "),
+        el("span", { class: "muted", text: " (no ranking until these are entered)" })));
+    }
     if (view.report) {
-      const winners = [].concat(view.report.winner ?? []);
+      const winners = incomplete.length ? [] : [].concat(view.report.winner ?? []);
       const table = el("table", { class: "standings" },
         el("thead", {}, el("tr", {}, el("th", { text: "#" }), el("th", { text: "Player" }), el("th", { class: "num", text: "Score" }), el("th", { text: "Tie-break" }))),
         el("tbody", {}, view.standings.map((row) =>
           el("tr", { class: winners.includes(row.name) ? "winner" : "" },
             el("td", { text: row.place }), el("td", { text: row.name + (winners.includes(row.name) ? " ★" : "") }),
             el("td", { class: "num score", text: row.score }), el("td", { class: "muted", text: row.note })))));
-      box.append(table);
+      if (!incomplete.length) box.append(table);
       box.append(...hook("summary", [], view.report));
       if (!view.standings.some((row) => row.note)) {
         for (const line of view.tie_breaks || []) box.append(el("p", { class: "muted small", text: "Tie: " + line }));

@@ -37,8 +37,13 @@
     function fields(p) {
       const view = ui.view(), f = p.fields, opts = view.options, nodes = [];
       if (view.players.length > 1) {
-        nodes.push(select("Private objective", opts.colors.map((c) => [c, c]), f.private_objective, (v) => patchFields(p.id, { private_objective: v })));
-        nodes.push(numberInput("Favor tokens left", f.favor_tokens, (v) => patchFields(p.id, { favor_tokens: v }), { max: k().max_favor_tokens }));
+        // a value nobody entered shows as "not set" (and the standings wait for it), never as a default
+        const unset = (node, isUnset) => { if (isUnset) node.classList.add("unset"); return node; };
+        nodes.push(unset(select("Private objective", [["", "— not set —"]].concat(opts.colors.map((c) => [c, c])), f.private_objective || "",
+          (v) => patchFields(p.id, { private_objective: v || null })), !f.private_objective));
+        const tokensUnset = f.favor_tokens === null || f.favor_tokens === undefined || f.favor_tokens === "";
+        nodes.push(unset(numberInput("Favor tokens left", tokensUnset ? "" : f.favor_tokens, (v) => patchFields(p.id, { favor_tokens: v }),
+          { max: k().max_favor_tokens, placeholder: "not set" }), tokensUnset));
       }
       nodes.push(select("Window pattern", [["", "— none —"]].concat(opts.patterns.map((x) => [x.name, x.name + " (" + x.difficulty + ")"])),
         f.pattern || "", (v) => patchFields(p.id, { pattern: v || null })));
