@@ -177,7 +177,7 @@ def game_view(store: Store, game_id: int) -> dict:
         # a value nobody set would rank the table on a guess: the standings say what is missing instead
         "standings": [] if incomplete else scored.standings,
         "incomplete": incomplete,
-        "tie_breaks": scored.tie_breaks,
+        "tie_breaks": [] if incomplete else scored.tie_breaks,
         "rounds": store.rounds(game_id),
         "scanner": game["game"] in scanning.scanner_games(),
         "form": entry.form.screen(),

@@ -179,3 +179,38 @@ def test_dice_read_without_colour_under_a_deuteranopia_simulation(chromium, live
         assert page.evaluate("() => document.scrollingElement.scrollWidth") <= width  # the page does not scroll sideways
     finally:
         context.close()
+
+
+def test_unset_values_show_as_not_set_and_hold_back_the_ranking(browser_page, live_server) -> None:
+    from playwright.sync_api import expect
+
+    page = browser_page
+    game = new_game(page, live_server)
+    ana, bo = page.locator(".player").first, page.locator(".player").nth(1)
+    for card in (ana, bo):
+        expect(card.locator(".field.unset")).to_have_count(2)
+        expect(card.get_by_label("Private objective")).to_have_value("")
+        assert card.get_by_label("Private objective").evaluate("(s) => s.selectedOptions[0].textContent") == "— not set —"
+        expect(card.get_by_label("Favor tokens left")).to_have_value("")
+        expect(card.get_by_label("Favor tokens left")).to_have_attribute("placeholder", "not set")
+    standings = page.locator("#standings")
+    expect(standings.locator(".incomplete")).to_contain_text("Incomplete: Ana's private objective is not set")
+    expect(standings.locator("table.standings")).to_have_count(0)
+    expect(standings).not_to_contain_text("★")  # no winner on a guess
+    # Ana enters hers here; another phone enters Bo's: the ranking appears once nothing is missing
+    ana.get_by_label("Private objective").select_option("purple")
+    expect(ana.locator(".field.unset")).to_have_count(1)
+    ana.get_by_label("Favor tokens left").fill("3")
+    ana.get_by_label("Favor tokens left").press("Tab")
+    expect(ana.locator(".field.unset")).to_have_count(0)
+    expect(standings.locator(".incomplete")).to_have_text(
+        "Incomplete: Bo's private objective is not set; Bo's favor tokens are not set (no ranking until these are entered)"
+    )
+    bo_id = game["players"][1]["id"]
+    changed = page.request.patch(
+        f"{live_server}/api/games/{game['id']}/players/{bo_id}", data={"fields": {"private_objective": "red", "favor_tokens": 1}}
+    )
+    assert changed.ok
+    expect(standings.locator("table.standings tbody tr")).to_have_count(2, timeout=9000)
+    expect(standings.locator(".incomplete")).to_have_count(0)
+    expect(standings.locator("table.standings tbody tr").first).to_contain_text("Ana ★")  # 3 tokens beat 1 on empty boards

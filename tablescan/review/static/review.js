@@ -147,7 +147,7 @@
             el("td", { class: "num score", text: row.score }), el("td", { class: "muted", text: row.note })))));
       if (!incomplete.length) box.append(table);
       box.append(...hook("summary", [], view.report));
-      if (!view.standings.some((row) => row.note)) {
+      if (!incomplete.length && !view.standings.some((row) => row.note)) {
         for (const line of view.tie_breaks || []) box.append(el("p", { class: "muted small", text: "Tie: " + line }));
       }
       box.append(renderBreakdown());
