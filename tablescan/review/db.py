@@ -275,6 +275,12 @@ class Store:
             }
             for r in conn.execute("SELECT * FROM readings WHERE player_id = ? ORDER BY rowid", (row["id"],))
         ]
+        review = None
+        if row["photo_id"] is not None:
+            found = conn.execute(
+                "SELECT review FROM scan_reviews WHERE player_id = ? AND photo_id = ?", (row["id"], row["photo_id"])
+            ).fetchone()
+            review = None if found is None else _loads(found["review"])
         return {
             "id": row["id"],
             "position": row["position"],
@@ -283,6 +289,7 @@ class Store:
             "photo": photo,
             "corners": _loads(row["corners"]),
             "model": row["model"],
+            "review": review,
             "readings": readings,
         }
 
@@ -450,8 +457,14 @@ class Store:
         *,
         keep_corrected: bool = False,
         examples: list[dict] | None = None,
+        review: dict | None = None,
+        fields: dict | None = None,
     ) -> None:
         """Replace a player's readings with a scan's (value, confidence, polygon per cell).
+
+        The scan's ``review`` (FORMATS.md ``scan.review``) replaces the one stored for the current photo
+        (None: the scan gave none); what the scan read of the player's ``fields`` (a Sagrada pattern
+        card) is merged into them.
 
         With ``keep_corrected`` (a re-read of the same photo), cells the players corrected keep their
         corrected value; they take the new outline and confidence. The scan's ``examples`` (cell, crop
@@ -465,6 +478,12 @@ class Store:
                 conn.execute("DELETE FROM examples WHERE player_id = ? AND photo_id = ?", (player_id, photo_id))
                 for example in examples or []:
                     _insert_example(conn, player_id, photo_id, example, "scan", stamp)
+                conn.execute("DELETE FROM scan_reviews WHERE player_id = ? AND photo_id = ?", (player_id, photo_id))
+                if review is not None:
+                    conn.execute(
+                        "INSERT INTO scan_reviews (player_id, photo_id, review, created_at) VALUES (?, ?, ?, ?)",
+                        (player_id, photo_id, _dumps(review), stamp),
+                    )
             kept = {}
             if keep_corrected:
                 kept = {
@@ -475,6 +494,10 @@ class Store:
                 "UPDATE players SET corners = ?, model = ? WHERE id = ? AND game_id = ?",
                 (_dumps(corners), model, player_id, game_id),
             )
+            if fields:
+                current = conn.execute("SELECT fields FROM players WHERE id = ?", (player_id,)).fetchone()
+                merged = {**_loads(current["fields"], {}), **fields}
+                conn.execute("UPDATE players SET fields = ? WHERE id = ?", (_dumps(merged), player_id))
             conn.execute("DELETE FROM readings WHERE player_id = ?", (player_id,))
             for reading in readings:
                 cell = reading["cell"]

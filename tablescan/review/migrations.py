@@ -93,5 +93,18 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "CREATE INDEX examples_by_photo ON examples (photo_id)",
         ),
     ),
+    (
+        4,
+        (
+            # the scanner's verdict on a player's board as read from one photo (FORMATS.md ``scan.review``,
+            # JSON): each scan of that photo replaces it; the screen shows the one of the current photo
+            """CREATE TABLE scan_reviews (
+                player_id INTEGER NOT NULL REFERENCES players(id),
+                photo_id INTEGER NOT NULL REFERENCES photos(id),
+                review TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                PRIMARY KEY (player_id, photo_id))""",
+        ),
+    ),
 )
 LATEST_VERSION = MIGRATIONS[-1][0]

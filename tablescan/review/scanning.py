@@ -12,7 +12,7 @@ from calibration.profile import profile_path
 from scanner import Scanner
 from scanner.adapt import classifier_manifest, scan_examples
 from scanner.errors import Remedy, in_own_words
-from tablescan.games import readers, scannable_games
+from tablescan.games import game_entry, readers, scannable_games
 from tablescan.review.board import readings_from_scan
 from tablescan.review.errors import ScannerUnavailableError
 
@@ -22,12 +22,18 @@ _scanners: dict[tuple, Any] = {}  # (profile name, profile file mtime) -> Scanne
 
 @dataclass(frozen=True)
 class ScanOutcome:
-    """What a scan gives the review screen: corners (TL, TR, BR, BL), model name, readings per cell."""
+    """What a scan gives the review screen: corners (TL, TR, BR, BL), model name, readings per cell.
+
+    ``review`` is the scanner's verdict on the board (FORMATS.md ``scan.review``: needed, reasons) or
+    None when it gave none; ``fields`` what the photo shows of the player's fields (a pattern card).
+    """
 
     corners: list[list[float]]
     model: str | None
     readings: list[dict]
     examples: list[dict] = field(default_factory=list)  # each cell's crop for `tablescan adapt` (scanner.adapt.scan_examples)
+    review: dict | None = None
+    fields: dict = field(default_factory=dict)
 
 
 def in_screen_words(error: Exception) -> str:
@@ -81,6 +87,8 @@ def scan_photo(
         model=result.scan.model,
         readings=readings_from_scan(game, result.player),
         examples=_examples(scanner, result, game),
+        review=None if result.review is None else result.review.to_json(),
+        fields=game_entry(game).form.scanned_fields(result.player),
     )
 
 

@@ -227,8 +227,18 @@ def rescan(store: Store, game_id: int, player_id: int, corners: list | None, pro
         outcome.readings,
         keep_corrected=corners is not None,
         examples=outcome.examples,  # each cell's crop, a labelled example for `tablescan adapt`
+        review=outcome.review,
+        fields=_scanned_fields(player["fields"], outcome.fields, reread=corners is not None),
     )
     return None
+
+
+def _scanned_fields(current: dict, scanned: dict, reread: bool) -> dict:
+    """What a scan sets of a player's fields: all it read on a fresh read; on a re-read with dragged
+    corners only those still unset, so a pattern the players chose since stays theirs."""
+    if not reread:
+        return dict(scanned)
+    return {key: value for key, value in scanned.items() if not current.get(key)}
 
 
 def check_corners(corners: Any) -> list[list[float]] | None:

@@ -51,6 +51,19 @@ def standings(form: ReviewForm, scored: Any, report: dict) -> list[dict]:
     return rows
 
 
+def scan_review(player: dict) -> dict | None:
+    """Return the scanner's verdict on the player's board photo, with how many cells the players corrected since.
+
+    >>> scan_review({"review": {"needed": True, "reasons": ["cell r1c2 read B4 at 41%"]}, "readings": [{"source": "corrected"}]})
+    {'needed': True, 'reasons': ['cell r1c2 read B4 at 41%'], 'corrected': 1}
+    """
+    review = player.get("review")
+    if review is None:
+        return None
+    corrected = sum(1 for reading in player["readings"] if reading.get("source") == "corrected")
+    return {"needed": bool(review.get("needed")), "reasons": list(review.get("reasons") or []), "corrected": corrected}
+
+
 def _photo(record: Any) -> dict | None:
     if record is None:
         return None
@@ -113,6 +126,11 @@ def score_game(entry: GameEntry, game_id: int, document: dict, player_count: int
     return ScoredGame(player_count, tuple(_issues(issues, player_count)), error=error)
 
 
+def unset_values(form: ReviewForm, players: list[dict]) -> list[str]:
+    """Return, player by player, what decides a score and nobody entered: ``"Bo's private objective is not set"``."""
+    return [f"{player['name']}'s {what}" for player in players for what in form.unset(player, len(players))]
+
+
 def game_view(store: Store, game_id: int) -> dict:
     """Return everything the game page shows, as JSON-ready data (the page's ``.json`` twin).
 
@@ -124,6 +142,7 @@ def game_view(store: Store, game_id: int) -> dict:
     entry = GAMES[game["game"]]
     document = build_document(game["game"], game["settings"], players)
     scored = score_game(entry, game_id, document, len(players))
+    incomplete = unset_values(entry.form, players)
     reports = {item.get("name"): item for item in (scored.report or {}).get("players") or []}
     return {
         "id": game["id"],
@@ -143,6 +162,7 @@ def game_view(store: Store, game_id: int) -> dict:
                 "photo": _photo(player["photo"]),
                 "corners": player["corners"],
                 "model": player["model"],
+                "review": scan_review(player),
                 "issues": scored.issues[index],
                 "pattern_grid": entry.form.pattern_grid(player["fields"]),
                 "report": reports.get(player["name"]),
@@ -154,8 +174,10 @@ def game_view(store: Store, game_id: int) -> dict:
         "report": scored.report,
         "text": scored.text,
         "error": scored.error,
-        "standings": scored.standings,
-        "tie_breaks": scored.tie_breaks,
+        # a value nobody set would rank the table on a guess: the standings say what is missing instead
+        "standings": [] if incomplete else scored.standings,
+        "incomplete": incomplete,
+        "tie_breaks": [] if incomplete else scored.tie_breaks,
         "rounds": store.rounds(game_id),
         "scanner": game["game"] in scanning.scanner_games(),
         "form": entry.form.screen(),

@@ -15,7 +15,7 @@ import pytest
 from scanner.adapt import AdaptedModel, decode_crop, encode_crop, profile_adaptation
 from scanner.model import Manifest, OnnxModel
 from scanner.reading import CellReading
-from tablescan.review.db import MIGRATIONS, Store
+from tablescan.review.db import LATEST_VERSION, MIGRATIONS, Store
 
 ROOT = Path(__file__).resolve().parents[2]
 SAGRADA_HEADS = (
@@ -264,7 +264,7 @@ def test_an_old_database_is_migrated_keeps_everything_and_adapts(tmp_path, toy) 
     tables = ("games", "photos", "players", "readings", "corrections")
     before = _dump(path, tables)
     store = Store(path)
-    assert store.schema_version() == 3
+    assert store.schema_version() == LATEST_VERSION
     assert _dump(path, tables) == before  # nothing the players entered is lost
     assert store.examples() == [] and len(store.photos_without_examples()) == 3
 

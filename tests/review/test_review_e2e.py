@@ -47,6 +47,17 @@ def test_create_upload_enter_and_correct_a_sagrada_window(browser_page, live_ser
     expect(page.locator("#game-name")).to_have_text("E2E night")
     ana = page.locator(".player").first
     expect(ana.locator(".player-score")).to_have_text("-20")
+    # nothing that decides the score is guessed (#19): until entered it is "not set" and nobody is ranked
+    expect(page.locator("#standings .incomplete")).to_contain_text("Ana's private objective is not set")
+    expect(page.locator("table.standings")).to_have_count(0)
+    for card, colour in ((ana, "red"), (page.locator(".player").nth(1), "blue")):
+        card.get_by_label("Private objective").select_option(colour)
+        expect(card.locator(".field.unset")).to_have_count(1)  # the favor tokens are still to enter
+        card.get_by_label("Favor tokens left").fill("0")
+        card.get_by_label("Favor tokens left").press("Tab")
+        expect(card.locator(".field.unset")).to_have_count(0)
+    expect(page.locator("#standings .incomplete")).to_have_count(0)
+    expect(page.locator("table.standings tbody tr")).to_have_count(2)
 
     # a sample photo of Bo's window: shown with its corners (and, when the scanner reads it, its cells)
     bo = page.locator(".player").nth(1)

@@ -104,11 +104,19 @@ class ReviewForm:
         """Return one player's FORMATS.md entry, without its name, from stored fields and cells."""
         return {}
 
+    def unset(self, player: dict, player_count: int) -> list[str]:
+        """Return what decides the player's score and nobody has entered yet, each as "<what> is not set"."""
+        return []
+
     def settle_document(self, doc: dict, settings: dict, players: list[dict], entries: list[dict]) -> None:
         """Add the game-wide settings to a document whose player ``entries`` are built."""
 
     def scanned_values(self, player_doc: dict) -> dict[str, str]:
         """Return the board a scanned player entry shows, as cell name -> stored value."""
+        return {}
+
+    def scanned_fields(self, player_doc: dict) -> dict[str, Any]:
+        """Return the player fields a scanned player entry shows (set on the player; they may change them)."""
         return {}
 
     def scan_cell_key(self, cell: Any) -> str | None:

@@ -104,7 +104,8 @@ class SagradaForm(ReviewForm):
         return settings
 
     def default_fields(self, position: int) -> dict[str, Any]:
-        return {"private_objective": COLOR_CHOICES[position % len(COLOR_CHOICES)], "favor_tokens": 0, "pattern": None}
+        # nothing the players have not told the screen: an unset value is shown as "not set", never guessed
+        return {"private_objective": None, "favor_tokens": None, "pattern": None}
 
     def blank_cells(self) -> dict[str, str]:
         return {f"{r},{c}": "." for r in range(ROWS) for c in range(COLS)}
@@ -141,11 +142,14 @@ class SagradaForm(ReviewForm):
     def clean_fields(self, fields: dict, change: dict) -> dict:
         fields = copy_json(fields)
         if "private_objective" in change:
-            if change["private_objective"] not in COLOR_CHOICES:
-                raise StateError(f"fields.private_objective: expected one of {', '.join(COLOR_CHOICES)}")
-            fields["private_objective"] = change["private_objective"]
+            chosen = change["private_objective"] or None  # "" or null: not set (again)
+            if chosen is not None and chosen not in COLOR_CHOICES:
+                raise StateError(f"fields.private_objective: expected one of {', '.join(COLOR_CHOICES)}, or empty for not set")
+            fields["private_objective"] = chosen
         if "favor_tokens" in change:
-            fields["favor_tokens"] = int_in(change["favor_tokens"], "fields.favor_tokens", 0, MAX_FAVOR_ENTRY)
+            tokens = change["favor_tokens"]
+            unset = tokens is None or (isinstance(tokens, str) and not tokens.strip())
+            fields["favor_tokens"] = None if unset else int_in(tokens, "fields.favor_tokens", 0, MAX_FAVOR_ENTRY)
         if "pattern" in change:
             pattern = change["pattern"] or None
             if pattern is not None and pattern not in PATTERNS:
@@ -161,9 +165,24 @@ class SagradaForm(ReviewForm):
         if player_count == 1:
             doc["favor_tokens"] = 0
         else:
-            doc["private_objective"] = fields.get("private_objective")
-            doc["favor_tokens"] = number(fields.get("favor_tokens"))
+            # a value nobody set stays out of the document (the core then scores it 0 and says so);
+            # ``unset`` names it so the standings say the score is incomplete instead of ranking on it
+            if fields.get("private_objective"):
+                doc["private_objective"] = fields["private_objective"]
+            if fields.get("favor_tokens") not in (None, ""):
+                doc["favor_tokens"] = number(fields.get("favor_tokens"))
         return doc
+
+    def unset(self, player: dict, player_count: int) -> list[str]:
+        if player_count == 1:  # the solo game takes its objectives from the settings and has no tokens
+            return []
+        fields = player["fields"]
+        missing = []
+        if not fields.get("private_objective"):
+            missing.append("private objective is not set")
+        if fields.get("favor_tokens") in (None, ""):
+            missing.append("favor tokens are not set")
+        return missing
 
     def settle_document(self, doc: dict, settings: dict, players: list[dict], entries: list[dict]) -> None:
         doc["public_objectives"] = list(settings.get("public_objectives") or [])
@@ -176,6 +195,11 @@ class SagradaForm(ReviewForm):
             for c, die in enumerate(str(row).split()):
                 values[f"{r},{c}"] = die
         return values
+
+    def scanned_fields(self, player_doc: dict) -> dict[str, Any]:
+        # the pattern card the scanner identified (FORMATS.md ``players[].pattern``); none when it knew none
+        pattern = player_doc.get("pattern")
+        return {"pattern": pattern} if isinstance(pattern, str) and pattern in PATTERNS else {}
 
     def scan_cell_key(self, cell: Any) -> str | None:
         return pair_key(cell)

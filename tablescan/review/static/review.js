@@ -132,17 +132,22 @@
     const box = document.getElementById("standings");
     box.replaceChildren();
     if (view.error) box.append(el("p", { class: "error", role: "alert" }, "Cannot score yet: " + view.error));
+    const incomplete = view.incomplete || [];
+    if (incomplete.length) {
+      box.append(el("p", { class: "incomplete", role: "status" }, el("strong", { text: "Incomplete: " }), incomplete.join("; "),
+        el("span", { class: "muted", text: " (no ranking until these are entered)" })));
+    }
     if (view.report) {
-      const winners = [].concat(view.report.winner ?? []);
+      const winners = incomplete.length ? [] : [].concat(view.report.winner ?? []);
       const table = el("table", { class: "standings" },
         el("thead", {}, el("tr", {}, el("th", { text: "#" }), el("th", { text: "Player" }), el("th", { class: "num", text: "Score" }), el("th", { text: "Tie-break" }))),
         el("tbody", {}, view.standings.map((row) =>
           el("tr", { class: winners.includes(row.name) ? "winner" : "" },
             el("td", { text: row.place }), el("td", { text: row.name + (winners.includes(row.name) ? " ★" : "") }),
             el("td", { class: "num score", text: row.score }), el("td", { class: "muted", text: row.note })))));
-      box.append(table);
+      if (!incomplete.length) box.append(table);
       box.append(...hook("summary", [], view.report));
-      if (!view.standings.some((row) => row.note)) {
+      if (!incomplete.length && !view.standings.some((row) => row.note)) {
         for (const line of view.tie_breaks || []) box.append(el("p", { class: "muted small", text: "Tie: " + line }));
       }
       box.append(renderBreakdown());
@@ -232,6 +237,8 @@
       el("input", { class: "player-name", value: p.name, "aria-label": "Player name", maxlength: 40,
         onchange: (e) => api("PATCH", playerUrl(p.id), { name: e.target.value }) }),
       el("span", { class: "player-score", title: "score", text: playerScore(p) })));
+    const verdict = renderVerdict(p);
+    if (verdict) card.append(verdict);
     card.append(renderFields(p));
     card.append(renderPhoto(p, photoOpen));
     card.append(game.board(p));
@@ -251,6 +258,23 @@
         el("ul", { class: "issues" }, explained.map(issueItem))));
     }
     return card;
+  }
+
+  // the scanner's verdict on the board as read from its photo (view player.review), leading the board
+  function renderVerdict(p) {
+    const review = p.review;
+    if (!review) return null;
+    const corrected = review.corrected
+      ? el("p", { class: "muted small", text: `You corrected ${review.corrected} cell${review.corrected === 1 ? "" : "s"} since this scan.` })
+      : null;
+    if (!review.needed) {
+      return el("div", { class: "verdict verdict-ok", role: "status" },
+        el("p", { class: "good", text: "The scanner stands behind this board." }), corrected);
+    }
+    return el("div", { class: "verdict verdict-look", role: "status" },
+      el("p", {}, el("strong", { text: "Needs a look:" }), review.reasons.length === 1 ? " " + review.reasons[0] : ""),
+      review.reasons.length > 1 ? el("ul", { class: "small" }, review.reasons.map((reason) => el("li", { text: reason }))) : null,
+      corrected);
   }
 
   function renderEvidence(p) {

@@ -37,8 +37,13 @@
     function fields(p) {
       const view = ui.view(), f = p.fields, opts = view.options, nodes = [];
       if (view.players.length > 1) {
-        nodes.push(select("Private objective", opts.colors.map((c) => [c, c]), f.private_objective, (v) => patchFields(p.id, { private_objective: v })));
-        nodes.push(numberInput("Favor tokens left", f.favor_tokens, (v) => patchFields(p.id, { favor_tokens: v }), { max: k().max_favor_tokens }));
+        // a value nobody entered shows as "not set" (and the standings wait for it), never as a default
+        const unset = (node, isUnset) => { if (isUnset) node.classList.add("unset"); return node; };
+        nodes.push(unset(select("Private objective", [["", "— not set —"]].concat(opts.colors.map((c) => [c, c])), f.private_objective || "",
+          (v) => patchFields(p.id, { private_objective: v || null })), !f.private_objective));
+        const tokensUnset = f.favor_tokens === null || f.favor_tokens === undefined || f.favor_tokens === "";
+        nodes.push(unset(numberInput("Favor tokens left", tokensUnset ? "" : f.favor_tokens, (v) => patchFields(p.id, { favor_tokens: v }),
+          { max: k().max_favor_tokens, placeholder: "not set" }), tokensUnset));
       }
       nodes.push(select("Window pattern", [["", "— none —"]].concat(opts.patterns.map((x) => [x.name, x.name + " (" + x.difficulty + ")"])),
         f.pattern || "", (v) => patchFields(p.id, { pattern: v || null })));
@@ -67,6 +72,11 @@
       ];
     }
 
+    // a die's face: its colour letter as well as its colour, then its pips, so no die is told by colour alone
+    function face(letter, n) {
+      return [el("span", { class: "die-letter", "aria-hidden": "true", text: letter }), el("span", { class: "pips", text: n })];
+    }
+
     function board(p) {
       const issueCells = ui.issueCells(p);
       const grid = el("div", { class: "board sagrada", role: "grid", "aria-label": p.name + "'s window" });
@@ -81,7 +91,7 @@
             content = el("span", { class: "restriction", text: restriction !== "." ? restriction : "" });
           } else {
             cls = "die die-" + value[0];
-            content = el("span", { class: "pips", text: value[1] });
+            content = face(value[0], value[1]);
           }
           grid.append(cellButton(p, cell, issueCells, cls, content, `row ${r + 1} column ${c + 1}: ${value === "." ? "empty" : k().colors[value[0]] + " " + value[1]}`));
         }
@@ -95,7 +105,7 @@
         for (const n of k().values) {
           const die = letter + n;
           dice.append(el("button", { type: "button", class: "die die-" + letter + (value === die ? " current" : ""), "data-value": die, "aria-label": name + " " + n,
-            onclick: () => setCell(p.id, cell, die) }, el("span", { class: "pips", text: n })));
+            onclick: () => setCell(p.id, cell, die) }, face(letter, n)));
         }
       }
       return [dice, el("button", { type: "button", class: "wide", "data-value": ".", onclick: () => setCell(p.id, cell, "."), text: "Empty" })];
