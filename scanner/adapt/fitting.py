@@ -392,6 +392,13 @@ class HeadTrial:
             )
 
 
+def _too_few(head: str, labelled: int) -> HeadReport:
+    """The report of a head with too few labelled cells to fit and check: not adapted."""
+    return HeadReport(
+        head, labelled, 0, *(float("nan"),) * 4, 0.0, False, f"too few examples (need {MIN_EXAMPLES} cells to fit and 1 to check)"
+    )
+
+
 def adapt_model(
     model: Any, examples: ExampleSet, *, temperatures: Mapping[str, float] | None = None, seed: int = 0
 ) -> tuple[ModelAdaptation | None, ModelReport]:
@@ -442,17 +449,7 @@ def adapt_model(
         temperature = float(temperatures.get(head, manifest.temperature or 1.0))
         labelled_items = np.unique(items[y_all >= 0])
         if len(labelled_items) < MIN_EXAMPLES:
-            reports.append(
-                HeadReport(
-                    head,
-                    len(labelled_items),
-                    0,
-                    *(float("nan"),) * 4,
-                    0.0,
-                    False,
-                    f"too few examples (need {MIN_EXAMPLES} cells to fit and 1 to check)",
-                )
-            )
+            reports.append(_too_few(head, len(labelled_items)))
             continue
         trials: list[HeadTrial] = []
         for head_basis, x_head, head_members in strategies:
@@ -474,17 +471,7 @@ def adapt_model(
             if kept:
                 break
         if not trials:
-            reports.append(
-                HeadReport(
-                    head,
-                    len(labelled_items),
-                    0,
-                    *(float("nan"),) * 4,
-                    0.0,
-                    False,
-                    f"too few examples (need {MIN_EXAMPLES} cells to fit and 1 to check)",
-                )
-            )
+            reports.append(_too_few(head, len(labelled_items)))
             continue
         chosen = trials[-1] if trials[-1].kept else trials[0]  # the one kept, else the first one's figures
         head_basis, x_head, head_members, tested, rows = chosen.basis, chosen.features, list(chosen.members), chosen.tested, chosen.rows
