@@ -410,6 +410,15 @@
     const pal = el("div", { class: "palette", role: "toolbar", "aria-label": "Set " + cellLabel(cell) });
     pal.append(el("div", { class: "palette-head" }, el("strong", { text: "Set " + cellLabel(cell) }),
       el("button", { type: "button", class: "small", onclick: () => { selected = null; render(); }, text: "Close" })));
+    // the scanner's second and third readings of this cell come first: the likeliest fixes of a misread
+    const reading = p.cells.find((c) => c.cell === cell);
+    const next = ((reading && reading.alternatives) || []).filter((v) => v !== value);
+    if (next.length) {
+      pal.append(el("div", { class: "alternatives", role: "group", "aria-label": "The scanner's next readings" },
+        el("span", { class: "muted", text: "Scanner's next readings:" }),
+        ...next.map((v) => el("button", { type: "button", class: "chip alternative", "data-value": v, "aria-label": "Set " + cellLabel(cell) + " to " + (shortValue(v) || "empty"),
+          onclick: () => setCell(p.id, cell, v) }, shortValue(v) || "empty"))));
+    }
     pal.append(...hook("picker", [], p, cell, value));
     return pal;
   }
