@@ -50,7 +50,7 @@ def gated_scanner(monkeypatch) -> threading.Event:
             for r in range(4)
             for c in range(5)
         ]
-        readings[0]["value"] = "R3"
+        readings[0].update(value="R3", alternatives=["G3", "R5"])
         return ScanOutcome(corners=[[0, 0], [300, 0], [300, 200], [0, 200]], model="dice v9", readings=readings)
 
     monkeypatch.setattr(scanning, "scanner_games", lambda: ("sagrada",))
@@ -78,6 +78,15 @@ def test_a_replacement_the_scanner_cannot_read_keeps_the_good_photo(browser_page
     # only the unsure reading is listed: no row of "100%" chips for a clean scan
     expect(ana.locator(".uncertain button.chip")).to_have_count(1)
     expect(ana.locator(".uncertain button.chip")).to_contain_text("42%")
+    # the picker offers the scanner's next readings first; one tap takes one
+    ana.locator(".uncertain button.chip").click()
+    palette = page.locator(".palette")
+    expect(palette.locator(".alternatives button")).to_have_count(2)
+    assert palette.locator("button[data-value]").first.get_attribute("data-value") == "G3"
+    palette.locator(".alternatives button").first.click()
+    expect(ana.locator('.photo-view g[data-cell="0,0"] text')).to_contain_text("3")
+    cell = page.request.get(f"{live_server}/games/{view['id']}.json").json()["players"][0]["cells"][0]
+    assert (cell["value"], cell["source"]) == ("G3", "corrected")
     href = ana.locator(".photo-view image").get_attribute("href")
     shown = page.request.get(f"{live_server}/games/{view['id']}.json").json()["players"][0]
 
