@@ -7,10 +7,13 @@ a card count for Splendor. This module only reshapes; the scoring cores do all t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from scoring.errors import StateError
 from tablescan.games import game_entry
+
+ALTERNATIVES = 2  # the second and third readings of a cell
 
 
 def normalize_cell(game: str, cell: Any, value: Any) -> tuple[str, str]:
@@ -46,8 +49,12 @@ def build_document(game: str, settings: dict, players: list[dict]) -> dict:
     return doc
 
 
-def readings_from_scan(game: str, player_doc: dict) -> list[dict]:
-    """Turn a scanned player entry (with its ``scan`` block) into readings: cell, value, confidence, polygon."""
+def readings_from_scan(game: str, player_doc: dict, cells: Sequence[Any] = ()) -> list[dict]:
+    """Turn a scanned player entry (with its ``scan`` block) into readings: cell, value, confidence, polygon.
+
+    ``cells`` are the scan's ``scanner.reading.CellReading``s: a reading whose cell lists ``alternatives``
+    takes the next ``ALTERNATIVES`` of them (stored values, most likely first) for the picker to offer first.
+    """
     form = game_entry(game).form
     readings: dict[str, dict] = {key: {"cell": key, "value": value} for key, value in form.scanned_values(player_doc).items()}
     for cell in (player_doc.get("scan") or {}).get("cells") or []:
@@ -57,4 +64,10 @@ def readings_from_scan(game: str, player_doc: dict) -> list[dict]:
         reading = readings.setdefault(key, {"cell": key, "value": form.scan_cell_value(cell.get("value"))})
         reading["confidence"] = cell.get("confidence")
         reading["polygon"] = cell.get("polygon")
+    for read in cells:
+        key = form.scan_cell_key(list(read.cell))
+        if key in readings and read.alternatives:
+            shown = form.finish_readings([{"cell": key, "value": form.scan_cell_value(value)} for value, _ in read.alternatives])
+            offered = [r["value"] for r in shown if r["value"] != readings[key]["value"]]
+            readings[key]["alternatives"] = list(dict.fromkeys(offered))[:ALTERNATIVES]
     return form.finish_readings(list(readings.values()))

@@ -272,6 +272,7 @@ class Store:
                 "confidence": r["confidence"],
                 "polygon": _loads(r["polygon"]),
                 "source": r["source"],
+                **({"alternatives": _loads(r["alternatives"])} if r["alternatives"] else {}),
             }
             for r in conn.execute("SELECT * FROM readings WHERE player_id = ? ORDER BY rowid", (row["id"],))
         ]
@@ -460,7 +461,7 @@ class Store:
         review: dict | None = None,
         fields: dict | None = None,
     ) -> None:
-        """Replace a player's readings with a scan's (value, confidence, polygon per cell).
+        """Replace a player's readings with a scan's (value, confidence, polygon, alternatives per cell).
 
         The scan's ``review`` (FORMATS.md ``scan.review``) replaces the one stored for the current photo
         (None: the scan gave none); what the scan read of the player's ``fields`` (a Sagrada pattern
@@ -502,14 +503,15 @@ class Store:
             for reading in readings:
                 cell = reading["cell"]
                 conn.execute(
-                    "INSERT OR REPLACE INTO readings (player_id, cell, value, confidence, polygon, source, updated_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO readings (player_id, cell, value, confidence, polygon, alternatives, source, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         player_id,
                         cell,
                         kept.get(cell, reading["value"]),
                         reading.get("confidence"),
                         _dumps(reading.get("polygon")),
+                        _dumps(reading.get("alternatives") or None),
                         "corrected" if cell in kept else "scan",
                         stamp,
                     ),

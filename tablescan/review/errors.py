@@ -19,6 +19,12 @@ class UploadError(TableError):
     http_status = 400
 
 
+class PhotoRefusedError(UploadError):
+    """A replacement photo the scanner cannot read: the player's earlier, read photo is kept."""
+
+    http_status = 422
+
+
 class UploadTooLargeError(UploadError):
     """An upload is over the size cap."""
 

@@ -106,5 +106,13 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
                 PRIMARY KEY (player_id, photo_id))""",
         ),
     ),
+    (
+        5,
+        (
+            # the scanner's next readings of a cell (JSON list of stored values, most likely first), offered
+            # first by the picker; NULL for cells entered by hand or scanned before this column
+            "ALTER TABLE readings ADD COLUMN alternatives TEXT",
+        ),
+    ),
 )
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -85,7 +85,7 @@ def scan_photo(
     return ScanOutcome(
         corners=[[round(float(x), 1), round(float(y), 1)] for x, y in result.scan.corners],
         model=result.scan.model,
-        readings=readings_from_scan(game, result.player),
+        readings=readings_from_scan(game, result.player, result.cells),
         examples=_examples(scanner, result, game),
         review=None if result.review is None else result.review.to_json(),
         fields=game_entry(game).form.scanned_fields(result.player),

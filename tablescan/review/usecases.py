@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from PIL import Image, UnidentifiedImageError
@@ -19,7 +21,8 @@ from tablescan.games import GAMES, game_entry
 from tablescan.review import scanning
 from tablescan.review.board import normalize_cell
 from tablescan.review.db import PhotoRecord, Store
-from tablescan.review.errors import UploadError
+from tablescan.review.errors import PhotoRefusedError, UploadError
+from tablescan.review.scanning import ScanOutcome
 from tablescan.review.view import game_view
 
 log = logging.getLogger("tablescan.review")
@@ -137,6 +140,8 @@ def correct_cells(store: Store, game_id: int, player_id: int, changes: Any) -> N
 def check_image(data: bytes, label: str) -> tuple[str, str, tuple[int, int]]:
     """Return an uploaded photo's file suffix, media type and size as shown (EXIF orientation applied).
 
+    The whole image is decoded (a JPEG at 1/8 scale), so a truncated or damaged file is refused here.
+
     Raises:
         UploadError: not a readable JPEG, PNG or WebP image.
     """
@@ -146,30 +151,63 @@ def check_image(data: bytes, label: str) -> tuple[str, str, tuple[int, int]]:
         with Image.open(io.BytesIO(data)) as image:
             kind = image.format
             width, height = image.size
-            # the size as shown, EXIF orientation applied (as the scanner loads it), without decoding pixels
+            # the size as shown, EXIF orientation applied (as the scanner loads it)
             turned = image.getexif().get(EXIF_ORIENTATION) in TURNED
             size = (height, width) if turned else (width, height)
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError) as error:
-        raise UploadError(f"{label}: not a readable image ({error.__class__.__name__}); upload a JPEG, PNG or WebP photo") from None
+            if kind == "JPEG":
+                image.draft("RGB", (max(1, width // 8), max(1, height // 8)))  # decodes every block, at an eighth of the cost
+            image.load()
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError):
+        raise UploadError(f"{label}: not a readable image (damaged, cut short or not a photo); upload a JPEG, PNG or WebP photo") from None
     if kind not in IMAGE_FORMATS:
         raise UploadError(f"{label}: {kind} images are not accepted; upload a JPEG, PNG or WebP photo")
     suffix, media_type = IMAGE_FORMATS[kind]
     return suffix, media_type, size
 
 
-def store_photo(store: Store, game_id: int, player_id: int, data: bytes, original: str | None) -> PhotoRecord:
-    """Check and keep an uploaded photo as the player's board photo.
+def upload_photo(store: Store, game_id: int, player_id: int, data: bytes, original: str | None, profile: str | None) -> str | None:
+    """Check an uploaded photo, read it when the game has a scanner, and keep it as the player's board photo.
+
+    A photo the scanner cannot read never replaces one it could: the earlier photo and its readings
+    stay, so readings always belong to the photo they were read from. Returns a notice for the screen.
 
     Raises:
         UploadError: not an accepted image.
+        PhotoRefusedError: the scanner cannot read it and the player's current photo was read.
         NotFoundError: no such game or player.
     """
-    store.game(game_id)
-    store.player(game_id, player_id)
-    suffix, media_type, size = check_image(data, original or "photo")
+    game = store.game(game_id)
+    player = store.player(game_id, player_id)
+    label = original or "photo"
+    suffix, media_type, size = check_image(data, label)
+    if game["game"] not in scanning.scanner_games():
+        _keep_photo(store, game_id, player_id, data, suffix, media_type, size, original)
+        return unscanned_notice(store, game_id, "photo stored") + ", so enter the board by hand"
+    with tempfile.TemporaryDirectory(prefix="tablescan-upload-") as folder:
+        path = Path(folder) / f"upload{suffix}"
+        path.write_bytes(data)
+        outcome = _read(path, game["game"], player, None, label, profile)
+    if isinstance(outcome, str):
+        if _was_read(player):
+            raise PhotoRefusedError(f"{outcome}; this photo was not used, the earlier photo and its readings are kept")
+        _keep_photo(store, game_id, player_id, data, suffix, media_type, size, original)
+        return outcome
+    _keep_photo(store, game_id, player_id, data, suffix, media_type, size, original)
+    _store_outcome(store, game_id, player_id, player, outcome, reread=False)
+    return None
+
+
+def _keep_photo(
+    store: Store, game_id: int, player_id: int, data: bytes, suffix: str, media_type: str, size: tuple[int, int], original: str | None
+) -> PhotoRecord:
     record = store.add_photo(hashlib.sha256(data).hexdigest(), suffix, data, media_type, size, original)
     store.attach_photo(game_id, player_id, record.id)
     return record
+
+
+def _was_read(player: dict) -> bool:
+    """Whether the player's current photo gave readings (cells outlined on it)."""
+    return player["photo"] is not None and any(r["polygon"] for r in player["readings"])
 
 
 def scannable(store: Store, game_id: int) -> bool:
@@ -186,6 +224,17 @@ def unscanned_notice(store: Store, game_id: int, what: str) -> str:
     return f"{what}; {GAMES[store.game(game_id)['game']].title} has no photo scanner yet"
 
 
+def _read(path: Path, game: str, player: dict, corners: list | None, name: str | None, profile: str | None) -> ScanOutcome | str:
+    """Scan a photo file; return its outcome, or the notice that says (in the screen's words) why it could not be read."""
+    try:
+        return scanning.scan_photo(path, game, corners=corners, player_name=player["name"], name=name, profile=profile)
+    except TableError as error:
+        return scanning.in_screen_words(error)
+    except Exception:  # a scanner bug must not cost the table its game: say so in plain words, log the details
+        log.exception("scanning %s for player %s failed", name, player["id"])
+        return f"{name or 'photo'}: the scanner failed on this photo (details are in the server log); enter the board by hand"
+
+
 def rescan(store: Store, game_id: int, player_id: int, corners: list | None, profile: str | None) -> str | None:
     """Scan the player's photo, storing readings; return a notice instead of failing on a bad photo.
 
@@ -199,25 +248,17 @@ def rescan(store: Store, game_id: int, player_id: int, corners: list | None, pro
     player = store.player(game_id, player_id)
     if player["photo"] is None:
         raise StateError("photo: this player has no photo yet; upload one first")
-    path = store.photo_path(player["photo"])
-    try:
-        outcome = scanning.scan_photo(
-            path,
-            game["game"],
-            corners=corners,
-            player_name=player["name"],
-            name=player["photo"].original_name,
-            profile=profile,  # the "Adapt to my set" button may switch it to the adapted profile
-        )
-    except TableError as error:
+    # the "Adapt to my set" button may switch ``profile`` to the adapted profile
+    outcome = _read(store.photo_path(player["photo"]), game["game"], player, corners, player["photo"].original_name, profile)
+    if isinstance(outcome, str):
         if corners is not None:
             store.set_corners(game_id, player_id, corners)
-        return scanning.in_screen_words(error)
-    except Exception as error:  # a scanner bug must not cost the table its game: keep the photo, say so, log it
-        log.exception("scanning %s for player %s failed", player["photo"].sha256[:12], player_id)
-        if corners is not None:
-            store.set_corners(game_id, player_id, corners)
-        return f"the scanner failed ({error.__class__.__name__}: {error}); the photo is kept, enter the board by hand"
+        return outcome
+    _store_outcome(store, game_id, player_id, player, outcome, reread=corners is not None)
+    return None
+
+
+def _store_outcome(store: Store, game_id: int, player_id: int, player: dict, outcome: ScanOutcome, reread: bool) -> None:
     # a re-read of the same photo (new corners) keeps the players' corrections; a new photo starts afresh
     store.store_scan(
         game_id,
@@ -225,12 +266,11 @@ def rescan(store: Store, game_id: int, player_id: int, corners: list | None, pro
         outcome.corners,
         outcome.model,
         outcome.readings,
-        keep_corrected=corners is not None,
+        keep_corrected=reread,
         examples=outcome.examples,  # each cell's crop, a labelled example for `tablescan adapt`
         review=outcome.review,
-        fields=_scanned_fields(player["fields"], outcome.fields, reread=corners is not None),
+        fields=_scanned_fields(player["fields"], outcome.fields, reread=reread),
     )
-    return None
 
 
 def _scanned_fields(current: dict, scanned: dict, reread: bool) -> dict:

@@ -265,7 +265,10 @@ def test_an_old_database_is_migrated_keeps_everything_and_adapts(tmp_path, toy) 
     before = _dump(path, tables)
     store = Store(path)
     assert store.schema_version() == LATEST_VERSION
-    assert _dump(path, tables) == before  # nothing the players entered is lost
+    before = {**before, "readings": [(*row, None) for row in before["readings"]]}
+    after = _dump(path, tables)
+    # nothing the players entered is lost; readings gained a column (the scanner's next readings, #19), unknown for old scans
+    assert after == before
     assert store.examples() == [] and len(store.photos_without_examples()) == 3
 
     scanner = FakeScanner(toy)

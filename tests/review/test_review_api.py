@@ -393,7 +393,11 @@ def test_scan_results_become_readings_and_corrections_keep_the_model(client: Tes
     ("error", "notice"),
     [
         (TableError("board.png: board not found; retake from above"), "board.png: board not found; retake from above"),
-        (RuntimeError("reader bug"), "the scanner failed (RuntimeError: reader bug); the photo is kept, enter the board by hand"),
+        # #19: errors never name Python exceptions (this notice said "RuntimeError: reader bug")
+        (
+            RuntimeError("reader bug"),
+            "board.png: the scanner failed on this photo (details are in the server log); enter the board by hand",
+        ),
     ],
 )
 def test_a_failed_scan_keeps_the_photo_and_says_why(client: TestClient, monkeypatch, error, notice) -> None:
@@ -409,6 +413,60 @@ def test_a_failed_scan_keeps_the_photo_and_says_why(client: TestClient, monkeypa
         f"/api/games/{view['id']}/players/{view['players'][0]['id']}/rescan", json={"corners": [[1, 1], [9, 1], [9, 9], [1, 9]]}
     ).json()
     assert view["notice"] == notice and view["players"][0]["corners"] == [[1, 1], [9, 1], [9, 9], [1, 9]]
+
+
+def jpeg_bytes(colour: tuple = (90, 60, 30)) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (320, 240), colour).save(buffer, format="JPEG", quality=90)
+    return buffer.getvalue()
+
+
+def reading_scan(path, game, corners=None, player_name=None, name=None, profile=None):
+    """A stand-in scanner: reads any photo as a red 3 in the top-left cell, refuses files named bad*."""
+    if name.startswith("bad"):
+        raise TableError(f"{name}: board not found; retake from above")
+    square = [[10, 10], [20, 10], [20, 20], [10, 20]]
+    readings = [{"cell": f"{r},{c}", "value": "."} for r in range(4) for c in range(5)]
+    readings[0] = {"cell": "0,0", "value": "R3", "confidence": 0.9, "polygon": square}
+    return ScanOutcome(corners=[[0, 0], [60, 0], [60, 40], [0, 40]], model="dice v9", readings=readings)
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "status", "fragment"),
+    [
+        (jpeg_bytes((5, 5, 5))[:-400], "cut.jpg", 400, "cut.jpg: not a readable image (damaged, cut short or not a photo)"),
+        (b"\xff\xd8\xff\xe0 garbage", "junk.jpg", 400, "junk.jpg: not a readable image"),
+        (jpeg_bytes((5, 5, 5)), "bad.jpg", 422, "bad.jpg: board not found; retake from above; this photo was not used"),
+    ],
+)
+def test_a_photo_that_cannot_be_read_never_replaces_one_that_could(client: TestClient, monkeypatch, data, name, status, fragment) -> None:
+    monkeypatch.setattr(scanning, "scanner_games", lambda: ("sagrada",))
+    monkeypatch.setattr(scanning, "scan_photo", reading_scan)
+    good = upload(client, new_game(client), jpeg_bytes(), name="good.jpg").json()
+    before = good["players"][0]
+    refused = upload(client, good, data, name=name)
+    assert refused.status_code == status
+    error = refused.json()["error"]
+    assert fragment in error and "Error" not in error  # said in words, no Python exception names
+    after = client.get(f"/api/games/{good['id']}").json()["players"][0]
+    assert after["photo"] == before["photo"] and after["photo"]["name"] == "good.jpg"
+    assert (after["cells"], after["corners"], after["model"]) == (before["cells"], before["corners"], "dice v9")
+
+
+def test_readings_belong_to_the_photo_they_were_read_from(client: TestClient, monkeypatch) -> None:
+    monkeypatch.setattr(scanning, "scanner_games", lambda: ("sagrada",))
+    monkeypatch.setattr(scanning, "scan_photo", reading_scan)
+    view = new_game(client)
+    # a first photo the scanner cannot read is kept (there is nothing better), with no outlines on it
+    view = upload(client, view, jpeg_bytes((1, 1, 1)), name="bad-first.jpg").json()
+    player = view["players"][0]
+    assert player["photo"]["name"] == "bad-first.jpg" and "board not found" in view["notice"]
+    assert not any(c.get("polygon") for c in player["cells"])
+    # a readable one replaces it and brings its own readings
+    view = upload(client, view, jpeg_bytes(), name="good.jpg").json()
+    player = view["players"][0]
+    assert player["photo"]["name"] == "good.jpg" and view["notice"] is None
+    assert next(c for c in player["cells"] if c["cell"] == "0,0")["polygon"] == [[10, 10], [20, 10], [20, 20], [10, 20]]
 
 
 # -- token ------------------------------------------------------------------------------------

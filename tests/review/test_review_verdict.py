@@ -104,9 +104,12 @@ def test_a_verdict_belongs_to_its_photo_when_the_scan_fails(client: TestClient, 
         raise RuntimeError("reader bug")
 
     monkeypatch.setattr(scanning, "scan_photo", failing_scan)
-    view = upload(client, view, png_bytes(colour=(9, 9, 9))).json()
-    assert "scanner failed" in view["notice"]
-    assert view["players"][0]["review"] is None  # the new photo was never judged
+    refused = upload(client, view, png_bytes(colour=(9, 9, 9)))
+    # #19: a photo the scanner cannot read no longer replaces a read one (this test used to see the new photo
+    # attached with no verdict); the earlier photo stays, with its own verdict
+    assert refused.status_code == 422 and "scanner failed" in refused.json()["error"]
+    kept = client.get(f"/api/games/{view['id']}").json()["players"][0]
+    assert kept["photo"] == view["players"][0]["photo"] and kept["review"] == {**DOUBTS, "corrected": 0}
 
 
 @pytest.mark.parametrize(

@@ -66,12 +66,9 @@ async def api_photo(request: Request) -> Response:
     store.game(game_id)
     store.player(game_id, player_id)
     data, original = await read_upload(request)
-    usecases.store_photo(store, game_id, player_id, data, original)
-    if usecases.scannable(store, game_id):
-        profile = request.app.state.profile  # the "Adapt to my set" button may switch it to the adapted profile
-        notice = await run_in_threadpool(usecases.rescan, store, game_id, player_id, None, profile)
-    else:
-        notice = usecases.unscanned_notice(store, game_id, "photo stored") + ", so enter the board by hand"
+    # decoding and reading a 12 MP photo takes a while: off the event loop
+    profile = request.app.state.profile  # the "Adapt to my set" button may switch it to the adapted profile
+    notice = await run_in_threadpool(usecases.upload_photo, store, game_id, player_id, data, original, profile)
     view = game_view(store, game_id)
     view["notice"] = notice
     return JSONResponse(view)

@@ -14,6 +14,7 @@
   let busy = 0;
   let changes = 0; // bumped by every answer from the API; a poll started before one is stale
   let highlight = null; // {pid, id, cells: Set}: the cells that earned one scoring item
+  const SURE = 0.99; // readings at or above this are not listed as uncertain: a clean scan lists no row of "100%" chips
 
   // ---------------------------------------------------------------- helpers
 
@@ -299,9 +300,23 @@
         form.append("photo", file, file.name);
         notice("Uploading " + file.name + "…");
         box.open = true;
-        api("POST", playerUrl(p.id) + "/photo", form);
+        // one upload at a time: the button stays off until the server answers (a refused photo re-enables it)
+        input.disabled = true;
+        button.textContent = "Uploading…";
+        button.classList.add("disabled");
+        upload.setAttribute("aria-busy", "true");
+        api("POST", playerUrl(p.id) + "/photo", form).finally(() => {
+          input.disabled = false;
+          input.value = "";
+          button.textContent = label;
+          button.classList.remove("disabled");
+          upload.removeAttribute("aria-busy");
+        });
       } });
-    box.append(el("label", { class: "upload" }, el("span", { class: "button", text: p.photo ? "Replace photo" : "Upload or take a photo" }), input));
+    const label = p.photo ? "Replace photo" : "Upload or take a photo";
+    const button = el("span", { class: "button", text: label });
+    const upload = el("label", { class: "upload" }, button, input);
+    box.append(upload);
     if (!p.photo) return box;
     const W = p.photo.width_px, H = p.photo.height_px;
     const image = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "photo-view", role: "img", "aria-label": "photo with the read cells" });
@@ -322,6 +337,10 @@
       g.append(svg("title", { text: `${r.cell}: ${r.value || "empty"}` + (r.confidence != null ? ` (${Math.round(r.confidence * 100)}%)` : "") }));
       image.append(g);
     }
+    if (!view.scanner) {  // no scanner for this game: nothing would re-read the board, so no corners to drag
+      box.append(el("div", { class: "photo-wrap" }, image));
+      return box;
+    }
     const corners = p.corners || [[W * 0.1, H * 0.1], [W * 0.9, H * 0.1], [W * 0.9, H * 0.9], [W * 0.1, H * 0.9]];
     const quad = svg("polygon", { class: "corner-quad", points: corners.map((c) => c.join(",")).join(" "), "stroke-width": stroke });
     image.append(quad);
@@ -334,7 +353,7 @@
     });
     box.append(el("div", { class: "photo-wrap" }, image));
     box.append(el("p", { class: "muted small", text: "Drag the four corners onto the board's corners to re-read it; tap a cell to correct it." }));
-    const uncertain = p.cells.filter((r) => r.confidence !== null && r.confidence !== undefined && r.source === "scan")
+    const uncertain = p.cells.filter((r) => r.confidence !== null && r.confidence !== undefined && r.source === "scan" && r.confidence < SURE)
       .sort((a, b) => a.confidence - b.confidence).slice(0, 8);
     if (uncertain.length) {
       box.append(el("div", { class: "uncertain" }, el("span", { class: "muted", text: "Least certain first:" }),
@@ -391,6 +410,15 @@
     const pal = el("div", { class: "palette", role: "toolbar", "aria-label": "Set " + cellLabel(cell) });
     pal.append(el("div", { class: "palette-head" }, el("strong", { text: "Set " + cellLabel(cell) }),
       el("button", { type: "button", class: "small", onclick: () => { selected = null; render(); }, text: "Close" })));
+    // the scanner's second and third readings of this cell come first: the likeliest fixes of a misread
+    const reading = p.cells.find((c) => c.cell === cell);
+    const next = ((reading && reading.alternatives) || []).filter((v) => v !== value);
+    if (next.length) {
+      pal.append(el("div", { class: "alternatives", role: "group", "aria-label": "The scanner's next readings" },
+        el("span", { class: "muted", text: "Scanner's next readings:" }),
+        ...next.map((v) => el("button", { type: "button", class: "chip alternative", "data-value": v, "aria-label": "Set " + cellLabel(cell) + " to " + (shortValue(v) || "empty"),
+          onclick: () => setCell(p.id, cell, v) }, shortValue(v) || "empty"))));
+    }
     pal.append(...hook("picker", [], p, cell, value));
     return pal;
   }
