@@ -251,8 +251,8 @@ def _penalty(modules: list[list[bool]]) -> int:
     """The standard's four penalty rules: runs, 2x2 blocks, finder-like patterns, dark/light balance."""
     size, score = len(modules), 0
     lines = modules + [list(column) for column in zip(*modules, strict=True)]
-    finder_like = ([True, False, True, True, True, False, True, False, False, False, False],)
-    finder_like += (finder_like[0][::-1],)
+    pattern = [True, False, True, True, True, False, True, False, False, False, False]
+    finder_like = (pattern, pattern[::-1])  # a finder's 1:1:3:1:1 with four light modules on either side
     for line in lines:
         run, previous = 0, None
         for dark in line:

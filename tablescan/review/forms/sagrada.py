@@ -103,6 +103,12 @@ class SagradaForm(ReviewForm):
             settings["solo"] = _solo_default()
         return settings
 
+    def settings_for_count(self, settings: dict, player_count: int) -> dict[str, Any]:
+        adjusted = super().settings_for_count(settings, player_count)
+        if player_count == 1:  # the solo game reveals fewer public objectives: keep the first ones
+            adjusted["public_objectives"] = list(adjusted.get("public_objectives") or [])[:SOLO_PUBLIC_COUNT]
+        return adjusted
+
     def default_fields(self, position: int) -> dict[str, Any]:
         # nothing the players have not told the screen: an unset value is shown as "not set", never guessed
         return {"private_objective": None, "favor_tokens": None, "pattern": None}
