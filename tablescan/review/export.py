@@ -157,8 +157,8 @@ def results_png(view: dict) -> bytes:
     lines.append(("", font, INK))
     lines.extend((line, font, INK) for line in _boards_text(view).splitlines())
     probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
-    heights = [max(TEXT_PX, probe.textbbox((0, 0), text or " ", font=face)[3]) + 6 for text, face, _ in lines]
-    width = max(probe.textbbox((0, 0), text or " ", font=face)[2] for text, face, _ in lines) + 2 * MARGIN_PX
+    heights = [int(max(TEXT_PX, probe.textbbox((0, 0), text or " ", font=face)[3])) + 6 for text, face, _ in lines]
+    width = int(max(probe.textbbox((0, 0), text or " ", font=face)[2] for text, face, _ in lines)) + 2 * MARGIN_PX
     image = Image.new("RGB", (max(width, 480), sum(heights) + 2 * MARGIN_PX), PAPER)
     draw = ImageDraw.Draw(image)
     y = MARGIN_PX
