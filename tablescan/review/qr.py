@@ -264,8 +264,9 @@ def _penalty(modules: list[list[bool]]) -> int:
                 run, previous = 1, dark
         if run >= 5:
             score += run - 2
-        for start in range(size - 10):
-            if line[start : start + 11] in finder_like:
+        padded = [False] * QUIET_ZONE + line + [False] * QUIET_ZONE  # a pattern may lean on the quiet zone
+        for start in range(len(padded) - 10):
+            if padded[start : start + 11] in finder_like:
                 score += 40
     for y in range(size - 1):
         for x in range(size - 1):
