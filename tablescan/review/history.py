@@ -2,7 +2,8 @@
 
 A change is captured as two snapshots of what it may touch (the game's name and settings, players'
 names, fields and presence, cells, recorded rounds), kept as their difference: for every value that
-changed, ``[old, new]``, where a value is ``[x]`` or ``[]`` for "not there". Undo writes the old
+changed, ``[old, new]``, where a value is ``[x]`` or ``[]`` for "not there" (a key not set, a cell or
+round not stored). Undo writes the old
 values back, redo the new ones; values the change did not touch are left alone, so a later scan's
 pattern or another phone's edit of another field stays. Cell values written back are logged as
 corrections like any other, so the correction log stays the history of each cell.
@@ -54,7 +55,7 @@ def _pairs(before: dict, after: dict) -> dict:
     """``{key: [[old] or [], [new] or []]}`` for each key whose value differs."""
     keys = list(dict.fromkeys([*before, *after]))
     return {
-        key: [_present(before.get(key)) if key in before else [], _present(after.get(key)) if key in after else []]
+        key: [[before[key]] if key in before else [], [after[key]] if key in after else []]
         for key in keys
         if before.get(key) != after.get(key) or (key in before) != (key in after)
     }
@@ -84,7 +85,7 @@ def difference(before: dict, after: dict) -> dict:
         change: dict[str, Any] = {}
         for key in ("name", "removed_at"):
             if old[key] != new[key]:
-                change[key] = [_present(old[key]), _present(new[key])]
+                change[key] = [[old[key]], [new[key]]]
         fields = _pairs(old["fields"], new["fields"])
         if fields:
             change["fields"] = fields
