@@ -187,7 +187,8 @@ def game_view(store: Store, game_id: int) -> dict:
 
 
 def game_result(store: Store, game_id: int) -> dict:
-    """Return how a game stands, for the games list: its winners (or leaders) with their score, or why none.
+    """Return how a game stands, for the games list: its winners (or leaders) with their score, or why none
+    (``text`` short, ``detail`` what is missing or wrong).
 
     ``state`` is ``"winner"`` (the game is decided), ``"leading"`` (scored in rounds, not all recorded),
     ``"incomplete"`` (a value that decides the score is not set) or ``"error"`` (the boards do not score).
@@ -201,13 +202,13 @@ def game_result(store: Store, game_id: int) -> dict:
     scored = score_game(entry, game_id, build_document(game["game"], game["settings"], players), len(players))
     incomplete = unset_values(entry.form, players)
     if scored.report is None:
-        return {"state": "error", "names": [], "score": None, "text": "cannot score yet"}
+        return {"state": "error", "names": [], "score": None, "text": "cannot score yet", "detail": scored.error or ""}
     if incomplete:
-        return {"state": "incomplete", "names": [], "score": None, "text": "incomplete: " + "; ".join(incomplete)}
+        return {"state": "incomplete", "names": [], "score": None, "text": "incomplete", "detail": "; ".join(incomplete)}
     top = [row for row in scored.standings if row["place"] == 1]
     names = [row["name"] for row in top]
     score = top[0]["score"] if top else None
     decided = not entry.form.several_scorings or any(r["round"] == entry.form.last_round for r in store.rounds(game_id))
     state = "winner" if decided else "leading"
     word = ("Winner" if len(names) == 1 else "Shared win") if decided else "Leading"
-    return {"state": state, "names": names, "score": score, "text": f"{word}: {' and '.join(names)} ({score})"}
+    return {"state": state, "names": names, "score": score, "text": f"{word}: {' and '.join(names)} ({score})", "detail": ""}

@@ -258,9 +258,10 @@ def test_the_games_list_names_each_winner_or_what_is_missing(client: TestClient)
     open_game = new_game(client, name="Open")
     listing = {g["name"]: g for g in client.get("/index.json").json()["games"]}
     winner = done["standings"][0]
-    assert listing["Done"]["result"] == {"state": "winner", "names": [winner["name"]], "score": winner["score"], "text": f"Winner: {winner['name']} ({winner['score']})"}
-    assert listing["Open"]["result"]["state"] == "incomplete"
-    assert listing["Open"]["result"]["text"].startswith("incomplete: Ana's private objective is not set")
+    text = f"Winner: {winner['name']} ({winner['score']})"
+    assert listing["Done"]["result"] == {"state": "winner", "names": [winner["name"]], "score": winner["score"], "text": text, "detail": ""}
+    assert listing["Open"]["result"]["text"] == "incomplete"
+    assert listing["Open"]["result"]["detail"].startswith("Ana's private objective is not set")
     page = client.get("/").text
     assert f"Winner: {winner['name']} ({winner['score']})" in page
     assert f'<time class="local-time" datetime="{open_game["updated_at"]}">' in page  # ISO UTC for the browser to show locally

@@ -46,6 +46,9 @@
         api("POST", base() + "/players", { name });
       };
       addName.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); addPlayer(); } });
+      const keys = document.getElementById("shortcuts"); // the page's key list, drawn afresh on each render
+      if (keys) keys.append(el("dt", { text: "Ctrl+Z" }), el("dd", { text: "undo the last change (any phone's)" }),
+        el("dt", { text: "Ctrl+Shift+Z" }), el("dd", { text: "redo it" }));
       const join = node.dataset.join;
       node.replaceChildren(
         el("div", { class: "row night-bar" },
