@@ -49,10 +49,12 @@ def test_a_whole_night_two_players_a_correction_undo_rename_export(browser_page,
     expect(undo).to_be_disabled()
     expect(page.locator("#shortcuts dt", has_text="Ctrl+Z")).to_have_count(1)
     # what decides the score, for both players
-    for card, colour, tokens in ((ana, "blue", "2"), (bo, "red", "1")):
+    for card, name, colour, tokens in ((ana, "Ana", "blue", "2"), (bo, "Bo", "red", "1")):
         card.get_by_label("Private objective").select_option(colour)
+        expect(page.locator("#standings")).not_to_contain_text(f"{name}'s private objective")  # the page is drawn afresh
         card.get_by_label("Favor tokens left").fill(tokens)
         card.get_by_label("Favor tokens left").press("Enter")
+        expect(page.locator("#standings")).not_to_contain_text(f"{name}'s favor tokens")
     expect(page.locator("table.standings")).to_be_visible()
     # a correction, then Ctrl+Z and Ctrl+Shift+Z
     ana.locator('.board [data-cell="0,0"]').click()
