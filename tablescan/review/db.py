@@ -213,7 +213,9 @@ class Store:
             for row in games:
                 names = [
                     r["name"]
-                    for r in conn.execute("SELECT name FROM players WHERE game_id = ? AND removed_at IS NULL ORDER BY position", (row["id"],))
+                    for r in conn.execute(
+                        "SELECT name FROM players WHERE game_id = ? AND removed_at IS NULL ORDER BY position", (row["id"],)
+                    )
                 ]
                 result.append({**dict(row), "players": names})
             return result
@@ -607,7 +609,6 @@ class Store:
             conn.execute("UPDATE games SET settings = ? WHERE id = ?", (_dumps(settings), game_id))
             self.touch(conn, game_id)
 
-
     # -- game-night management: deleting games, adding and removing players, undo and redo ----
 
     @contextmanager
@@ -642,9 +643,7 @@ class Store:
             conn.execute("UPDATE games SET deleted_at = NULL WHERE id = ?", (game_id,))
             self.touch(conn, game_id)
 
-    def add_player(
-        self, game_id: int, name: str, fields: dict, cells: dict[str, str], settings: dict, label: str = "add a player"
-    ) -> int:
+    def add_player(self, game_id: int, name: str, fields: dict, cells: dict[str, str], settings: dict, label: str = "add a player") -> int:
         """Add a player after the others, their board set to ``cells``, and save the game's new ``settings``; return the id.
 
         One change undo can take back (the player is then marked removed, as by ``remove_player``).

@@ -142,7 +142,10 @@ def _boards_text(view: dict) -> str:
 def results_png(view: dict) -> bytes:
     """Return a PNG of the game: its name, the standings (or what is missing) and every board."""
     font, big = _font(TEXT_PX), _font(TEXT_PX + 8)
-    lines: list[tuple[str, Any, tuple[int, int, int]]] = [(view["name"], big, INK), (f"{view['title']}, {len(view['players'])} players", font, MUTED)]
+    lines: list[tuple[str, Any, tuple[int, int, int]]] = [
+        (view["name"], big, INK),
+        (f"{view['title']}, {len(view['players'])} players", font, MUTED),
+    ]
     lines.append(("", font, INK))
     winners = set([] if view.get("incomplete") else [row["name"] for row in view.get("standings") or [] if row["place"] == 1])
     if view.get("error"):

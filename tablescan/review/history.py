@@ -225,6 +225,4 @@ def next_redo(conn: sqlite3.Connection, game_id: int) -> sqlite3.Row | None:
 
 def stale_cells(conn: sqlite3.Connection, player_id: int) -> None:
     """A new reading of the player's board replaced its cells: earlier cell changes no longer undo or redo."""
-    conn.execute(
-        "UPDATE changes SET state = 'stale' WHERE player_id = ? AND state IN ('done', 'undone')", (player_id,)
-    )
+    conn.execute("UPDATE changes SET state = 'stale' WHERE player_id = ? AND state IN ('done', 'undone')", (player_id,))

@@ -46,7 +46,18 @@ BLOCKS: dict[str, dict[int, tuple[int, list[tuple[int, int]]]]] = {
     },
 }
 LEVEL_BITS = {"L": 1, "M": 0}  # the two format bits of each error correction level
-ALIGNMENT = {1: [], 2: [6, 18], 3: [6, 22], 4: [6, 26], 5: [6, 30], 6: [6, 34], 7: [6, 22, 38], 8: [6, 24, 42], 9: [6, 26, 46], 10: [6, 28, 50]}
+ALIGNMENT = {
+    1: [],
+    2: [6, 18],
+    3: [6, 22],
+    4: [6, 26],
+    5: [6, 30],
+    6: [6, 34],
+    7: [6, 22, 38],
+    8: [6, 24, 42],
+    9: [6, 26, 46],
+    10: [6, 28, 50],
+}
 REMAINDER_BITS = {1: 0, 2: 7, 3: 7, 4: 7, 5: 7, 6: 7, 7: 0, 8: 0, 9: 0, 10: 0}
 MASKS: tuple[Callable[[int, int], bool], ...] = (
     lambda x, y: (x + y) % 2 == 0,

@@ -139,7 +139,11 @@ def correct_cells(store: Store, game_id: int, player_id: int, changes: Any) -> N
             raise StateError(f"cells[{index}]: expected an object with cell and value")
         cleaned.append(normalize_cell(game["game"], change.get("cell"), change.get("value")))
     player = store.player(game_id, player_id)
-    label = f"set a cell of {player['name']}'s board to {cleaned[0][1]}" if len(cleaned) == 1 else f"set {len(cleaned)} cells of {player['name']}'s board"
+    label = (
+        f"set a cell of {player['name']}'s board to {cleaned[0][1]}"
+        if len(cleaned) == 1
+        else f"set {len(cleaned)} cells of {player['name']}'s board"
+    )
     store.correct_cells(game_id, player_id, cleaned, label=label)
 
 

@@ -329,3 +329,20 @@ def test_the_join_qr_code_carries_the_lan_address(db_path: Path) -> None:
     with TestClient(create_app(db_path)) as local:
         assert local.get("/join.png").status_code == 404  # not in LAN mode: nothing to join
         assert "/join.png" not in local.get("/").text
+
+
+def test_lan_mode_hands_the_printed_address_to_the_join_code(tmp_path: Path, monkeypatch) -> None:
+    import uvicorn
+    from click.testing import CliRunner
+
+    from tablescan.cli import cli
+    from tablescan.review import command
+
+    seen: dict = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, host, port, log_level: seen.update(join=app.state.join_url))
+    monkeypatch.setattr(command, "_lan_address", lambda: "192.168.1.20")
+    result = CliRunner().invoke(cli, ["review", "--host", "0.0.0.0", "--port", "8124", "--db", str(tmp_path / "r.sqlite3")])
+    assert result.exit_code == 0, result.output
+    assert f"open {seen['join']}" in result.output and seen["join"].startswith("http://192.168.1.20:8124/?token=")
+    result = CliRunner().invoke(cli, ["review", "--port", "8125", "--db", str(tmp_path / "r.sqlite3")])
+    assert result.exit_code == 0 and seen["join"] is None  # on this machine only: no code to show

@@ -124,7 +124,7 @@ def test_add_and_remove_players_and_undo_the_removal(browser_page, live_server) 
     page.locator("#night button.add-player").click()
     expect(page.locator(".player .player-name")).to_have_count(3)
     expect(page.locator(".player").nth(2).locator(".player-name")).to_have_value("Cy")
-    page.locator('.player').nth(1).locator('.board [data-cell="2,2"]').click()
+    page.locator(".player").nth(1).locator('.board [data-cell="2,2"]').click()
     page.keyboard.press("g")
     page.keyboard.press("3")
     page.once("dialog", lambda dialog: dialog.accept())
@@ -157,7 +157,9 @@ def test_two_phones_share_one_undo(chromium, live_server) -> None:
         second.locator("#night button.undo").click()
         expect(second.locator(".player").first.locator(cell)).to_have_attribute("aria-label", re.compile("row 2 column 2: empty"))
         # the other phone sees the undo within its refresh, and can redo it
-        expect(first.locator(".player").first.locator(cell)).to_have_attribute("aria-label", re.compile("row 2 column 2: empty"), timeout=10_000)
+        expect(first.locator(".player").first.locator(cell)).to_have_attribute(
+            "aria-label", re.compile("row 2 column 2: empty"), timeout=10_000
+        )
         expect(first.locator("#night button.redo")).to_be_enabled()
     finally:
         for context in phones:
