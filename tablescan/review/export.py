@@ -139,6 +139,21 @@ def _boards_text(view: dict) -> str:
         return f"(the boards cannot be drawn: {error})"
 
 
+def _draw_marked(draw: Any, at: tuple[int, int], text: str, font: Any, marks: list, height: int) -> None:
+    """Draw one line of a board's text, each token a mark matches on its fill (the rest plain)."""
+    x, y = at
+    for part in re.finditer(r"\S+|\s+", text):
+        token = part.group()
+        left = x + int(draw.textlength(text[: part.start()], font=font))
+        mark = next(((fill, ink) for pattern, fill, ink in marks if pattern.match(token)), None)
+        if mark is None:
+            draw.text((left, y), token, font=font, fill=INK)
+            continue
+        right = x + int(draw.textlength(text[: part.end()], font=font))
+        draw.rounded_rectangle((left - 3, y - 1, right + 3, y + height - 4), radius=4, fill=mark[0])
+        draw.text((left, y), token, font=font, fill=mark[1])
+
+
 def results_png(view: dict) -> bytes:
     """Return a PNG of the game: its name, the standings (or what is missing) and every board."""
     font, big = _font(TEXT_PX), _font(TEXT_PX + 8)
@@ -158,15 +173,21 @@ def results_png(view: dict) -> bytes:
         text = f"{row['place']:>2}. {row['name']:<20} {row['score']:>4}{star}" + (f"   ({row['note']})" if row["note"] else "")
         lines.append((text, font, GOLD if winners and row["name"] in winners else INK))
     lines.append(("", font, INK))
+    boards_from = len(lines)
     lines.extend((line, font, INK) for line in _boards_text(view).splitlines())
+    marks = [(re.compile(pattern), fill, ink) for pattern, fill, ink in GAMES[view["game"]].form.image_marks()]
     probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
-    heights = [int(max(TEXT_PX, probe.textbbox((0, 0), text or " ", font=face)[3])) + 6 for text, face, _ in lines]
+    # one height per font, so the boards' text lines stay on a grid
+    heights = [int(max(TEXT_PX, probe.textbbox((0, 0), "Ag|_", font=face)[3])) + 6 for _, face, _ in lines]
     width = int(max(probe.textbbox((0, 0), text or " ", font=face)[2] for text, face, _ in lines)) + 2 * MARGIN_PX
     image = Image.new("RGB", (max(width, 480), sum(heights) + 2 * MARGIN_PX), PAPER)
     draw = ImageDraw.Draw(image)
     y = MARGIN_PX
-    for (text, face, colour), height in zip(lines, heights, strict=True):
-        draw.text((MARGIN_PX, y), text, font=face, fill=colour)
+    for index, ((text, face, colour), height) in enumerate(zip(lines, heights, strict=True)):
+        if index >= boards_from and marks:
+            _draw_marked(draw, (MARGIN_PX, y), text, face, marks, height)
+        else:
+            draw.text((MARGIN_PX, y), text, font=face, fill=colour)
         y += height
     buffer = io.BytesIO()
     image.save(buffer, format="PNG")

@@ -22,6 +22,7 @@ from tablescan.corrections import export_corrections
 from tablescan.review import usecases
 from tablescan.review.app import create_app
 from tablescan.review.db import LATEST_VERSION, Store
+from tablescan.review.forms.sagrada import DIE_IMAGE_COLOURS
 
 WINDOW = ["B4 Y3 G6 R3 B6", "G2 P5 B1 G4 R1", "B3 G6 Y2 P6 Y5", "Y1 B4 R1 G5 ."]
 
@@ -314,6 +315,8 @@ def test_results_image_is_a_png_of_standings_and_boards(client: TestClient) -> N
     taller = Image.open(io.BytesIO(client.get(f"/games/{three['id']}/results.png").content))
     assert taller.height > image.height  # one more board drawn
     assert len(set(np.asarray(image.convert("L")).ravel().tolist())) > 2  # text was drawn
+    pixels = {tuple(p) for p in np.asarray(image.convert("RGB")).reshape(-1, 3).tolist()}
+    assert {fill for fill, _ink in DIE_IMAGE_COLOURS.values()} <= pixels  # each die on its colour (both windows hold all five)
 
 
 def test_the_join_qr_code_carries_the_lan_address(db_path: Path) -> None:

@@ -30,6 +30,13 @@ MAX_FAVOR_ENTRY = 12
 MAX_ROUND_TRACK_ENTRY = 200
 
 _CELL = re.compile(rf"^([0-{ROWS - 1}]),([0-{COLS - 1}])$")
+DIE_IMAGE_COLOURS = {  # fill and ink of each colour's dice in the results image, as on the screen
+    "R": ((216, 65, 58), (255, 255, 255)),
+    "Y": ((240, 196, 25), (58, 48, 0)),
+    "G": ((58, 154, 82), (255, 255, 255)),
+    "B": ((53, 117, 196), (255, 255, 255)),
+    "P": ((138, 79, 176), (255, 255, 255)),
+}
 _DIE = re.compile(rf"^[{''.join(COLORS)}][{min(VALUES)}-{max(VALUES)}]$")
 
 
@@ -102,6 +109,10 @@ class SagradaForm(ReviewForm):
         if solo:
             settings["solo"] = _solo_default()
         return settings
+
+    def image_marks(self) -> list[tuple[str, tuple[int, int, int], tuple[int, int, int]]]:
+        # each die drawn on its colour (the screen's), its letter and pips still written on it
+        return [(rf"^{letter}[{min(VALUES)}-{max(VALUES)}]$", fill, ink) for letter, (fill, ink) in DIE_IMAGE_COLOURS.items()]
 
     def settings_for_count(self, settings: dict, player_count: int) -> dict[str, Any]:
         adjusted = super().settings_for_count(settings, player_count)
