@@ -681,6 +681,32 @@ class Store:
                 conn.execute("UPDATE games SET settings = ? WHERE id = ?", (_dumps(settings), game_id))
             self.touch(conn, game_id)
 
+    def removed_players(self, game_id: int) -> list[dict]:
+        """Return the players removed from a game (id, name, when), most recently removed first."""
+        with self.reading() as conn:
+            rows = conn.execute(
+                "SELECT id, name, removed_at FROM players WHERE game_id = ? AND removed_at IS NOT NULL ORDER BY removed_at DESC",
+                (game_id,),
+            ).fetchall()
+        return [dict(row) for row in rows]
+
+    def restore_player(self, game_id: int, player_id: int, settings: dict, label: str = "bring a player back") -> None:
+        """Bring a removed player back with their board, photo and corrections; save the game's new ``settings``.
+
+        Raises:
+            NotFoundError: no such removed player in that game.
+        """
+        with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT id FROM players WHERE id = ? AND game_id = ? AND removed_at IS NOT NULL", (player_id, game_id)
+            ).fetchone()
+            if row is None:
+                raise NotFoundError(f"game {game_id}: has no removed player {player_id}")
+            with self._recorded(conn, game_id, label, {"game": True, "players": [player_id]}):
+                conn.execute("UPDATE players SET removed_at = NULL WHERE id = ?", (player_id,))
+                conn.execute("UPDATE games SET settings = ? WHERE id = ?", (_dumps(settings), game_id))
+            self.touch(conn, game_id)
+
     def undo_state(self, game_id: int) -> dict:
         """Return what undo and redo would take back or bring again (their labels, None for nothing)."""
         with self.reading() as conn:

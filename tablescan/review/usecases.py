@@ -22,7 +22,7 @@ from tablescan.games import GAMES, game_entry
 from tablescan.review import scanning
 from tablescan.review.board import normalize_cell
 from tablescan.review.db import PhotoRecord, Store
-from tablescan.review.errors import PhotoRefusedError, UploadError
+from tablescan.review.errors import NotFoundError, PhotoRefusedError, UploadError
 from tablescan.review.scanning import ScanOutcome
 from tablescan.review.view import game_result, game_view
 
@@ -398,6 +398,28 @@ def remove_player(store: Store, game_id: int, player_id: int) -> None:
         raise StateError(f"players: {player['name']} is the only player; delete the game instead")
     form.check_player_count(count)
     store.remove_player(game_id, player_id, form.settings_for_count(game["settings"], count), label=f"remove {player['name']}")
+
+
+def restore_player(store: Store, game_id: int, player_id: int) -> None:
+    """Bring a removed player back, board, photo and corrections as they were.
+
+    Raises:
+        StateError: another player took their name since, or the game is full.
+        NotFoundError: no such game, or no such removed player.
+    """
+    game = store.game(game_id)
+    form = GAMES[game["game"]].form
+    players = store.players(game_id)
+    removed = next((p for p in store.removed_players(game_id) if p["id"] == player_id), None)
+    if removed is None:
+        raise NotFoundError(f"game {game_id}: has no removed player {player_id}")
+    if removed["name"] in {p["name"] for p in players}:
+        raise StateError(f"name: another player is called {removed['name']!r} now; rename them first")
+    if len(players) >= MAX_PLAYERS:
+        raise StateError(f"players: a game has at most {MAX_PLAYERS} players")
+    form.check_player_count(len(players) + 1)
+    settings = form.settings_for_count(game["settings"], len(players) + 1)
+    store.restore_player(game_id, player_id, settings, label=f"bring {removed['name']} back")
 
 
 def undo(store: Store, game_id: int) -> str:

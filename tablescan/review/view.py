@@ -180,6 +180,7 @@ def game_view(store: Store, game_id: int) -> dict:
         "tie_breaks": [] if incomplete else scored.tie_breaks,
         "rounds": store.rounds(game_id),
         "history": store.undo_state(game_id),
+        "removed_players": [{"id": p["id"], "name": p["name"]} for p in store.removed_players(game_id)],
         "scanner": game["game"] in scanning.scanner_games(),
         "form": entry.form.screen(),
         "options": review_options(),

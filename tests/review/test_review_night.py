@@ -349,3 +349,26 @@ def test_lan_mode_hands_the_printed_address_to_the_join_code(tmp_path: Path, mon
     assert f"open {seen['join']}" in result.output and seen["join"].startswith("http://192.168.1.20:8124/?token=")
     result = CliRunner().invoke(cli, ["review", "--port", "8125", "--db", str(tmp_path / "r.sqlite3")])
     assert result.exit_code == 0 and seen["join"] is None  # on this machine only: no code to show
+
+
+def test_a_removed_player_can_be_brought_back_after_other_changes(client: TestClient) -> None:
+    view = new_game(client, players=("Ana", "Bo", "Cy"))
+    client.put(player_url(view, 1) + "/cells", json={"cell": "0,0", "value": "Y2"})
+    bo = view["players"][1]["id"]
+    view = client.delete(player_url(view, 1)).json()
+    view = client.put(player_url(view, 0) + "/cells", json={"cell": "0,0", "value": "R6"}).json()  # the night goes on
+    assert view["removed_players"] == [{"id": bo, "name": "Bo"}]
+    view = client.post(f"/api/games/{view['id']}/players/{bo}/restore").json()
+    assert [p["name"] for p in view["players"]] == ["Ana", "Bo", "Cy"] and cell(view, 1, "0,0") == "Y2"
+    assert cell(view, 0, "0,0") == "R6" and view["removed_players"] == []
+    assert view["history"]["undo"] == "bring Bo back"
+    assert client.post(f"/api/games/{view['id']}/players/{bo}/restore").status_code == 404  # not removed now
+
+
+def test_a_removed_player_whose_name_was_taken_is_not_brought_back_twice(client: TestClient) -> None:
+    view = new_game(client, players=("Ana", "Bo"))
+    bo = view["players"][1]["id"]
+    client.delete(player_url(view, 1))
+    client.post(f"/api/games/{view['id']}/players", json={"name": "Bo"})
+    response = client.post(f"/api/games/{view['id']}/players/{bo}/restore")
+    assert response.status_code == 400 and "rename them first" in response.json()["error"]

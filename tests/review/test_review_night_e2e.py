@@ -136,6 +136,17 @@ def test_add_and_remove_players_and_undo_the_removal(browser_page, live_server) 
     bo = page.locator(".player").nth(1)
     expect(bo.locator(".player-name")).to_have_value("Bo")
     expect(bo.locator('.board [data-cell="2,2"]')).to_have_attribute("aria-label", "row 3 column 3: green 3")  # the board came back
+    # removed, then the night goes on: "Bring back" still returns them
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Remove Cy").click()
+    expect(page.locator(".player .player-name")).to_have_count(2)
+    page.locator(".player").first.locator('.board [data-cell="0,0"]').click()
+    page.keyboard.press("y")
+    page.keyboard.press("1")
+    expect(page.locator("#night button.undo")).to_contain_text("set a cell of Ana's board to Y1")
+    page.get_by_role("button", name="Bring Cy back").click()
+    expect(page.locator(".player").nth(2).locator(".player-name")).to_have_value("Cy")
+    expect(page.locator(".player").first.locator('.board [data-cell="0,0"]')).to_have_attribute("aria-label", "row 1 column 1: yellow 1")
     assert errors == []
 
 

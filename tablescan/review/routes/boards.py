@@ -24,6 +24,13 @@ async def api_player(request: Request) -> Response:
     return JSONResponse(game_view(store, game_id))
 
 
+async def api_restore_player(request: Request) -> Response:
+    """Bring a removed player back."""
+    store, game_id, player_id = store_of(request), request.path_params["game_id"], request.path_params["player_id"]
+    usecases.restore_player(store, game_id, player_id)
+    return JSONResponse(game_view(store, game_id))
+
+
 async def api_cells(request: Request) -> Response:
     """Correct one cell (``cell``, ``value``) or several (``cells``)."""
     store, game_id, player_id = store_of(request), request.path_params["game_id"], request.path_params["player_id"]
@@ -45,5 +52,6 @@ async def api_corrections(request: Request) -> Response:
 ROUTES = [
     Route(PLAYER, api_player, methods=["PATCH", "DELETE"]),
     Route(f"{PLAYER}/cells", api_cells, methods=["PUT"]),
+    Route(f"{PLAYER}/restore", api_restore_player, methods=["POST"]),
     Route(f"{PLAYER}/corrections", api_corrections),
 ]
