@@ -12,6 +12,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 with warnings.catch_warnings():
@@ -372,3 +374,51 @@ def test_a_removed_player_whose_name_was_taken_is_not_brought_back_twice(client:
     client.post(f"/api/games/{view['id']}/players", json={"name": "Bo"})
     response = client.post(f"/api/games/{view['id']}/players/{bo}/restore")
     assert response.status_code == 400 and "rename them first" in response.json()["error"]
+
+
+DICE = st.sampled_from(["B4", "G2", "R6", "Y1", "P3", "."])
+EDIT = st.one_of(
+    st.tuples(st.just("cell"), st.integers(0, 1), st.sampled_from(["0,0", "0,1", "3,4"]), DICE),
+    st.tuples(st.just("field"), st.integers(0, 1), st.sampled_from(["private_objective"]), st.sampled_from(["red", "blue", None])),
+    st.tuples(st.just("tokens"), st.integers(0, 1), st.just("favor_tokens"), st.sampled_from([0, 1, 2, None])),
+    st.tuples(st.just("name"), st.just(0), st.just("name"), st.sampled_from(["Friday", "Saturday", "Sunday"])),
+)
+
+
+def night_state(store: Store, game_id: int) -> tuple:
+    """Everything an edit above can change: the game's name, each player's fields and cells."""
+    players = store.players(game_id)
+    return (
+        store.game(game_id)["name"],
+        tuple(
+            (p["name"], tuple(sorted(p["fields"].items(), key=str)), tuple((r["cell"], r["value"]) for r in p["readings"])) for p in players
+        ),
+    )
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(EDIT, min_size=1, max_size=8), back=st.integers(0, 8))
+def test_undo_all_gives_the_start_and_redo_all_gives_the_end(db_path: Path, edits: list, back: int) -> None:
+    store = Store(db_path)
+    game_id = usecases.create_game(store, "sagrada", "Friday", ["Ana", "Bo"])
+    ids = [p["id"] for p in store.players(game_id)]
+    states = [night_state(store, game_id)]
+    for kind, index, key, value in edits:
+        if kind == "cell":
+            usecases.correct_cells(store, game_id, ids[index], [{"cell": key, "value": value}])
+        elif kind == "name":
+            usecases.change_game(store, game_id, {"name": value})
+        else:
+            usecases.change_player(store, game_id, ids[index], {"fields": {key: value}})
+        if night_state(store, game_id) != states[-1]:
+            states.append(night_state(store, game_id))  # an edit that changed nothing is not a step
+    steps = min(back, len(states) - 1)
+    for step in range(steps):
+        assert store.undo(game_id) is not None
+        assert night_state(store, game_id) == states[-2 - step]
+    for _ in range(steps):
+        assert store.redo(game_id) is not None
+    assert store.redo(game_id) is None and night_state(store, game_id) == states[-1]
+    while store.undo(game_id) is not None:
+        pass
+    assert night_state(store, game_id) == states[0]
