@@ -422,3 +422,18 @@ def test_undo_all_gives_the_start_and_redo_all_gives_the_end(db_path: Path, edit
     while store.undo(game_id) is not None:
         pass
     assert night_state(store, game_id) == states[0]
+
+
+@pytest.mark.parametrize(
+    ("game", "cells", "expected"),
+    [
+        ("alhambra", [{"cell": "1,0", "value": "garden:N"}], ["Counts: Garden", "Majorities: Garden", "Longest wall", "Round points"]),
+        ("splendor", [{"cell": "white:1", "value": "3"}], ["Cards", "Nobles"]),
+    ],
+)
+def test_results_csv_columns_read_well_for_every_game(client: TestClient, game: str, cells: list, expected: list) -> None:
+    view = new_game(client, game)
+    client.put(player_url(view, 0) + "/cells", json={"cells": cells})
+    header = next(csv.reader(io.StringIO(client.get(f"/games/{view['id']}/results.csv").content.decode("utf-8-sig"))))
+    assert set(expected) <= set(header), header
+    assert not any(mark in name for name in header for mark in "_.")
