@@ -565,7 +565,9 @@ def crop_view(image_rgb: np.ndarray, box: tuple[float, float, float, float], out
     x0, y0, x1, y1 = box
     width, height = out_size
     affine = np.array([[width / (x1 - x0), 0, -x0 * width / (x1 - x0)], [0, height / (y1 - y0), -y0 * height / (y1 - y0)], [0, 0, 1.0]])
-    cut = cv2.warpAffine(image_rgb, affine[:2], (width, height), flags=cv2.INTER_AREA if x1 - x0 > width else cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    shrink = (x1 - x0) / width
+    source = cv2.GaussianBlur(image_rgb, (0, 0), 0.5 * (shrink - 1)) if shrink > 1.2 else image_rgb  # no aliasing when shrinking
+    cut = cv2.warpAffine(source, affine[:2], (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return cut, affine
 
 

@@ -14,8 +14,8 @@ cell (r, c) spans ``[c, c + 1] x [r, r + 1]`` pitches from the grid's top-left c
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
@@ -392,7 +392,7 @@ def render(
     """
     if framing not in FRAMINGS:
         raise ValueError(f"framing: expected one of {', '.join(FRAMINGS)}, got {framing!r}")
-    document, window, card = document or game_document(seed, empty, pattern)
+    game, window, card = document or game_document(seed, empty, pattern)
     rng = np.random.default_rng([seed, 1])
     near = framing in ("closeup", "cut")
     art_px = px_per_mm * (1.6 if near else 1.0)  # a close-up needs finer art
@@ -425,7 +425,9 @@ def render(
     view: dict[str, Any] = {"style": style, "framing": framing, "overlay": overlay}
     affine = np.eye(3)
     if framing != "table":
-        margin, spare = {"closeup": (rng.uniform(0.03, 0.2), 0.0), "cut": (rng.uniform(-0.01, 0.02), 0.0), "offcentre": (0.08, 0.6)}[framing]
+        margin, spare = {"closeup": (rng.uniform(0.03, 0.2), 0.0), "cut": (rng.uniform(-0.01, 0.02), 0.0), "offcentre": (0.08, 0.6)}[
+            framing
+        ]
         points = shot.corners if framing == "offcentre" else corners
         box = scene.view_box(points, (photo.shape[1], photo.shape[0]), out_size, float(margin), rng, spare)
         photo, affine = scene.crop_view(photo, box, out_size)
@@ -454,7 +456,7 @@ def render(
                 }
             )
     label = {
-        **document,
+        **game,
         "render": {
             "seed": int(seed),
             "size": list(out_size),

@@ -165,7 +165,12 @@ def _outline_mask(width: int, height: int, outline: str, px_per_mm: float) -> np
         radius = int(6 * px_per_mm)
         cv2.rectangle(mask, (radius, 0), (width - 1 - radius, height - 1), 255, -1)
         cv2.rectangle(mask, (0, radius), (width - 1, height - 1 - radius), 255, -1)
-        for cx, cy in ((radius, radius), (width - 1 - radius, radius), (radius, height - 1 - radius), (width - 1 - radius, height - 1 - radius)):
+        for cx, cy in (
+            (radius, radius),
+            (width - 1 - radius, radius),
+            (radius, height - 1 - radius),
+            (width - 1 - radius, height - 1 - radius),
+        ):
             cv2.circle(mask, (cx, cy), radius, 255, -1, cv2.LINE_AA)
     else:  # arch: a half ellipse over the top
         rise = int(0.16 * width)
@@ -197,9 +202,16 @@ def _square(mark: str, rng: np.random.Generator, style: Style, size: int, palett
         tone = tuple(int(v) for v in np.clip(blank * rng.uniform(0.95, 1.08), 0, 255))
         cv2.rectangle(square, (edge // 2, edge // 2), (size - 1 - edge // 2, size - 1 - edge // 2), tone, edge)
     if mark.isdigit():
-        pip = tuple(int(v) for v in np.clip(_rgb(rng, style.pip_rgb), 0, 255))
+        red, green, blue = (int(v) for v in np.clip(_rgb(rng, style.pip_rgb), 0, 255))
+        pip = (red, green, blue)
         art._draw_pips(
-            square, int(mark), pip, spread=size * rng.uniform(0.23, 0.28), radius=size * rng.uniform(0.07, 0.1), jitter=size * 0.005, rng=rng
+            square,
+            int(mark),
+            pip,
+            spread=size * rng.uniform(0.23, 0.28),
+            radius=size * rng.uniform(0.07, 0.1),
+            jitter=size * 0.005,
+            rng=rng,
         )
     return square
 
@@ -264,7 +276,11 @@ def draw_styled_window(
         else:
             strip = art._stained_glass(rng, int(grid_w * px), int(STRIP_MM * 0.8 * px))
             x0 = int(gx0)
-            y0 = int(gy0 - margin_mm * px - STRIP_MM * px) if style.strip == "top" else int(gy0 + grid_h * px + margin_mm * px + 0.1 * STRIP_MM * px)
+            y0 = (
+                int(gy0 - margin_mm * px - STRIP_MM * px)
+                if style.strip == "top"
+                else int(gy0 + grid_h * px + margin_mm * px + 0.1 * STRIP_MM * px)
+            )
             if style.plate == "below" and style.strip == "bottom":
                 y0 += int(PLATE_MM * px)
         board[y0 : y0 + strip.shape[0], x0 : x0 + strip.shape[1]] = strip
@@ -283,7 +299,11 @@ def draw_styled_window(
             else:
                 board[sy : sy + square, sx : sx + square] = face
     if style.plate is not None:
-        plate_y = gy0 - margin_mm * px - 0.35 * PLATE_MM * px if style.plate == "above" else gy0 + grid_h * px + margin_mm * px + 0.65 * PLATE_MM * px
+        plate_y = (
+            gy0 - margin_mm * px - 0.35 * PLATE_MM * px
+            if style.plate == "above"
+            else gy0 + grid_h * px + margin_mm * px + 0.65 * PLATE_MM * px
+        )
         ink = tuple(int(v) for v in np.clip(rng.uniform(200, 245) + rng.normal(0, 6, 3), 0, 255))
         cv2.putText(board, pattern.name, (int(gx0 + 2 * px), int(plate_y)), style.font, px * 0.13, ink, max(1, int(px / 3)), cv2.LINE_AA)
         for k in range(pattern.difficulty):

@@ -53,7 +53,7 @@ def samples(name: str, count: int, pool: composite.DicePool | None = None) -> It
     Raises:
         ValueError: an unknown set, or composites without real dice.
     """
-    first = SEEDS[name] if name in SEEDS else None
+    first = SEEDS.get(name)
     if first is None:
         raise ValueError(f"set {name!r}: expected one of {', '.join(SETS)}")
     for k in range(count):
@@ -205,7 +205,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for name in SETS:
         r = results.get(name)
         if r and "by_style" in r and len(r["by_style"]) > 1:
-            print(f"{name} by style: " + ", ".join(f"{s} {_pct(v['cells_right'], 20 * v['photos'])} cells, {v['windows_right']}/{v['photos']} windows" for s, v in r["by_style"].items()))
+            print(
+                f"{name} by style: "
+                + ", ".join(
+                    f"{s} {_pct(v['cells_right'], 20 * v['photos'])} cells, {v['windows_right']}/{v['photos']} windows"
+                    for s, v in r["by_style"].items()
+                )
+            )
     return results
 
 
