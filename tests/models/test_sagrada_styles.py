@@ -169,3 +169,33 @@ def test_real_dice_pool_and_a_legal_real_composite():
     document, window, card = composite.composite_document(composite.COMPOSITE_SEED, pool)
     assert window_violations(window, card) == []
     assert all(pool.has(d.color, d.value) for row in window for d in row if d is not None)
+
+
+def test_transfer_sets_are_seeded_apart_from_training_and_styled_as_named():
+    from models.sagrada import transfer
+
+    taken = [(make_dataset.TRAIN_SEED, make_dataset.VAL_SEED), (make_dataset.VAL_SEED, make_dataset.TEST_SEED)]
+    taken.append((make_dataset.TEST_SEED, make_dataset.TEST_SEED + 2_000_000))  # tests and the settings' 4000000+ renders
+    starts = sorted(transfer.SEEDS.values())
+    for first in starts:
+        assert all(not low <= first < high + 100_000 for low, high in taken)
+    assert all(b - a >= 100_000 for a, b in zip(starts, starts[1:]))
+    (held,) = transfer.samples("heldout", 1)
+    assert held.label["render"]["view"]["style"] == styles.HELD_OUT
+    trained = [s.label["render"].get("view", {}).get("style", "classic") for s in transfer.samples("training", len(styles.TRAINING_STYLES))]
+    assert trained == list(styles.TRAINING_STYLES)
+    with pytest.raises(ValueError, match="composites"):
+        next(transfer.samples("composites", 1, composite.DicePool([])))
+
+
+def test_transfer_table_counts_as_its_figures_say():
+    from models.sagrada import transfer
+
+    figures = {
+        "set": "heldout", "title": "held-out", "photos": 10, "read": 9, "grid_within_quarter_cell": 8, "cells": 200,
+        "cells_right": 190, "windows_right": 7, "wrong_cells": 10, "wrong_cells_sure": 4, "wrong_windows_unflagged": 1,
+        "right_windows_flagged": 2,
+    }  # fmt: skip
+    (row,) = [line for line in transfer.markdown({"heldout": figures}) if line.startswith("| held-out")]
+    assert row == "| held-out (10) | 95.0% | 7/10 | 9/10 / 8/10 | 10 | 40.0% | 1/3 | 2/7 |"
+    assert any("Still unknown" in line for line in transfer.summary({"count": 10, "heldout": figures}))
