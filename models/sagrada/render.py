@@ -383,7 +383,7 @@ def render(
     """Render one seeded photo of a finished Sagrada window with its exact label.
 
     ``camera`` fixes ``tilt_deg``, ``azimuth_deg`` and ``roll_deg`` (random when None). ``style``
-    names the board design ("classic" or one of ``styles.STYLES``). ``framing``: "table" (the whole
+    names the board design ("classic" or one of ``styles.ALL_STYLES``). ``framing``: "table" (the whole
     board on the table), "closeup" (the grid and a little around it fill the photo), "cut" (the
     photo cut to the grid), "offcentre" (a crop holding the board, its principal point off-centre).
     ``overlay`` draws another app's camera guide over the photo. ``face_source`` gives the dice
@@ -402,10 +402,9 @@ def render(
     else:
         from models.sagrada import styles  # imports this module
 
-        if style not in styles.STYLES:
-            raise ValueError(f"style: expected one of {', '.join(styles.ALL_STYLES)}, got {style!r}")
+        design = styles.style_named(style, rng)
         board, board_alpha, raised, grid_art = styles.draw_styled_window(
-            window, card, rng, styles.STYLES[style], px_per_mm=art_px, face_source=face_source
+            window, card, rng, design, px_per_mm=art_px, face_source=face_source
         )
     if near and fill is None:
         fill = float(rng.uniform(0.85, 0.95))

@@ -139,9 +139,30 @@ STYLES: dict[str, Style] = {
         font=cv2.FONT_HERSHEY_SCRIPT_COMPLEX,
     ),
 }
-ALL_STYLES = ("classic", *STYLES)
 HELD_OUT = "cathedral"
+MIXED = "mixed"  # per render, each design choice taken from a random one of the other training styles
+ALL_STYLES = ("classic", *STYLES, MIXED)
 TRAINING_STYLES = tuple(name for name in ALL_STYLES if name != HELD_OUT)
+
+
+def style_named(name: str, rng: np.random.Generator) -> Style:
+    """The ``Style`` of ``name``; for ``MIXED`` a new one whose every field comes from a random training style.
+
+    The mixed style never takes anything from ``HELD_OUT``, so the held-out design stays unseen.
+
+    Raises:
+        ValueError: an unknown style (or "classic", which ``render.draw_window`` draws).
+    """
+    if name in STYLES:
+        return STYLES[name]
+    if name != MIXED:
+        raise ValueError(f"style: expected one of {', '.join(ALL_STYLES)}, got {name!r}")
+    donors = [style for key, style in STYLES.items() if key != HELD_OUT]
+    fields = {field: getattr(donors[int(rng.integers(len(donors)))], field) for field in Style.__dataclass_fields__}
+    frame = donors[int(rng.integers(len(donors)))]  # the frame's look, colour and width go together
+    fields.update(frame=frame.frame, frame_rgb=frame.frame_rgb, frame_mm=frame.frame_mm, name=MIXED)
+    return Style(**fields)
+
 
 STRIP_MM = 16.0  # the stained-glass strip's depth
 PLATE_MM = 12.0  # the name plate's depth

@@ -29,7 +29,8 @@ def _check_truth_on_pixels(sample) -> None:
     assert GAMES["sagrada"].validate(GAMES["sagrada"].parse(sample.label)) == []
     cells = sample.label["render"]["cells"]
     corners = np.array(sample.label["render"]["corners"])
-    assert ((corners >= -1) & (corners <= [image.shape[1] + 1, image.shape[0] + 1])).all()
+    slack = 0.02 * np.array([image.shape[1], image.shape[0]])  # a photo cut to the grid may cut a hair of its gap
+    assert ((corners >= -slack) & (corners <= [image.shape[1], image.shape[0]] + slack)).all()
     differences = []
     for cell in cells:
         r, c = cell["cell"]
