@@ -1,7 +1,8 @@
 """Sagrada board styles: independently designed window boards beside the renderer's "classic" one.
 
 A ``Style`` fixes a board's design: the frame (look, colour, outline shape, or none), where the
-stained-glass strip and the name plate sit (or that there are none), the card's cell-to-gap
+stained-glass strip sits and whether the name plate is there (real pattern cards print their name
+below the grid, which tells a full window's top from its bottom, so every style keeps it there), the card's cell-to-gap
 proportions and gap colour, how the pattern prints look, and the light on the art. Within a style
 every render still draws its own colours, sizes and light from the seed (everything that should
 not matter). ``draw_styled_window`` draws any style but "classic", which stays
@@ -54,7 +55,7 @@ class Style:
 
 
 STYLES: dict[str, Style] = {
-    # matte charcoal board with rounded corners, no glass, the name on a band above thin-gapped cells
+    # matte charcoal board with rounded corners, no glass, thin-gapped cells, a small name below
     "slate": Style(
         name="slate",
         pitch_mm=(19.5, 22.0),
@@ -66,7 +67,7 @@ STYLES: dict[str, Style] = {
         outline="rounded",
         margin_mm=(2.0, 4.0),
         strip=None,
-        plate="above",
+        plate="below",
         prints="flat",
         square_radius=(0.06, 0.16),
         blank_rgb=((185, 185, 185), (235, 235, 235)),
@@ -116,8 +117,8 @@ STYLES: dict[str, Style] = {
         light="even",
         die_share=(0.8, 0.92),
     ),
-    # HELD OUT: a lacquered board with an arched top, the name in the arch, glass along the bottom,
-    # brown gaps, shaded prints and a spotlight; never trained on
+    # HELD OUT: a lacquered board with an arched top holding the glass, the name in script below,
+    # wide brown gaps, shaded prints and a spotlight; never trained on
     "cathedral": Style(
         name="cathedral",
         pitch_mm=(19.0, 21.5),
@@ -128,8 +129,8 @@ STYLES: dict[str, Style] = {
         frame_mm=(6.0, 10.0),
         outline="arch",
         margin_mm=(2.5, 4.5),
-        strip="bottom",
-        plate="above",
+        strip="top",
+        plate="below",
         prints="shaded",
         square_radius=(0.0, 0.02),
         blank_rgb=((190, 190, 200), (230, 230, 240)),
