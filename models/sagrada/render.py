@@ -436,7 +436,7 @@ def draw_styled_window(
     top_mm = frame_mm + margin_mm + (STRIP_MM if style.strip == "top" else 0) + (PLATE_MM if style.plate == "above" else 0)
     bottom_mm = frame_mm + margin_mm + (STRIP_MM if style.strip == "bottom" else 0) + (PLATE_MM if style.plate == "below" else 0)
     left_mm = frame_mm + margin_mm + (STRIP_MM if style.strip == "left" else 0)
-    right_mm = frame_mm + margin_mm
+    right_mm = frame_mm + margin_mm + (STRIP_MM if style.strip == "right" else 0)
     if style.outline == "arch":
         top_mm += 0.16 * (left_mm + grid_w + right_mm)  # the arch rises above the rectangle
     width, height = int(round((left_mm + grid_w + right_mm) * px_per_mm)), int(round((top_mm + grid_h + bottom_mm) * px_per_mm))
@@ -450,10 +450,15 @@ def draw_styled_window(
     gx0, gy0 = left_mm * px, top_mm * px
     pitch = pitch_mm * px
     if style.strip is not None:
-        if style.strip == "left":
+        if style.strip in ("left", "right"):
             strip = _stained_glass(rng, int(grid_h * px), int(STRIP_MM * 0.8 * px))
             strip = np.ascontiguousarray(np.rot90(strip))
-            x0, y0 = int(gx0 - margin_mm * px - STRIP_MM * px), int(gy0)
+            x0 = (
+                int(gx0 - margin_mm * px - STRIP_MM * px)
+                if style.strip == "left"
+                else int(gx0 + grid_w * px + margin_mm * px + 0.1 * STRIP_MM * px)
+            )
+            y0 = int(gy0)
         else:
             strip = _stained_glass(rng, int(grid_w * px), int(STRIP_MM * 0.8 * px))
             x0 = int(gx0)

@@ -39,7 +39,7 @@ class Style:
     frame_mm: Span
     outline: str  # "rect", "rounded", "arch"
     margin_mm: Span  # card around the grid
-    strip: str | None  # stained glass: "top", "bottom", "left", None
+    strip: str | None  # stained glass: "top", "bottom", "left", "right", None
     plate: str | None  # pattern name and difficulty: "below", "above", None
     prints: str  # "flat", "bordered", "shaded"
     square_radius: Span  # rounded print corners, share of the square
@@ -113,8 +113,8 @@ STYLES: dict[str, Style] = {
         light="even",
         die_share=(0.8, 0.92),
     ),
-    # HELD OUT: a lacquered board with an arched top holding the glass, the name in script below,
-    # wide brown gaps, shaded prints and a spotlight; never trained on
+    # HELD OUT: a lacquered board with an arched top, glass down the right side (no other style has
+    # it there), the name in script below, wide brown gaps, shaded prints, a spotlight; never trained on
     "cathedral": Style(
         name="cathedral",
         pitch_mm=(19.0, 21.5),
@@ -125,7 +125,7 @@ STYLES: dict[str, Style] = {
         frame_mm=(6.0, 10.0),
         outline="arch",
         margin_mm=(2.5, 4.5),
-        strip="top",
+        strip="right",
         plate="below",
         prints="shaded",
         square_radius=(0.0, 0.02),

@@ -209,8 +209,8 @@ def summary(results: dict[str, Any]) -> list[str]:
     lines = [
         f"Measured with `python -m models.sagrada.transfer` ({count} photos per set, seeds 9000000+, never used in training or "
         "calibration), each photo read end to end by the shipped scanner; a window is flagged when its `scan.review` says "
-        f"`needed`. Held-out style: `{results.get('held_out_style')}` (a lacquered board with an arched top holding the glass, "
-        "the name in script below, wide brown gaps, shaded prints, a spotlight), never in the training mix "
+        f"`needed`. Held-out style: `{results.get('held_out_style')}` (a lacquered board with an arched top, glass down the "
+        "right side, the name in script below, wide brown gaps, shaded prints, a spotlight), never in the training mix "
         f"(`make_dataset.STYLES`: {', '.join(results.get('training_styles', []))}); renders use the training mix's framings "
         "(close-ups, photos cut to the grid, off-centre crops) and camera-guide overlays."
         + (
