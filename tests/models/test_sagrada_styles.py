@@ -210,3 +210,17 @@ def test_corner_error_is_in_pitches_whichever_way_round():
     error, turns = transfer.corner_error(np.roll(truth, 2, axis=0), truth)  # in place, read upside down
     assert error == pytest.approx(0.0) and turns == 2
     assert transfer.corner_error(truth + [30.0, 0.0], truth)[0] == pytest.approx(3.0)
+
+
+def test_a_training_pool_draws_the_dice_it_lacks():
+    pool = _drawn_pool([("R", 1)])
+    strict = composite.DicePool(pool.dice)
+    with pytest.raises(KeyError, match="B3"):
+        strict.face("B", 3, np.random.default_rng(0), 40)
+    lenient = composite.DicePool(pool.dice, drawn_fallback=True)
+    face, mask = lenient.face("B", 3, np.random.default_rng(0), 40)
+    assert face.shape == (40, 40, 3) and mask.shape == (40, 40)
+    blue = face[mask > 127].reshape(-1, 3).mean(axis=0)
+    assert blue[2] > blue[0] + 30  # a drawn blue die
+    with pytest.raises(ValueError, match="share"):
+        make_dataset.configure(("classic",), False, 1.5)
