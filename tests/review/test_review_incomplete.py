@@ -18,12 +18,28 @@ def set_fields(client: TestClient, view: dict, index: int, fields: dict):
     return client.patch(f"/api/games/{view['id']}/players/{view['players'][index]['id']}", json={"fields": fields})
 
 
+def enter_boards(client: TestClient, view: dict, objectives: bool = True) -> dict:
+    """Choose the public objectives and put one die on each window, so only the players' fields can be missing."""
+    if objectives:
+        chosen = ["row-color-variety", "light-shades", "color-diagonals"]
+        assert client.patch(f"/api/games/{view['id']}", json={"settings": {"public_objectives": chosen}}).status_code == 200
+    for player in view["players"]:
+        response = client.put(f"/api/games/{view['id']}/players/{player['id']}/cells", json={"cell": "0,0", "value": "B4"})
+        assert response.status_code == 200, response.text
+    return response.json()
+
+
 def test_a_new_sagrada_game_guesses_nothing_and_ranks_nobody(client: TestClient) -> None:
     view = new_game(client)
     assert [p["fields"] for p in view["players"]] == [{"private_objective": None, "favor_tokens": None, "pattern": None}] * 2
+    assert view["settings"]["public_objectives"] == []  # no cards pre-filled
+    assert [p["entered"] for p in view["players"]] == [False, False]
     assert view["incomplete"] == [
+        "the public objectives are not set",
+        "Ana's board is not entered",
         "Ana's private objective is not set",
         "Ana's favor tokens are not set",
+        "Bo's board is not entered",
         "Bo's private objective is not set",
         "Bo's favor tokens are not set",
     ]
@@ -31,7 +47,7 @@ def test_a_new_sagrada_game_guesses_nothing_and_ranks_nobody(client: TestClient)
     for entry in view["document"]["players"]:  # the document holds no stand-in values
         assert "private_objective" not in entry and "favor_tokens" not in entry
     page = client.get(f"/games/{view['id']}")
-    assert '<p class="incomplete">Incomplete: Ana&#39;s private objective is not set; Ana&#39;s favor tokens' in page.text
+    assert '<p class="incomplete">Incomplete: the public objectives are not set; Ana&#39;s board is not entered' in page.text
 
 
 @pytest.mark.parametrize(
@@ -60,7 +76,7 @@ def test_a_new_sagrada_game_guesses_nothing_and_ranks_nobody(client: TestClient)
     ],
 )
 def test_the_standings_rank_only_once_every_value_is_entered(client: TestClient, changes, expected) -> None:
-    view = new_game(client)
+    view = enter_boards(client, new_game(client))
     for index, fields in changes:
         response = set_fields(client, view, index, fields)
         assert response.status_code == 200, response.text
@@ -81,13 +97,104 @@ def test_bad_field_values_are_still_refused(client: TestClient, fields, fragment
 
 
 @pytest.mark.parametrize(
-    ("game", "players"),
-    [("sagrada", ("Ana",)), ("alhambra", ("Ana", "Bo")), ("splendor", ("Ana", "Bo"))],
+    ("chosen", "expected"),
+    [
+        ([], ["the public objectives are not set"]),
+        (["light-shades"], ["2 of the 3 public objectives are not set"]),
+        (["light-shades", "deep-shades"], ["1 of the 3 public objectives is not set"]),
+        (["light-shades", "deep-shades", "color-variety"], []),
+    ],
 )
-def test_games_without_unset_values_rank_at_once(client: TestClient, game, players) -> None:
-    view = new_game(client, game, players)
-    assert view["incomplete"] == []
-    assert len(view["standings"]) == len(players)
+def test_public_objectives_are_not_set_until_chosen(client: TestClient, chosen, expected) -> None:
+    view = enter_boards(client, new_game(client), objectives=False)
+    for index in (0, 1):
+        view = set_fields(client, view, index, {"private_objective": "red", "favor_tokens": 1}).json()
+    view = client.patch(f"/api/games/{view['id']}", json={"settings": {"public_objectives": chosen}}).json()
+    assert view["incomplete"] == expected
+    assert (len(view["standings"]) == 2) == (not expected)
+
+
+def test_a_solo_game_wants_its_two_public_objectives(client: TestClient) -> None:
+    view = new_game(client, "sagrada", ("Ana",))
+    assert view["incomplete"] == ["the public objectives are not set", "Ana's board is not entered"]
+    view = enter_boards(client, view, objectives=False)
+    view = client.patch(f"/api/games/{view['id']}", json={"settings": {"public_objectives": ["light-shades", "deep-shades"]}}).json()
+    assert view["incomplete"] == [] and [row["name"] for row in view["standings"]] == ["Ana"]
+
+
+def test_a_board_nobody_entered_does_not_rank(client: TestClient) -> None:
+    """A blank Sagrada window scores -20: without a photo or a die it is "not entered", and the standings wait."""
+    view = enter_boards(client, new_game(client))
+    for index in (0, 1):
+        view = set_fields(client, view, index, {"private_objective": "red", "favor_tokens": 1}).json()
+    assert view["incomplete"] == [] and len(view["standings"]) == 2
+    bo = view["players"][1]
+    view = client.put(f"/api/games/{view['id']}/players/{bo['id']}/cells", json={"cell": "0,0", "value": "."}).json()
+    assert view["incomplete"] == ["Bo's board is not entered"]
+    assert view["standings"] == [] and [p["entered"] for p in view["players"]] == [True, False]
+
+
+@pytest.mark.parametrize(
+    ("game", "first", "blank"),
+    [("alhambra", {"cell": "1,0", "value": "garden:N"}, {"cell": "1,0", "value": ""}), ("splendor", {"cell": "red:1", "value": "2"}, {"cell": "red:1", "value": "0"})],
+)
+def test_alhambra_and_splendor_boards_nobody_entered_do_not_rank(client: TestClient, game, first, blank) -> None:
+    view = new_game(client, game)
+    assert "Ana's board is not entered" in view["incomplete"] and "Bo's board is not entered" in view["incomplete"]
+    ana, bo = (p["id"] for p in view["players"])
+    view = client.put(f"/api/games/{view['id']}/players/{ana}/cells", json=first).json()
+    assert "Ana's board is not entered" not in view["incomplete"] and "Bo's board is not entered" in view["incomplete"]
+    view = client.put(f"/api/games/{view['id']}/players/{ana}/cells", json=blank).json()
+    assert "Ana's board is not entered" in view["incomplete"]  # emptied again: nothing entered
+
+
+def test_alhambra_dirk_is_not_set_until_counted(client: TestClient) -> None:
+    view = new_game(client, "alhambra")
+    assert view["settings"]["dirk"] == dict.fromkeys(view["options"]["tile_types"])
+    assert view["incomplete"][0] == "Dirk's buildings are not set"
+    for player in view["players"]:
+        view = client.put(f"/api/games/{view['id']}/players/{player['id']}/cells", json={"cell": "1,0", "value": "garden:N"}).json()
+    assert view["incomplete"] == ["Dirk's buildings are not set"] and view["standings"] == []
+    half = {"pavilion": 1, "seraglio": 0, "arcades": 2}
+    view = client.patch(f"/api/games/{view['id']}", json={"settings": {"dirk": half}}).json()
+    assert view["incomplete"] == ["Dirk's buildings are not set"]  # three types still uncounted
+    view = client.patch(f"/api/games/{view['id']}", json={"settings": {"dirk": {**half, "chambers": 0, "garden": 3, "tower": 0}}}).json()
+    assert view["incomplete"] == [] and len(view["standings"]) == 2
+    assert view["document"]["dirk"]["garden"] == 3
+
+
+def test_splendor_nobles_are_not_set_until_entered(client: TestClient) -> None:
+    view = new_game(client, "splendor")
+    for player in view["players"]:
+        view = client.put(f"/api/games/{view['id']}/players/{player['id']}/cells", json={"cell": "red:1", "value": "2"}).json()
+    assert view["incomplete"] == ["Ana's nobles are not set", "Bo's nobles are not set"]
+    view = set_fields(client, view, 0, {"nobles": 0}).json()  # none visited Ana: 0 is a value
+    view = set_fields(client, view, 1, {"nobles": ["N1"]}).json()
+    assert view["incomplete"] == [] and len(view["standings"]) == 2
+    view = set_fields(client, view, 0, {"nobles": ""}).json()  # cleared: not set again
+    assert view["incomplete"] == ["Ana's nobles are not set"]
+
+
+def test_breakdown_columns_have_words_for_every_key(client: TestClient) -> None:
+    """Every key a game's report breaks a score into has a label in words (the page shows no "favor_tokens")."""
+    for game in ("sagrada", "alhambra", "splendor"):
+        view = new_game(client, game)
+        labels = view["form"]["labels"]
+        report = client.get(f"/games/{view['id']}.json").json()["report"]
+        keys: set[str] = set()
+        for entry in report["players"]:
+            for key, value in entry.items():
+                if key in ("name", "total", "violations", view["form"]["score_key"]):
+                    continue
+                keys.add(key)
+                if isinstance(value, dict):
+                    keys.update(value)
+                    for inner in value.values():
+                        keys.update(inner if isinstance(inner, dict) else ())
+        keys.discard("breakdown")
+        missing = sorted(key for key in keys if key not in labels)
+        assert not missing, f"{game}: no words for {missing}"
+        assert all("_" not in text and text[0].isupper() for text in labels.values())
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,6 @@ from tablescan.review.forms import ReviewForm, cell_text, copy_json, int_in, num
 
 COLOR_CHOICES = tuple(COLOR_NAMES.values())
 PUBLIC_OBJECTIVES = tuple(OBJECTIVES)
-DEFAULT_OBJECTIVES = ("row-color-variety", "light-shades", "color-diagonals")  # the FORMATS.md example's cards
 SOLO_PRIVATES = ("red", "blue")
 MAX_FAVOR_ENTRY = 12
 MAX_ROUND_TRACK_ENTRY = 200
@@ -96,10 +95,9 @@ class SagradaForm(ReviewForm):
         }
 
     def default_settings(self, player_count: int) -> dict[str, Any]:
-        solo = player_count == 1
-        shown = SOLO_PUBLIC_COUNT if solo else PUBLIC_COUNT
-        settings: dict[str, Any] = {"public_objectives": list(DEFAULT_OBJECTIVES[:shown])}
-        if solo:
+        # no cards the table has not turned up: the objectives start empty and are "not set" until chosen
+        settings: dict[str, Any] = {"public_objectives": []}
+        if player_count == 1:
             settings["solo"] = _solo_default()
         return settings
 
@@ -183,6 +181,27 @@ class SagradaForm(ReviewForm):
         if fields.get("favor_tokens") in (None, ""):
             missing.append("favor tokens are not set")
         return missing
+
+    def unset_settings(self, settings: dict, player_count: int) -> list[str]:
+        wanted = SOLO_PUBLIC_COUNT if player_count == 1 else PUBLIC_COUNT
+        missing = wanted - len(settings.get("public_objectives") or [])
+        if missing <= 0:
+            return []
+        if missing == wanted:
+            return ["the public objectives are not set"]
+        return [f"{missing} of the {wanted} public objectives {'is' if missing == 1 else 'are'} not set"]
+
+    def board_entered(self, cells: dict[str, str]) -> bool:
+        return any(value != "." for value in cells.values())
+
+    def labels(self) -> dict[str, str]:
+        return {
+            **{objective_id: objective.title for objective_id, objective in OBJECTIVES.items()},
+            "public": "Public objectives",
+            "private": "Private objective",
+            "favor_tokens": "Favor tokens",
+            "empty_cells": "Empty cells",
+        }
 
     def settle_document(self, doc: dict, settings: dict, players: list[dict], entries: list[dict]) -> None:
         doc["public_objectives"] = list(settings.get("public_objectives") or [])

@@ -158,6 +158,14 @@
     if (view.form.several_scorings) box.append(renderRounds());
   }
 
+  // a report key in words: the form's own label ("favor_tokens" -> "Favor tokens"), else the key spelled out
+  function words(key) {
+    const label = (view.form.labels || {})[key];
+    if (label) return label;
+    const spelled = String(key).replace(/[_-]+/g, " ");
+    return spelled.charAt(0).toUpperCase() + spelled.slice(1);
+  }
+
   function renderBreakdown() {
     const players = view.report.players || [];
     const columns = [];
@@ -171,10 +179,10 @@
       return { entry, values };
     });
     const wrap = el("div", { class: "scroll" });
-    const head = el("tr", {}, el("th", { text: "Breakdown" }), columns.map((c) => el("th", { class: "num", title: c.id, text: c.key })));
+    const head = el("tr", {}, el("th", { text: "Breakdown" }), columns.map((c) => el("th", { class: "num", text: words(c.key) })));
     const table = el("table", { class: "breakdown" },
       el("thead", {},
-        el("tr", { class: "groups" }, el("th"), columns.map((c, i) => el("th", { class: "group", text: i === 0 || columns[i - 1].group !== c.group ? (c.group || "") : "" }))),
+        el("tr", { class: "groups" }, el("th"), columns.map((c, i) => el("th", { class: "group", text: i === 0 || columns[i - 1].group !== c.group ? (c.group ? words(c.group) : "") : "" }))),
         head),
       el("tbody", {}, rows.map(({ entry, values }) => el("tr", {}, el("th", { text: entry.name }),
         columns.map((c) => el("td", { class: "num", text: values[c.id] ?? "" }))))));
@@ -228,6 +236,7 @@
   }
 
   function playerScore(p) {
+    if (!p.entered) return "not entered"; // a blank board scores nothing real (Sagrada: -20): say so instead
     if (!p.report) return "–";
     return p.report[view.form.score_key] ?? "–";
   }
@@ -488,7 +497,7 @@
 
   // What a game module may use: the shared widgets, the view and the edits it can ask for.
   const ui = {
-    el, svg, notice, select, numberInput, cellButton, setCell, patchSettings, patchFields, render,
+    el, svg, notice, select, numberInput, cellButton, setCell, patchSettings, patchFields, render, words,
     view: () => view,
     selected: () => selected,
     selectCell: select_,

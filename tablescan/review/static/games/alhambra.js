@@ -17,10 +17,16 @@
         select("Scoring round", rounds, String(round()), (value) => patchSettings({ scoring_round: Number(value) }), { id: "scoring-round" }))];
       if (view.players.length === 2 && s.dirk) {
         nodes.push(el("h3", { text: "Dirk's buildings (2-player game)" }),
-          el("div", { class: "row" }, opts.tile_types.map((t) => numberInput(t, s.dirk[t], (value) => {
-            const dirk = Object.assign({}, s.dirk, { [t]: value });
-            patchSettings({ dirk });
-          }, { max: k().max_dirk }))));
+          el("div", { class: "row" }, opts.tile_types.map((t) => {
+            // a count nobody entered is "not set" (the standings wait for it), never a silent 0
+            const unset = s.dirk[t] === null || s.dirk[t] === undefined;
+            const node = numberInput(t, unset ? "" : s.dirk[t], (value) => {
+              const dirk = Object.assign({}, s.dirk, { [t]: value });
+              patchSettings({ dirk });
+            }, { max: k().max_dirk, placeholder: "not set" });
+            if (unset) node.classList.add("unset");
+            return node;
+          })));
       }
       if (isFinal()) {
         const market = s.market || [];

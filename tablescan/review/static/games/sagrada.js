@@ -16,11 +16,16 @@
       const view = ui.view(), s = view.settings, opts = view.options, solo1 = view.players.length === 1;
       const chosen = s.public_objectives || [];
       const slots = [...Array(solo1 ? k().solo_public_slots : k().public_slots).keys()];
-      const nodes = [el("div", { class: "row" }, slots.map((i) => select("Public objective " + (i + 1),
-        [["", "—"]].concat(opts.public_objectives.map((o) => [o, o])), chosen[i] || "", (value) => {
-          const next = slots.map((j) => (j === i ? value : chosen[j] || "")).filter(Boolean);
-          patchSettings({ public_objectives: next });
-        }, { "data-objective": i })))];
+      // the cards the table turned up: "not set" until chosen (the standings wait for them), never a guess
+      const nodes = [el("div", { class: "row" }, slots.map((i) => {
+        const node = select("Public objective " + (i + 1),
+          [["", "— not set —"]].concat(opts.public_objectives.map((o) => [o, ui.words(o)])), chosen[i] || "", (value) => {
+            const next = slots.map((j) => (j === i ? value : chosen[j] || "")).filter(Boolean);
+            patchSettings({ public_objectives: next });
+          }, { "data-objective": i });
+        if (!chosen[i]) node.classList.add("unset");
+        return node;
+      }))];
       if (solo1) {
         const solo = s.solo || k().solo;
         nodes.push(el("div", { class: "row" },
