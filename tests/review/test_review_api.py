@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 from contextlib import nullcontext
 
 import pytest
@@ -481,6 +482,7 @@ def test_lan_token_is_required_on_every_request(db_path) -> None:
         denied = lan.get("/api/games")
         assert denied.status_code == 403 and "token" in denied.json()["error"]
         assert lan.get("/static/review.js").status_code == 403
+        assert lan.get("/static/games/sagrada.js").status_code == 403
         assert lan.get("/?token=wrong").status_code == 403
         lan.cookies.set("tablescan_token", "wrong")
         assert lan.get("/").status_code == 403
@@ -500,6 +502,19 @@ def test_responses_carry_a_strict_content_policy_and_no_referrer(client: TestCli
     assert "default-src 'self'" in headers["content-security-policy"]
     assert headers["referrer-policy"] == "no-referrer"
     assert headers["x-content-type-options"] == "nosniff"
+
+
+def test_the_refusal_page_is_styled_and_links_to_nothing_refused(db_path) -> None:
+    """Without the token the page still gets its stylesheet, says how to get in, and offers no link that is refused again."""
+    with TestClient(create_app(db_path, token="s3cret-token")) as lan:
+        page = lan.get("/games/1")
+        assert page.status_code == 403
+        assert "?token=" in page.text and "tablescan review" in page.text
+        assert lan.get("/static/review.css").status_code == 200 and lan.get("/static/favicon.svg").status_code == 200
+        links = re.findall(r'href="([^"]+)"', page.text)
+        assert links and all(link.startswith("/static/") for link in links), links  # no Back link to a refusal
+        assert "Back to the games" not in page.text
+        assert "s3cret-token" not in page.text
 
 
 def test_local_mode_needs_no_token(client: TestClient) -> None:
