@@ -14,6 +14,7 @@
   let busy = 0;
   let changes = 0; // bumped by every answer from the API; a poll started before one is stale
   let highlight = null; // {pid, id, cells: Set}: the cells that earned one scoring item
+  let lastError = ""; // the API's words for the last refused request
   const SURE = 0.99; // readings at or above this are not listed as uncertain: a clean scan lists no row of "100%" chips
 
   // ---------------------------------------------------------------- helpers
@@ -68,7 +69,8 @@
       let data = null;
       try { data = await response.json(); } catch (e) { data = { error: response.status + " " + response.statusText }; }
       if (!response.ok) {
-        notice(data.error || "request failed", "bad");
+        lastError = data.error || "request failed";
+        notice(lastError, "bad");
         return false;
       }
       view = data;
@@ -106,15 +108,31 @@
     return "conf-low";
   }
 
+  // Send a field's new value; a refusal is shown beside the field (not only at the top), the value left as typed.
+  async function fieldChange(field, input, send) {
+    const ok = await send();
+    for (const old of field.querySelectorAll(".field-error")) old.remove();
+    if (ok === false) {
+      notice("");
+      input.setAttribute("aria-invalid", "true");
+      field.append(el("span", { class: "field-error", role: "alert", text: lastError }));
+    } else input.removeAttribute("aria-invalid");
+  }
+
   function numberInput(label, value, onchange, attrs) {
-    return el("label", { class: "field" }, label,
-      el("input", Object.assign({ type: "number", inputmode: "numeric", value: value ?? 0, min: 0, onchange: (e) => onchange(e.target.value) }, attrs || {})));
+    const field = el("label", { class: "field" }, label);
+    const input = el("input", Object.assign({ type: "number", inputmode: "numeric", value: value ?? 0, min: 0,
+      onchange: (e) => fieldChange(field, input, () => onchange(e.target.value)) }, attrs || {}));
+    field.append(input);
+    return field;
   }
 
   function select(label, options, value, onchange, attrs) {
-    const node = el("select", Object.assign({ onchange: (e) => onchange(e.target.value) }, attrs || {}),
+    const field = el("label", { class: "field" }, label);
+    const node = el("select", Object.assign({ onchange: (e) => fieldChange(field, node, () => onchange(e.target.value)) }, attrs || {}),
       options.map(([v, text]) => el("option", { value: v, selected: v === value ? true : null, text })));
-    return el("label", { class: "field" }, label, node);
+    field.append(node);
+    return field;
   }
 
   // ---------------------------------------------------------------- standings
@@ -243,10 +261,11 @@
 
   function renderPlayer(p, photoOpen) {
     const card = el("section", { class: "panel player", id: "player-" + p.id, dataset: { pid: p.id } });
-    card.append(el("div", { class: "player-head" },
-      el("input", { class: "player-name", value: p.name, "aria-label": "Player name", maxlength: 40,
-        onchange: (e) => api("PATCH", playerUrl(p.id), { name: e.target.value }) }),
-      el("span", { class: "player-score", title: "score", text: playerScore(p) })));
+    const head = el("div", { class: "player-head" });
+    const nameInput = el("input", { class: "player-name", value: p.name, "aria-label": "Player name", maxlength: 40,
+      onchange: (e) => fieldChange(head, nameInput, () => api("PATCH", playerUrl(p.id), { name: e.target.value })) });
+    head.append(nameInput, el("span", { class: "player-score", title: "score", text: playerScore(p) }));
+    card.append(head);
     const verdict = renderVerdict(p);
     if (verdict) card.append(verdict);
     card.append(renderFields(p));
@@ -497,7 +516,7 @@
 
   // What a game module may use: the shared widgets, the view and the edits it can ask for.
   const ui = {
-    el, svg, notice, select, numberInput, cellButton, setCell, patchSettings, patchFields, render, words,
+    el, svg, notice, select, numberInput, fieldChange, cellButton, setCell, patchSettings, patchFields, render, words,
     view: () => view,
     selected: () => selected,
     selectCell: select_,

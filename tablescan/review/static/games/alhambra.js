@@ -10,6 +10,14 @@
     const isFinal = () => round() === ui.view().form.last_round;
     const roundLabel = (n, last) => (n === last ? `${n} (final)` : `${n} (${["first", "second", "third", "fourth"][n - 1] || "#" + n} scoring card)`);
 
+    // a text field whose refusal shows beside it (ui.fieldChange), the text left as typed
+    function textField(label, value, send, attrs) {
+      const field = el("label", { class: "field" }, label);
+      const input = el("input", Object.assign({ value, onchange: (e) => ui.fieldChange(field, input, () => send(e.target.value)) }, attrs));
+      field.append(input);
+      return field;
+    }
+
     function settings() {
       const view = ui.view(), s = view.settings, opts = view.options, last = view.form.last_round;
       const rounds = [...Array(last).keys()].map((i) => [String(i + 1), roundLabel(i + 1, last)]);
@@ -36,7 +44,7 @@
           el("div", { class: "market" }, market.map((tile, i) => el("div", { class: "row" },
             select("Currency", opts.currencies.map((c) => [c, c]), tile.currency, (v) => edit(i, { currency: v })),
             select("Type", opts.tile_types.map((c) => [c, c]), tile.type, (v) => edit(i, { type: v })),
-            el("label", { class: "field" }, "Walls", el("input", { value: tile.walls, size: 4, maxlength: 4, onchange: (e) => edit(i, { walls: e.target.value }) })),
+            textField("Walls", tile.walls, (v) => edit(i, { walls: v }), { size: 4, maxlength: 4 }),
             el("button", { type: "button", class: "small", onclick: () => save(market.filter((_, j) => j !== i)), text: "Remove" })))),
           el("div", {}, market.length < k().market_size ? el("button", { type: "button", class: "small", onclick: () => save(market.concat([Object.assign({}, k().market_tile)])), text: "Add a market tile" }) : null));
         nodes.push(el("p", { class: "muted", text: "Each player's money is entered beside their palace." }));
@@ -48,8 +56,7 @@
       const f = p.fields, opts = ui.view().options;
       const nodes = [
         numberInput("Points before this scoring", f.score_before, (v) => patchFields(p.id, { score_before: v }), { max: k().max_score_before }),
-        el("label", { class: "field" }, "Reserve (never scores)", el("input", { value: (f.reserve || []).join(", "), placeholder: "garden:N, tower:ES", size: 16,
-          onchange: (e) => patchFields(p.id, { reserve: e.target.value }) })),
+        textField("Reserve (never scores)", (f.reserve || []).join(", "), (v) => patchFields(p.id, { reserve: v }), { placeholder: "garden:N, tower:ES", size: 16 }),
       ];
       if (isFinal()) {
         for (const c of opts.currencies) {

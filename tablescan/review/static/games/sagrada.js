@@ -21,7 +21,7 @@
         const node = select("Public objective " + (i + 1),
           [["", "— not set —"]].concat(opts.public_objectives.map((o) => [o, ui.words(o)])), chosen[i] || "", (value) => {
             const next = slots.map((j) => (j === i ? value : chosen[j] || "")).filter(Boolean);
-            patchSettings({ public_objectives: next });
+            return patchSettings({ public_objectives: next });
           }, { "data-objective": i });
         if (!chosen[i]) node.classList.add("unset");
         return node;
