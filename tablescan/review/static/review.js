@@ -362,7 +362,7 @@
       const cy = r.polygon.reduce((s, [, y]) => s + y, 0) / r.polygon.length;
       const size = Math.max(...r.polygon.map(([x]) => x)) - Math.min(...r.polygon.map(([x]) => x));
       g.append(svg("text", { x: cx, y: cy, "font-size": Math.max(10, size / 3.2), "text-anchor": "middle", "dominant-baseline": "central", text: shortValue(r.value) }));
-      g.append(svg("title", { text: `${r.cell}: ${r.value || "empty"}` + (r.confidence != null ? ` (${Math.round(r.confidence * 100)}%)` : "") }));
+      g.append(svg("title", { text: `${cellLabel(r.cell, p)}: ${valueName(r.value)}` + (r.confidence != null ? ` (${Math.round(r.confidence * 100)}%)` : "") }));
       image.append(g);
     }
     if (!view.scanner) {  // no scanner for this game: nothing would re-read the board, so no corners to drag
@@ -386,7 +386,7 @@
     if (uncertain.length) {
       box.append(el("div", { class: "uncertain" }, el("span", { class: "muted", text: "Least certain first:" }),
         uncertain.map((r) => el("button", { type: "button", class: "chip " + confidenceClass(r), onclick: () => select_(p.id, r.cell) },
-          `${cellLabel(r.cell)} ${shortValue(r.value) || "empty"} ${Math.round(r.confidence * 100)}%`))));
+          `${cellLabel(r.cell, p)}: ${valueName(r.value)} ${Math.round(r.confidence * 100)}%`))));
     }
     return box;
   }
@@ -413,7 +413,8 @@
   }
 
   const shortValue = (value) => hook("shortValue", value === "." ? "" : value, value);
-  const cellLabel = (cell) => hook("cellLabel", cell, cell);
+  const cellLabel = (cell, p) => hook("cellLabel", cell, cell, p); // a cell in the players' words (Alhambra: from the fountain)
+  const valueName = (value) => hook("valueName", shortValue(value) || "empty", value); // a value in words, where there is room
 
   // ---------------------------------------------------------------- boards
 
@@ -435,8 +436,8 @@
   function renderPalette(p) {
     const cell = selected.cell;
     const value = cellValue(p, cell);
-    const pal = el("div", { class: "palette", role: "toolbar", "aria-label": "Set " + cellLabel(cell) });
-    pal.append(el("div", { class: "palette-head" }, el("strong", { text: "Set " + cellLabel(cell) }),
+    const pal = el("div", { class: "palette", role: "toolbar", "aria-label": "Set " + cellLabel(cell, p) });
+    pal.append(el("div", { class: "palette-head" }, el("strong", { text: "Set " + cellLabel(cell, p) }),
       el("button", { type: "button", class: "small", onclick: () => { selected = null; render(); }, text: "Close" })));
     // the scanner's second and third readings of this cell come first: the likeliest fixes of a misread
     const reading = p.cells.find((c) => c.cell === cell);
@@ -444,7 +445,7 @@
     if (next.length) {
       pal.append(el("div", { class: "alternatives", role: "group", "aria-label": "The scanner's next readings" },
         el("span", { class: "muted", text: "Scanner's next readings:" }),
-        ...next.map((v) => el("button", { type: "button", class: "chip alternative", "data-value": v, "aria-label": "Set " + cellLabel(cell) + " to " + (shortValue(v) || "empty"),
+        ...next.map((v) => el("button", { type: "button", class: "chip alternative", "data-value": v, "aria-label": "Set " + cellLabel(cell, p) + " to " + valueName(v),
           onclick: () => setCell(p.id, cell, v) }, shortValue(v) || "empty"))));
     }
     pal.append(...hook("picker", [], p, cell, value));
@@ -522,7 +523,7 @@
     selectCell: select_,
     highlight: () => highlight,
     setHighlight: (next) => { highlight = next; render(); },
-    cellValue, reading,
+    cellValue, reading, cellLabel,
     issueCells: (p) => new Set(p.issues.flatMap((i) => i.cells)),
   };
 

@@ -107,11 +107,11 @@
           const [kind, walls] = value.split(":");
           const cls = value ? "tile type-" + kind + " " + (walls || "").split("").map((w) => "wall-" + w).join(" ") : "empty";
           grid.append(cellButton(p, cell, issueCells, cls, el("span", { text: value ? k().short[kind] || kind : "" }),
-            `x ${x} y ${y}: ${value ? kind + (walls ? " walls " + walls : "") : "empty"}`,
+            `${tileName(cell, p)}: ${valueName(value)}`,
             longWall.filter((w) => w.cell === cell).map((w) => "lw-" + w.side).join(" ")));
         }
       }
-      return el("div", { class: "scroll" }, grid);
+      return el("div", { class: "scroll" }, grid, el("p", { class: "muted small compass", text: "North is up, east is right: tiles are named from the fountain." }));
     }
 
     function toggleWall(p, cell, side) {
@@ -161,6 +161,25 @@
       return (k().short[kind] || kind) + (walls ? " " + walls : "");
     }
 
-    return { settings, fields, notes, evidence, board, picker, move, key, shortValue, cellLabel: (cell) => "(" + cell + ")" };
+    // where a tile stands, in words, counted from the player's fountain (as the scanner's verdict names tiles):
+    // "2 east, 1 south of the fountain"; north is up and east is right, as the palace stands upright
+    function tileName(cell, p) {
+      const fountain = p && p.cells.find((r) => r.value === k().fountain);
+      const [fx, fy] = fountain ? fountain.cell.split(",").map(Number) : [0, 0];
+      const [x, y] = cell.split(",").map(Number);
+      const dx = x - fx, dy = y - fy, steps = [];
+      if (dx) steps.push(`${Math.abs(dx)} ${dx > 0 ? "east" : "west"}`);
+      if (dy) steps.push(`${Math.abs(dy)} ${dy > 0 ? "south" : "north"}`);
+      return steps.length ? steps.join(", ") + " of the fountain" : "the fountain";
+    }
+
+    function valueName(value) {
+      if (!value) return "empty";
+      const [kind, walls] = value.split(":");
+      if (kind === k().fountain) return "fountain";
+      return kind + (walls ? " walled " + walls.split("").join(" ") : ", no walls");
+    }
+
+    return { settings, fields, notes, evidence, board, picker, move, key, shortValue, valueName, cellLabel: tileName };
   });
 })();

@@ -136,6 +136,7 @@
 
     return {
       settings, fields, summary, evidence, board, picker, move, key,
+      valueName: (value) => (isDie(value) ? `${k().colors[value[0]]} ${value[1]}` : "empty"),
       cellLabel: (cell) => { const [r, c] = cell.split(","); return `r${Number(r) + 1}c${Number(c) + 1}`; },
       onSelect: () => { pendingColor = null; },
     };
