@@ -330,7 +330,7 @@
         box.open = true;
         // one upload at a time: the button stays off until the server answers (a refused photo re-enables it)
         input.disabled = true;
-        button.textContent = "Uploading…";
+        button.textContent = view.scanner ? "Reading…" : "Uploading…";
         button.classList.add("disabled");
         upload.setAttribute("aria-busy", "true");
         api("POST", playerUrl(p.id) + "/photo", form).finally(() => {
@@ -381,7 +381,9 @@
     });
     box.append(el("div", { class: "photo-wrap" }, image));
     box.append(el("p", { class: "muted small", text: "Drag the four corners onto the board's corners to re-read it; tap a cell to correct it." }));
-    const uncertain = p.cells.filter((r) => r.confidence !== null && r.confidence !== undefined && r.source === "scan" && r.confidence < SURE)
+    // only doubtful readings are chips: none when the scanner stands behind the board (its verdict leads the card)
+    const vouched = p.review && !p.review.needed;
+    const uncertain = vouched ? [] : p.cells.filter((r) => r.confidence !== null && r.confidence !== undefined && r.source === "scan" && r.confidence < SURE)
       .sort((a, b) => a.confidence - b.confidence).slice(0, 8);
     if (uncertain.length) {
       box.append(el("div", { class: "uncertain" }, el("span", { class: "muted", text: "Least certain first:" }),
