@@ -15,6 +15,12 @@
   let changes = 0; // bumped by every answer from the API; a poll started before one is stale
   let highlight = null; // {pid, id, cells: Set}: the cells that earned one scoring item
   let lastError = ""; // the API's words for the last refused request
+  const zooms = {}; // player id -> the photo's zoom (1: fit, a factor, or "full")
+  const scrolls = {}; // player id -> [left, top] of a zoomed photo
+  const ZOOM_MAX = 16;
+  const MIN_LABEL_PX = 9; // a photo label smaller than this on screen is hidden (it would only clutter)
+  const LABEL_EM = 0.66; // a bold label character's width, in font sizes
+  const LABEL_CHARS = 5; // labels are sized as if at least this long, so all read at one size
   const SURE = 0.99; // readings at or above this are not listed as uncertain: a clean scan lists no row of "100%" chips
 
   // ---------------------------------------------------------------- helpers
@@ -360,13 +366,19 @@
       g.append(svg("polygon", { points, "stroke-width": stroke }));
       const cx = r.polygon.reduce((s, [x]) => s + x, 0) / r.polygon.length;
       const cy = r.polygon.reduce((s, [, y]) => s + y, 0) / r.polygon.length;
-      const size = Math.max(...r.polygon.map(([x]) => x)) - Math.min(...r.polygon.map(([x]) => x));
-      g.append(svg("text", { x: cx, y: cy, "font-size": Math.max(10, size / 3.2), "text-anchor": "middle", "dominant-baseline": "central", text: shortValue(r.value) }));
+      // the label fits inside its cell (tilted too: the shortest side bounds it), so labels never run into each other
+      const text = shortValue(r.value);
+      const side = Math.min(...r.polygon.map(([x, y], i) => { const [u, v] = r.polygon[(i + 1) % r.polygon.length]; return Math.hypot(u - x, v - y); }));
+      const fontSize = (side * 0.85) / (LABEL_EM * Math.max(LABEL_CHARS, text.length)); // one size for short and long labels
+      g.append(svg("text", { x: cx, y: cy, "font-size": fontSize.toFixed(1), "data-fs": fontSize.toFixed(1), "text-anchor": "middle", "dominant-baseline": "central", text }));
       g.append(svg("title", { text: `${cellLabel(r.cell, p)}: ${valueName(r.value)}` + (r.confidence != null ? ` (${Math.round(r.confidence * 100)}%)` : "") }));
       image.append(g);
     }
+    const wrap = el("div", { class: "photo-wrap" }, image);
+    const hiddenNote = el("p", { class: "muted small label-note", hidden: true, text: "Labels too small to read are hidden: zoom in, or tap a cell." });
+    const tools = zoomTools(p, image, wrap, W, hiddenNote);
     if (!view.scanner) {  // no scanner for this game: nothing would re-read the board, so no corners to drag
-      box.append(el("div", { class: "photo-wrap" }, image));
+      box.append(tools, wrap, hiddenNote);
       return box;
     }
     const corners = p.corners || [[W * 0.1, H * 0.1], [W * 0.9, H * 0.1], [W * 0.9, H * 0.9], [W * 0.1, H * 0.9]];
@@ -379,7 +391,7 @@
       dragCorner(handle, image, corners, quad, index, p);
       image.append(handle);
     });
-    box.append(el("div", { class: "photo-wrap" }, image));
+    box.append(tools, wrap, hiddenNote);
     box.append(el("p", { class: "muted small", text: "Drag the four corners onto the board's corners to re-read it; tap a cell to correct it." }));
     // only doubtful readings are chips: none when the scanner stands behind the board (its verdict leads the card)
     const vouched = p.review && !p.review.needed;
@@ -391,6 +403,69 @@
           `${cellLabel(r.cell, p)}: ${valueName(r.value)} ${Math.round(r.confidence * 100)}%`))));
     }
     return box;
+  }
+
+  // The photo's zoom: fit to the page (1), closer steps, or the photo's own pixels ("full"); kept per player across renders.
+  function zoomTools(p, image, wrap, W, hiddenNote) {
+    const level = () => zooms[p.id] || 1;
+    const factor = () => (level() === "full" ? Math.max(1, W / Math.max(1, wrap.clientWidth)) : level());
+    const apply = () => {
+      const z = factor();
+      wrap.classList.toggle("zoomed", z > 1);
+      image.style.width = z > 1 ? (z * 100).toFixed(0) + "%" : ""; // CSSOM: allowed by the page's CSP
+      out.disabled = z <= 1;
+      full.disabled = level() === "full";
+      wrap.dataset.zoom = z.toFixed(2);
+    };
+    const set = (next, centre) => {
+      const before = factor();
+      const at = centre || [0.5, 0.5];
+      const fx = (wrap.scrollLeft + wrap.clientWidth * at[0]) / Math.max(1, wrap.scrollWidth);
+      const fy = (wrap.scrollTop + wrap.clientHeight * at[1]) / Math.max(1, wrap.scrollHeight);
+      zooms[p.id] = next;
+      apply();
+      if (factor() !== before) { // keep the spot under the pointer (or the middle) where it was
+        wrap.scrollLeft = fx * wrap.scrollWidth - wrap.clientWidth * at[0];
+        wrap.scrollTop = fy * wrap.scrollHeight - wrap.clientHeight * at[1];
+      }
+    };
+    const step = (dir) => {
+      const z = factor();
+      const next = dir > 0 ? Math.min(ZOOM_MAX, z * 2) : z / 2;
+      return next <= 1.01 ? 1 : next;
+    };
+    const zin = el("button", { type: "button", class: "small zoom-in", "aria-label": "Zoom in on the photo", onclick: () => set(step(1)), text: "+" });
+    const out = el("button", { type: "button", class: "small zoom-out", "aria-label": "Zoom out", onclick: () => set(step(-1)), text: "−" });
+    const full = el("button", { type: "button", class: "small zoom-full", onclick: () => set("full"), text: "Full size" });
+    const fit = el("button", { type: "button", class: "small zoom-fit", onclick: () => set(1), text: "Fit" });
+    // ctrl + wheel, which is also what a trackpad pinch sends
+    image.addEventListener("wheel", (e) => {
+      if (!e.ctrlKey) return;
+      e.preventDefault();
+      const box = wrap.getBoundingClientRect();
+      set(step(e.deltaY < 0 ? 1 : -1), [(e.clientX - box.left) / box.width, (e.clientY - box.top) / box.height]);
+    }, { passive: false });
+    // hide the labels too small to read at this size (they show on hover and on the selected cell)
+    const fitLabels = () => {
+      const scale = image.getBoundingClientRect().width / W;
+      if (!scale) return;
+      let hidden = 0;
+      for (const text of image.querySelectorAll("text[data-fs]")) {
+        const small = Number(text.dataset.fs) * scale < MIN_LABEL_PX && text.textContent !== "";
+        text.parentNode.classList.toggle("label-hidden", small);
+        if (small) hidden += 1;
+      }
+      hiddenNote.hidden = hidden === 0;
+    };
+    new ResizeObserver(fitLabels).observe(image);
+    // every answer redraws the page: a zoomed photo keeps where it was scrolled to
+    wrap.addEventListener("scroll", () => { scrolls[p.id] = [wrap.scrollLeft, wrap.scrollTop]; });
+    requestAnimationFrame(() => {
+      apply();
+      fitLabels();
+      if (scrolls[p.id]) [wrap.scrollLeft, wrap.scrollTop] = scrolls[p.id];
+    });
+    return el("div", { class: "zoom-tools", role: "group", "aria-label": "Photo zoom" }, el("span", { class: "muted small", text: "Zoom:" }), out, zin, full, fit);
   }
 
   function dragCorner(handle, image, corners, quad, index, p) {
