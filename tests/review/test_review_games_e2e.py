@@ -88,7 +88,7 @@ def test_alhambra_walls_dirk_and_the_final_market(browser_page, live_server) -> 
     ana = page.locator(".player").first
     ana.locator('.board [data-cell="0,0"]').click()
     page.keyboard.press("ArrowUp")  # the board grows toward the selection
-    expect(ana.locator(".palette-head strong")).to_have_text("Set (0,-1)")
+    expect(ana.locator(".palette-head strong")).to_have_text("Set 1 north of the fountain")  # in words, never "(0,-1)"
     page.keyboard.press("6")
     expect(ana.locator('.board [data-cell="0,-1"]')).to_have_class(re.compile(r"\btype-tower\b"))
     expect(ana.locator('.board [data-cell="0,-1"]')).to_have_text("Tow")
@@ -96,7 +96,7 @@ def test_alhambra_walls_dirk_and_the_final_market(browser_page, live_server) -> 
     ana.locator(".wall-picker button", has_text="E").click()
     expect(ana.locator('.board [data-cell="0,-1"]')).to_have_class(re.compile(r"\bwall-E\b"))
     page.keyboard.press("s")
-    expect(ana.locator('.board [data-cell="0,-1"]')).to_have_attribute("aria-label", "x 0 y -1: tower walls ES")
+    expect(ana.locator('.board [data-cell="0,-1"]')).to_have_attribute("aria-label", "1 north of the fountain: tower walled E S")
     page.locator("#scoring-round").select_option("3")
     expect(ana.locator(".fields input[type=number]")).to_have_count(5)  # points before, and money per currency
     page.get_by_role("button", name="Add a market tile").click()

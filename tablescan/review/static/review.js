@@ -260,7 +260,7 @@
   }
 
   function playerScore(p) {
-    if (!p.entered) return "not entered"; // a blank board scores nothing real (Sagrada: -20): say so instead
+    if (!p.entered) return "not entered"; // a blank board scores nothing real (a blank window: -20): say so instead
     if (!p.report) return "–";
     return p.report[view.form.score_key] ?? "–";
   }
@@ -490,7 +490,7 @@
   }
 
   const shortValue = (value) => hook("shortValue", value === "." ? "" : value, value);
-  const cellLabel = (cell, p) => hook("cellLabel", cell, cell, p); // a cell in the players' words (Alhambra: from the fountain)
+  const cellLabel = (cell, p) => hook("cellLabel", cell, cell, p); // a cell in the players' words (a palace tile: from its fountain)
   const valueName = (value) => hook("valueName", shortValue(value) || "empty", value); // a value in words, where there is room
 
   // ---------------------------------------------------------------- boards

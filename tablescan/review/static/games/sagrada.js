@@ -20,7 +20,9 @@
       const nodes = [el("div", { class: "row" }, slots.map((i) => {
         const node = select("Public objective " + (i + 1),
           [["", "— not set —"]].concat(opts.public_objectives.map((o) => [o, ui.words(o)])), chosen[i] || "", (value) => {
-            const next = slots.map((j) => (j === i ? value : chosen[j] || "")).filter(Boolean);
+            // read the other slots as shown, not as last rendered: a quick second choice must not undo the first
+            const shown = [...document.querySelectorAll("#settings select[data-objective]")].map((node) => node.value);
+            const next = slots.map((j) => (j === i ? value : shown[j] ?? chosen[j] ?? "")).filter(Boolean);
             return patchSettings({ public_objectives: next });
           }, { "data-objective": i });
         if (!chosen[i]) node.classList.add("unset");
