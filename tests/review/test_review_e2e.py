@@ -116,6 +116,7 @@ def test_create_upload_enter_and_correct_a_sagrada_window(browser_page, live_ser
     page.keyboard.press("3")
     expect(ana.locator(".board .cell.violation")).to_have_count(2)
     expect(ana.locator(".issues li")).not_to_have_count(0)
+    expect(ana.locator(".issues li strong").first).to_have_text(re.compile(r"^[A-Z][a-z]+( [a-z]+)*:$"))  # the rule in words, no key
 
     # correct the misread die: the score and the standings change, the violation goes
     before = ana.locator(".player-score").inner_text()
