@@ -58,7 +58,14 @@ def test_sagrada_solo_settings_and_colour_then_value(browser_page, live_server) 
     page = browser_page
     _, errors = open_game(page, live_server, "sagrada", ["Ana"])
     expect(page.locator("#settings select[data-objective]")).to_have_count(2)  # solo: two public objectives
+    expect(page.locator("#settings").get_by_label("Private objective 2")).to_have_value("")  # not dealt by the screen
+    expect(page.locator("#settings .field.unset")).to_have_count(5)  # two public, two private, the round track
+    page.locator("#settings").get_by_label("Private objective 2").select_option("blue")
+    page.locator("#settings").get_by_label("Private objective 1").select_option("red")
     expect(page.locator("#settings").get_by_label("Private objective 2")).to_have_value("blue")
+    expect(page.locator("#settings .field.unset")).to_have_count(3)
+    expect(page.locator("#standings .incomplete")).to_contain_text("the round track's sum is not set")
+    expect(page.locator("#standings .incomplete")).not_to_contain_text("solo private")
     ana = page.locator(".player").first
     expect(ana.get_by_label("Favor tokens left")).to_have_count(0)
     ana.locator('.board [data-cell="0,0"]').click()

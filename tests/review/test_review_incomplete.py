@@ -114,12 +114,28 @@ def test_public_objectives_are_not_set_until_chosen(client: TestClient, chosen, 
     assert (len(view["standings"]) == 2) == (not expected)
 
 
-def test_a_solo_game_wants_its_two_public_objectives(client: TestClient) -> None:
+def test_a_solo_game_wants_its_cards_and_round_track(client: TestClient) -> None:
     view = new_game(client, "sagrada", ("Ana",))
-    assert view["incomplete"] == ["the public objectives are not set", "Ana's board is not entered"]
+    assert view["settings"]["solo"] == {"private_objectives": [None, None], "round_track_sum": None}  # nothing dealt
+    assert view["incomplete"] == [
+        "the public objectives are not set",
+        "the solo private objectives are not set",
+        "the round track's sum is not set",
+        "Ana's board is not entered",
+    ]
     view = enter_boards(client, view, objectives=False)
-    view = client.patch(f"/api/games/{view['id']}", json={"settings": {"public_objectives": ["light-shades", "deep-shades"]}}).json()
+    game = f"/api/games/{view['id']}"
+    view = client.patch(game, json={"settings": {"public_objectives": ["light-shades", "deep-shades"]}}).json()
+    view = client.patch(game, json={"settings": {"solo": {"private_objectives": [None, "green"]}}}).json()
+    assert view["incomplete"] == ["the second solo private objective is not set", "the round track's sum is not set"]
+    assert view["document"]["solo"]["private_objectives"][0] == "green"  # a stand-in beside it while the standings wait
+    view = client.patch(game, json={"settings": {"solo": {"round_track_sum": "0"}}}).json()  # 0 is a sum the player gives
+    assert view["incomplete"] == ["the second solo private objective is not set"] and view["standings"] == []
+    view = client.patch(game, json={"settings": {"solo": {"private_objectives": ["blue", "green"]}}}).json()
     assert view["incomplete"] == [] and [row["name"] for row in view["standings"]] == ["Ana"]
+    assert view["document"]["solo"] == {"private_objectives": ["blue", "green"], "round_track_sum": 0}
+    twice = client.patch(game, json={"settings": {"solo": {"private_objectives": ["blue", "blue"]}}})
+    assert twice.status_code == 400 and "two different colours" in twice.json()["error"]
 
 
 def test_a_board_nobody_entered_does_not_rank(client: TestClient) -> None:

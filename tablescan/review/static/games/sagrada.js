@@ -29,14 +29,18 @@
         return node;
       }))];
       if (solo1) {
+        // the two drawn private objectives and the round track's sum: "not set" until entered, never dealt by the screen
         const solo = s.solo || k().solo;
+        const marked = (node, isUnset) => { if (isUnset) node.classList.add("unset"); return node; };
+        const trackUnset = solo.round_track_sum === null || solo.round_track_sum === undefined;
         nodes.push(el("div", { class: "row" },
-          solo.private_objectives.map((_, i) => select("Private objective " + (i + 1), opts.colors.map((c) => [c, c]), solo.private_objectives[i], (value) => {
-            const privates = solo.private_objectives.slice(); privates[i] = value;
-            patchSettings({ solo: { private_objectives: privates, round_track_sum: solo.round_track_sum } });
-          })),
-          numberInput("Round track sum", solo.round_track_sum, (value) =>
-            patchSettings({ solo: { private_objectives: solo.private_objectives, round_track_sum: value } }))));
+          solo.private_objectives.map((colour, i) => marked(select("Private objective " + (i + 1), [["", "— not set —"]].concat(opts.colors.map((c) => [c, c])), colour || "", (value) => {
+            const shown = [...document.querySelectorAll("#settings select[data-solo-private]")].map((node) => node.value || null);
+            const privates = solo.private_objectives.map((c, j) => (j === i ? value || null : shown[j] ?? c));
+            return patchSettings({ solo: { private_objectives: privates } });
+          }, { "data-solo-private": i }), !colour)),
+          marked(numberInput("Round track sum", trackUnset ? "" : solo.round_track_sum, (value) =>
+            patchSettings({ solo: { round_track_sum: value } }), { placeholder: "not set" }), trackUnset)));
       }
       return nodes;
     }
@@ -59,6 +63,7 @@
 
     function summary(report) {
       if (!report.solo) return [];
+      if ((ui.view().incomplete || []).length) return []; // won or lost is only said once the setup is all entered
       return [el("p", { class: report.solo.won ? "good" : "bad" }, `Solo target ${report.solo.target}: ${report.solo.won ? "won" : "lost"}`)];
     }
 
