@@ -139,7 +139,7 @@ def unset_values(form: ReviewForm, settings: dict, players: list[dict]) -> list[
     for player in players:
         if not board_entered(form, player):  # a blank board would score (Sagrada: -20) and rank
             missing.append(f"{player['name']}'s board is not entered")
-        missing.extend(f"{player['name']}'s {what}" for what in form.unset(player, len(players)))
+        missing.extend(f"{player['name']}'s {what}" for what in form.unset(player, len(players), settings))
     return missing
 
 

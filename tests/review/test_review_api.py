@@ -207,6 +207,8 @@ def test_alhambra_scorings_accumulate(client: TestClient) -> None:
     view = new_game(client, "alhambra", ("Ana", "Bo"))
     view = put_cells(client, view, 0, [{"cell": "1,0", "value": "garden:N"}, {"cell": "0,1", "value": "tower:W"}])
     view = put_cells(client, view, 1, [{"cell": "1,0", "value": "pavilion:NE"}])
+    dirk = dict.fromkeys(view["options"]["tile_types"], 0)  # Dirk's buildings counted: none yet
+    view = client.patch(f"/api/games/{view['id']}", json={"settings": {"dirk": dirk}}).json()
     assert view["report"] == core_report(view["document"])
     first = {p["name"]: p["total"] for p in view["report"]["players"]}
     assert first["Ana"] > 0 and view["settings"]["scoring_round"] == 1

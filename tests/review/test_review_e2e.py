@@ -185,6 +185,18 @@ def test_alhambra_palace_by_keyboard_and_a_recorded_scoring(browser_page, live_s
     changed = page.request.put(f"{live_server}/api/games/{game['id']}/players/{bo_id}/cells", data={"cell": "0,-1", "value": "tower:N"})
     assert changed.ok
     expect(bo.locator('.board [data-cell="0,-1"]')).to_have_class(re.compile(r"\btype-tower\b"), timeout=9000)
-    page.get_by_role("button", name="Record scoring 1 and go on to scoring 2").click()
+    # Dirk's buildings decide majorities: until they are counted, the scoring cannot be recorded
+    record = page.get_by_role("button", name="Record scoring 1 and go on to scoring 2")
+    expect(record).to_be_disabled()
+    expect(page.locator("#standings .incomplete")).to_have_text(
+        "Incomplete: Dirk's buildings are not set (no ranking until these are entered)"
+    )
+    for index, count in enumerate((0, 1, 0, 0, 2, 0)):
+        field = page.locator("#settings .row").nth(1).locator("input[type=number]").nth(index)
+        field.fill(str(count))
+        field.press("Tab")
+        expect(page.locator("#settings .row").nth(1).locator(".field.unset")).to_have_count(5 - index)
+    expect(record).to_be_enabled()
+    record.click()
     expect(page.locator("#scoring-round")).to_have_value("2")
     expect(page.locator(".rounds table")).to_contain_text("Round 1")

@@ -174,9 +174,11 @@ def test_alhambra_dirk_is_not_set_until_counted(client: TestClient) -> None:
     half = {"pavilion": 1, "seraglio": 0, "arcades": 2}
     view = client.patch(f"/api/games/{view['id']}", json={"settings": {"dirk": half}}).json()
     assert view["incomplete"] == ["Dirk's buildings are not set"]  # three types still uncounted
-    view = client.patch(f"/api/games/{view['id']}", json={"settings": {"dirk": {**half, "chambers": 0, "garden": 3, "tower": 0}}}).json()
+    view = client.patch(f"/api/games/{view['id']}", json={"settings": {"dirk": {"chambers": 0, "garden": 3, "tower": 0}}}).json()
     assert view["incomplete"] == [] and len(view["standings"]) == 2
-    assert view["document"]["dirk"]["garden"] == 3
+    assert view["document"]["dirk"] == {**half, "chambers": 0, "garden": 3, "tower": 0}  # the first edit's counts kept
+    view = client.patch(f"/api/games/{view['id']}", json={"settings": {"dirk": {"tower": ""}}}).json()
+    assert view["incomplete"] == ["Dirk's buildings are not set"]  # cleared again: not set
 
 
 def test_splendor_nobles_are_not_set_until_entered(client: TestClient) -> None:
@@ -224,3 +226,32 @@ def test_breakdown_columns_have_words_for_every_key(client: TestClient) -> None:
 )
 def test_sagrada_form_names_what_is_unset(fields, count, expected) -> None:
     assert SAGRADA.unset({"fields": fields}, count) == expected
+
+
+def test_alhambra_points_before_a_later_scoring_are_not_set_until_carried_or_entered(client: TestClient) -> None:
+    view = new_game(client, "alhambra", ("Ana", "Bo", "Cy"))  # three players: no Dirk
+    game = f"/api/games/{view['id']}"
+    for player in view["players"]:
+        view = client.put(f"{game}/players/{player['id']}/cells", json={"cell": "1,0", "value": "garden:N"}).json()
+    assert view["incomplete"] == []  # before the first scoring nobody has points: 0 is the rule, not a guess
+    jumped = client.patch(game, json={"settings": {"scoring_round": 2}}).json()  # round 1 never recorded here
+    assert jumped["incomplete"] == [f"{name}'s points before this scoring are not set" for name in ("Ana", "Bo", "Cy")]
+    assert jumped["standings"] == []
+    cy = jumped["players"][2]["id"]
+    typed = client.patch(f"{game}/players/{cy}", json={"fields": {"score_before": "0"}}).json()
+    assert typed["incomplete"] == ["Ana's points before this scoring are not set", "Bo's points before this scoring are not set"]
+    # recording round 1 carries every total into the next scoring's points before
+    client.patch(game, json={"settings": {"scoring_round": 1}})
+    recorded = client.post(f"{game}/rounds").json()
+    assert recorded["settings"]["scoring_round"] == 2 and recorded["incomplete"] == []
+
+
+def test_a_round_with_a_value_not_set_cannot_be_recorded(client: TestClient) -> None:
+    view = new_game(client, "alhambra")  # two players: Dirk's buildings are not set
+    game = f"/api/games/{view['id']}"
+    for player in view["players"]:
+        client.put(f"{game}/players/{player['id']}/cells", json={"cell": "1,0", "value": "garden:N"})
+    refused = client.post(f"{game}/rounds")
+    assert refused.status_code == 400
+    assert refused.json()["error"] == "round 1: cannot be recorded yet: Dirk's buildings are not set"
+    assert client.get(f"/games/{view['id']}.json").json()["rounds"] == []

@@ -105,8 +105,11 @@ class ReviewForm:
         """Return one player's FORMATS.md entry, without its name, from stored fields and cells."""
         return {}
 
-    def unset(self, player: dict, player_count: int) -> list[str]:
-        """Return what decides the player's score and nobody has entered yet, each as "<what> is not set"."""
+    def unset(self, player: dict, player_count: int, settings: dict | None = None) -> list[str]:
+        """Return what decides the player's score and nobody has entered yet, each as "<what> is not set".
+
+        ``settings`` are the game's (None: a new game's defaults).
+        """
         return []
 
     def unset_settings(self, settings: dict, player_count: int) -> list[str]:

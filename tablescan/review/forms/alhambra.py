@@ -115,7 +115,12 @@ class AlhambraForm(ReviewForm):
         }
 
     def default_fields(self, position: int) -> dict[str, Any]:
-        return {"score_before": 0, "money": {currency: 0 for currency in CURRENCIES}, "reserve": []}
+        # points before this scoring: none in the first; from a later one on, recorded rounds carry them (else "not set")
+        return {"score_before": None, "money": {currency: 0 for currency in CURRENCIES}, "reserve": []}
+
+    def unset(self, player: dict, player_count: int, settings: dict | None = None) -> list[str]:
+        later = (settings or {}).get("scoring_round", 1) > 1
+        return ["points before this scoring are not set"] if later and player["fields"].get("score_before") in (None, "") else []
 
     def blank_cells(self) -> dict[str, str]:
         return {"0,0": FOUNTAIN}
@@ -149,8 +154,14 @@ class AlhambraForm(ReviewForm):
             dirk = change["dirk"]
             if not isinstance(dirk, dict):
                 raise StateError("settings.dirk: expected counts per building type")
+            before = settings.get("dirk") or {}
+            # a type the change leaves out keeps its count: one field's edit never clears another's
             settings["dirk"] = {
-                kind: None if dirk.get(kind) in (None, "") else int_in(dirk.get(kind), f"settings.dirk.{kind}", 0, MAX_DIRK_ENTRY)
+                kind: before.get(kind)
+                if kind not in dirk
+                else None
+                if dirk[kind] in (None, "")
+                else int_in(dirk[kind], f"settings.dirk.{kind}", 0, MAX_DIRK_ENTRY)
                 for kind in BUILDING_TYPES
             }
         if "market" in change:
@@ -170,7 +181,9 @@ class AlhambraForm(ReviewForm):
     def clean_fields(self, fields: dict, change: dict) -> dict:
         fields = copy_json(fields)
         if "score_before" in change:
-            fields["score_before"] = int_in(change["score_before"], "fields.score_before", 0, MAX_SCORE_ENTRY)
+            before = change["score_before"]
+            unset = before is None or (isinstance(before, str) and not before.strip())
+            fields["score_before"] = None if unset else int_in(before, "fields.score_before", 0, MAX_SCORE_ENTRY)
         if "reserve" in change:
             reserve = change["reserve"]
             items = reserve.replace(";", ",").split(",") if isinstance(reserve, str) else reserve

@@ -190,7 +190,7 @@ class SagradaForm(ReviewForm):
                 doc["favor_tokens"] = number(fields.get("favor_tokens"))
         return doc
 
-    def unset(self, player: dict, player_count: int) -> list[str]:
+    def unset(self, player: dict, player_count: int, settings: dict | None = None) -> list[str]:
         if player_count == 1:  # the solo game takes its objectives from the settings and has no tokens
             return []
         fields = player["fields"]

@@ -47,7 +47,7 @@ class SplendorForm(ReviewForm):
     def default_fields(self, position: int) -> dict[str, Any]:
         return {"nobles": None, "reserved": 0}  # nobles score: "not set" until entered; reserved cards never score
 
-    def unset(self, player: dict, player_count: int) -> list[str]:
+    def unset(self, player: dict, player_count: int, settings: dict | None = None) -> list[str]:
         return ["nobles are not set"] if player["fields"].get("nobles") in (None, "") else []
 
     def board_entered(self, cells: dict[str, str]) -> bool:

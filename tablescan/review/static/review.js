@@ -231,7 +231,7 @@
     const done = view.rounds.some((r) => r.round === last);
     if (!done) {
       box.append(el("button", {
-        class: "primary", type: "button", disabled: view.report ? null : true,
+        class: "primary", type: "button", disabled: view.report && !(view.incomplete || []).length ? null : true,
         onclick: () => api("POST", base() + "/rounds"),
         text: round < last ? `Record scoring ${round} and go on to scoring ${round + 1}` : "Record the final scoring",
       }));

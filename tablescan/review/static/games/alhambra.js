@@ -28,10 +28,9 @@
           el("div", { class: "row" }, opts.tile_types.map((t) => {
             // a count nobody entered is "not set" (the standings wait for it), never a silent 0
             const unset = s.dirk[t] === null || s.dirk[t] === undefined;
-            const node = numberInput(t, unset ? "" : s.dirk[t], (value) => {
-              const dirk = Object.assign({}, s.dirk, { [t]: value });
-              patchSettings({ dirk });
-            }, { max: k().max_dirk, placeholder: "not set" });
+            // only this type's count is sent (the others keep theirs), so quick edits of two fields both stay
+            const node = numberInput(t, unset ? "" : s.dirk[t], (value) => patchSettings({ dirk: { [t]: value } }),
+              { max: k().max_dirk, placeholder: "not set" });
             if (unset) node.classList.add("unset");
             return node;
           })));
@@ -52,10 +51,20 @@
       return nodes;
     }
 
+    // none before the first scoring; from a later one on, "not set" until a recorded round carries them or they are typed
+    function pointsBefore(p) {
+      const value = p.fields.score_before, unset = value === null || value === undefined || value === "";
+      const later = round() > 1;
+      const node = numberInput("Points before this scoring", unset ? (later ? "" : 0) : value, (v) => patchFields(p.id, { score_before: v }),
+        { max: k().max_score_before, placeholder: "not set" });
+      if (unset && later) node.classList.add("unset");
+      return node;
+    }
+
     function fields(p) {
       const f = p.fields, opts = ui.view().options;
       const nodes = [
-        numberInput("Points before this scoring", f.score_before, (v) => patchFields(p.id, { score_before: v }), { max: k().max_score_before }),
+        pointsBefore(p),
         textField("Reserve (never scores)", (f.reserve || []).join(", "), (v) => patchFields(p.id, { reserve: v }), { placeholder: "garden:N, tower:ES", size: 16 }),
       ];
       if (isFinal()) {
