@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import io
 import re
 from contextlib import nullcontext
@@ -640,3 +641,20 @@ def test_a_crashing_core_still_shows_the_game(client: TestClient, monkeypatch) -
     assert error.startswith("the Sagrada scoring core failed on this game (details are in the server log)")
     assert "ZeroDivisionError" not in error and "division by zero" not in error  # no Python in the players' words
     assert client.get(f"/games/{view['id']}").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("form", "field", "message"),
+    [
+        ({"game": "alhambra", "players": "Ana"}, "players", "Alhambra needs 2-6 players (with 2, Dirk plays along)"),
+        ({"game": "sagrada", "players": "Ana\nAna"}, "players", "every player needs a different name"),
+        ({"game": "chess", "players": "Ana\nBo"}, "game", "expected one of alhambra, sagrada, splendor, got 'chess'"),
+    ],
+)
+def test_a_refused_new_game_comes_back_as_typed_with_the_error_beside_its_field(client: TestClient, form, field, message) -> None:
+    response = client.post("/games", data={**form, "name": "Friday <night>"}, follow_redirects=False)
+    assert response.status_code == 400
+    shown = html.escape(message).replace("&#x27;", "&#39;")  # as Jinja escapes it
+    assert f'<p class="field-error" id="{field}-error" role="alert">{shown}</p>' in response.text
+    assert "Friday &lt;night&gt;" in response.text and ">" + form["players"] + "</textarea>" in response.text
+    assert "<h1>New game</h1>" in response.text and client.get("/index.json").json()["games"] == []  # nothing created

@@ -26,14 +26,18 @@ def index_page(request: Request, entered: dict | None = None, errors: dict | Non
     return templates.TemplateResponse(request, "index.html", context, status_code=status)
 
 
-def field_of(error: StateError, fields: tuple[str, ...]) -> str:
-    """Return which form field a ``StateError`` names (its message starts with the field's path), else the first.
+def field_of(error: StateError, fields: tuple[str, ...]) -> tuple[str, str]:
+    """Return which form field a ``StateError`` names (its message starts with the field's path, else the first
+    field) and the message as said beside that field (without the path).
 
     >>> field_of(StateError("players[1]: expected a name of 1-40 characters, got ''"), NEW_GAME_FIELDS)
-    'players'
+    ('players', "expected a name of 1-40 characters, got ''")
     """
-    head = str(error).split(":", 1)[0].split("[", 1)[0].split(".", 1)[0].strip()
-    return head if head in fields else fields[0]
+    path, _, rest = str(error).partition(": ")
+    head = path.split("[", 1)[0].split(".", 1)[0].strip()
+    if head in fields and rest and " " not in path:
+        return head, rest
+    return fields[0], str(error)
 
 
 async def index(request: Request) -> Response:
@@ -55,7 +59,8 @@ async def create_game_form(request: Request) -> Response:
     try:
         game_id = usecases.create_game(store_of(request), entered["game"], entered["name"], names)
     except StateError as error:  # the form again, as typed, with the error beside the field it is about
-        return index_page(request, entered, {field_of(error, NEW_GAME_FIELDS): str(error)}, status=StateError.http_status)
+        field, message = field_of(error, NEW_GAME_FIELDS)
+        return index_page(request, entered, {field: message}, status=StateError.http_status)
     return RedirectResponse(f"/games/{game_id}", status_code=303)
 
 

@@ -121,7 +121,8 @@
     if (ok === false) {
       notice("");
       input.setAttribute("aria-invalid", "true");
-      field.append(el("span", { class: "field-error", role: "alert", text: lastError }));
+      // beside its field the error needs no path ("fields.favor_tokens: "): the field is right there
+      field.append(el("span", { class: "field-error", role: "alert", text: lastError.replace(/^[\w.\[\]'"-]+: /, "") }));
     } else input.removeAttribute("aria-invalid");
   }
 
