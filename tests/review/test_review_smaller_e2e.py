@@ -274,6 +274,21 @@ def test_alhambra_photo_labels_never_pile_up_and_the_photo_zooms(phone, live_ser
     expect(wrap).not_to_have_class(re.compile(r"\bzoomed\b"))
     ana.get_by_role("button", name="Zoom in on the photo").click()
     expect(wrap).to_have_attribute("data-zoom", "2.00")
+    # two fingers spread on the photo zoom it further (a pinch); back to fit, then pinch closed stays at fit
+    pinch = """([spread]) => {
+        const image = document.querySelector('.player .photo-view');
+        const box = image.getBoundingClientRect(), x = box.left + box.width / 2, y = box.top + box.height / 2;
+        const send = (type, id, dx) => image.dispatchEvent(new PointerEvent(type, {pointerId: id, pointerType: 'touch', bubbles: true, clientX: x + dx, clientY: y}));
+        send('pointerdown', 11, -20); send('pointerdown', 12, 20);
+        send('pointermove', 11, -20 * spread); send('pointermove', 12, 20 * spread);
+        send('pointerup', 11, -20 * spread); send('pointerup', 12, 20 * spread);
+    }"""
+    page.evaluate(pinch, [2])
+    expect(wrap).to_have_attribute("data-zoom", "4.00")  # 2 x the 2 it was at
+    ana.get_by_role("button", name="Fit").click()
+    page.evaluate(pinch, [0.5])
+    expect(wrap).to_have_attribute("data-zoom", "1.00")
+    expect(wrap).not_to_have_class(re.compile(r"\bzoomed\b"))
     # the doubtful tile's chip names it from the fountain, in words
     chip = ana.locator(".uncertain button.chip")
     expect(chip).to_have_count(1)

@@ -446,6 +446,30 @@
       const box = wrap.getBoundingClientRect();
       set(step(e.deltaY < 0 ? 1 : -1), [(e.clientX - box.left) / box.width, (e.clientY - box.top) / box.height]);
     }, { passive: false });
+    // touch: two fingers pinch the zoom, one finger pans a zoomed photo (a corner handle keeps its own drag)
+    const touches = new Map();
+    let pinch = null; // {distance, zoom} when two fingers went down
+    const spread = () => { const [a, b] = [...touches.values()]; return Math.hypot(a[0] - b[0], a[1] - b[1]); };
+    image.addEventListener("pointerdown", (e) => {
+      if (e.pointerType !== "touch" || e.target.closest(".corner")) return;
+      touches.set(e.pointerId, [e.clientX, e.clientY]);
+      if (touches.size === 2) pinch = { distance: Math.max(1, spread()), zoom: factor() };
+    });
+    image.addEventListener("pointermove", (e) => {
+      const last = touches.get(e.pointerId);
+      if (!last) return;
+      touches.set(e.pointerId, [e.clientX, e.clientY]);
+      if (pinch && touches.size === 2) {
+        const next = Math.min(ZOOM_MAX, pinch.zoom * (spread() / pinch.distance));
+        set(next <= 1.01 ? 1 : next);
+      } else if (touches.size === 1 && factor() > 1) {
+        wrap.scrollLeft -= e.clientX - last[0];
+        wrap.scrollTop -= e.clientY - last[1];
+      }
+    });
+    const lift = (e) => { touches.delete(e.pointerId); if (touches.size < 2) pinch = null; };
+    image.addEventListener("pointerup", lift);
+    image.addEventListener("pointercancel", lift);
     // hide the labels too small to read at this size (they show on hover and on the selected cell)
     const fitLabels = () => {
       const scale = image.getBoundingClientRect().width / W;
