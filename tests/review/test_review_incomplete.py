@@ -152,7 +152,10 @@ def test_a_board_nobody_entered_does_not_rank(client: TestClient) -> None:
 
 @pytest.mark.parametrize(
     ("game", "first", "blank"),
-    [("alhambra", {"cell": "1,0", "value": "garden:N"}, {"cell": "1,0", "value": ""}), ("splendor", {"cell": "red:1", "value": "2"}, {"cell": "red:1", "value": "0"})],
+    [
+        ("alhambra", {"cell": "1,0", "value": "garden:N"}, {"cell": "1,0", "value": ""}),
+        ("splendor", {"cell": "red:1", "value": "2"}, {"cell": "red:1", "value": "0"}),
+    ],
 )
 def test_alhambra_and_splendor_boards_nobody_entered_do_not_rank(client: TestClient, game, first, blank) -> None:
     view = new_game(client, game)

@@ -107,10 +107,16 @@ def test_breakdown_columns_are_words_for_every_game(phone, live_server) -> None:
     from playwright.sync_api import expect
 
     page = phone
-    for game, words in (("sagrada", ["Private objective", "Favor tokens", "Empty cells"]), ("alhambra", ["Longest wall", "This scoring"]), ("splendor", ["Development cards", "Nobles"])):
+    for game, words in (
+        ("sagrada", ["Private objective", "Favor tokens", "Empty cells"]),
+        ("alhambra", ["Longest wall", "This scoring"]),
+        ("splendor", ["Development cards", "Nobles"]),
+    ):
         view = open_game(page, live_server, game)
         if game == "sagrada":  # objectives chosen, so the public columns show their cards' names
-            page.request.patch(f"{live_server}/api/games/{view['id']}", data={"settings": {"public_objectives": ["light-shades", "shade-variety"]}})
+            page.request.patch(
+                f"{live_server}/api/games/{view['id']}", data={"settings": {"public_objectives": ["light-shades", "shade-variety"]}}
+            )
             page.reload()
             words = ["Light Shades", "Shade Variety", *words]
         head = page.locator("table.breakdown thead")
@@ -171,7 +177,9 @@ def test_form_errors_show_beside_their_field_and_keep_what_was_typed(phone, live
 
 def fake_scanner(monkeypatch, game: str, readings: list[dict], review: dict | None) -> None:
     def scan(path, game_id, corners=None, player_name=None, name=None, profile=None):
-        return ScanOutcome(corners=[[0, 0], [100, 0], [100, 100], [0, 100]], model="stand-in", readings=[dict(r) for r in readings], review=review)
+        return ScanOutcome(
+            corners=[[0, 0], [100, 0], [100, 100], [0, 100]], model="stand-in", readings=[dict(r) for r in readings], review=review
+        )
 
     monkeypatch.setattr(scanning, "scanner_games", lambda: (game,))
     monkeypatch.setattr(scanning, "scan_photo", scan)
@@ -181,7 +189,9 @@ def square(x: float, y: float, side: float, turn: float = 0.0) -> list[list[floa
     """A cell outline: a square of ``side`` at (x, y), turned by ``turn`` radians about its centre."""
     c, s = math.cos(turn), math.sin(turn)
     half = side / 2
-    return [[x + half + c * dx - s * dy, y + half + s * dx + c * dy] for dx, dy in ((-half, -half), (half, -half), (half, half), (-half, half))]
+    return [
+        [x + half + c * dx - s * dy, y + half + s * dx + c * dy] for dx, dy in ((-half, -half), (half, -half), (half, half), (-half, half))
+    ]
 
 
 @pytest.mark.parametrize("needed", [False, True])
@@ -190,7 +200,12 @@ def test_a_clean_scan_lists_no_chips_and_a_doubtful_one_only_its_doubts(phone, l
 
     page = phone
     readings = [
-        {"cell": f"{r},{c}", "value": "B4" if (r + c) % 2 else "Y2", "confidence": 1.0 if (r, c) != (1, 1) else 0.97, "polygon": square(20 * c, 20 * r, 18)}
+        {
+            "cell": f"{r},{c}",
+            "value": "B4" if (r + c) % 2 else "Y2",
+            "confidence": 1.0 if (r, c) != (1, 1) else 0.97,
+            "polygon": square(20 * c, 20 * r, 18),
+        }
         for r in range(4)
         for c in range(5)
     ]
@@ -233,7 +248,10 @@ def overlapping(boxes: list[dict]) -> list[tuple[str, str]]:
     return [
         (a["text"], b["text"])
         for a, b in itertools.combinations(boxes, 2)
-        if a["x"] < b["x"] + b["w"] - 0.5 and b["x"] < a["x"] + a["w"] - 0.5 and a["y"] < b["y"] + b["h"] - 0.5 and b["y"] < a["y"] + a["h"] - 0.5
+        if a["x"] < b["x"] + b["w"] - 0.5
+        and b["x"] < a["x"] + a["w"] - 0.5
+        and a["y"] < b["y"] + b["h"] - 0.5
+        and b["y"] < a["y"] + a["h"] - 0.5
     ]
 
 
@@ -267,7 +285,9 @@ def test_alhambra_photo_labels_never_pile_up_and_the_photo_zooms(phone, live_ser
     assert len(boxes) == 20 and overlapping(boxes) == []
     # a tap on a cell redraws the page: the zoom stays, and the tile is named in words
     ana.locator('.photo-view g.cell-poly[data-cell="1,0"] polygon').dispatch_event("click")
-    expect(ana.locator(".palette-head strong")).to_have_text(re.compile(r"^Set \d east|^Set \d west|^Set \d (north|south)|^Set the fountain"))
+    expect(ana.locator(".palette-head strong")).to_have_text(
+        re.compile(r"^Set \d east|^Set \d west|^Set \d (north|south)|^Set the fountain")
+    )
     assert "(" not in ana.locator(".palette-head strong").inner_text()
     expect(wrap).to_have_class(re.compile(r"\bzoomed\b"))
     ana.get_by_role("button", name="Fit").click()
@@ -308,7 +328,9 @@ def test_the_refusal_page_is_styled_and_points_to_the_token_address(chromium, tm
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(tmp_path / "lan.sqlite3", token="s3cret"), host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(tmp_path / "lan.sqlite3", token="s3cret"), host="127.0.0.1", port=port, log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
