@@ -53,6 +53,7 @@ def test_create_upload_enter_and_correct_a_sagrada_window(browser_page, live_ser
     expect(page.locator("table.standings")).to_have_count(0)
     for slot, objective in enumerate(("row-color-variety", "light-shades", "color-diagonals")):
         page.locator(f'select[data-objective="{slot}"]').select_option(objective)
+        page.wait_for_function("(n) => window.tablescanView().settings.public_objectives.length === n", arg=slot + 1)
         expect(page.locator(f'select[data-objective="{slot}"]')).to_have_value(objective)
     expect(page.locator("#settings .field.unset")).to_have_count(0)
     for card, colour in ((ana, "red"), (page.locator(".player").nth(1), "blue")):
