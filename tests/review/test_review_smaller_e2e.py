@@ -354,3 +354,35 @@ def test_the_refusal_page_is_styled_and_points_to_the_token_address(chromium, tm
         context.close()
         server.should_exit = True
         thread.join(timeout=5)
+
+
+def test_quick_choices_in_a_row_all_stay_while_the_answers_come(phone, live_server, monkeypatch) -> None:
+    """Three objectives chosen before the first answer is back: an older answer never redraws over the newer
+    choices (it would show them unset again for a moment, and the next choice would read them so)."""
+    import time
+
+    from playwright.sync_api import expect
+
+    from tablescan.review import usecases
+
+    page = phone
+    view = open_game(page, live_server, "sagrada")
+    slow = usecases.change_game
+
+    def change_game(store, game_id, change):  # a slow phone network: each answer takes a while
+        time.sleep(0.4)
+        return slow(store, game_id, change)
+
+    monkeypatch.setattr(usecases, "change_game", change_game)
+    chosen = ["row-color-variety", "light-shades", "color-diagonals"]
+    with page.expect_response(lambda r: r.request.method == "PATCH") as first:
+        for slot, objective in enumerate(chosen):
+            page.locator(f'select[data-objective="{slot}"]').select_option(objective)
+    assert first.value.ok
+    page.wait_for_timeout(100)  # the first answer is in: the page has not drawn it over the later choices
+    assert [page.locator(f'select[data-objective="{slot}"]').input_value() for slot in range(3)] == chosen
+    page.wait_for_function("(n) => window.tablescanView().settings.public_objectives.length === n", arg=3)
+    assert [page.locator(f'select[data-objective="{slot}"]').input_value() for slot in range(3)] == chosen
+    expect(page.locator("#settings .field.unset")).to_have_count(0)
+    assert page.request.get(f"{live_server}/games/{view['id']}.json").json()["settings"]["public_objectives"] == chosen
+    assert page.errors == []

@@ -15,6 +15,8 @@
   let changes = 0; // bumped by every answer from the API; a poll started before one is stale
   let highlight = null; // {pid, id, cells: Set}: the cells that earned one scoring item
   let lastError = ""; // the API's words for the last refused request
+  let sent = 0; // requests sent so far: only the newest one's answer is drawn
+  let held = null; // an older answer not drawn (a newer request was on its way)
   const zooms = {}; // player id -> the photo's zoom (1: fit, a factor, or "full")
   const scrolls = {}; // player id -> [left, top] of a zoomed photo
   const ZOOM_MAX = 16;
@@ -62,6 +64,7 @@
   }
 
   async function api(method, url, body) {
+    const seq = ++sent;
     busy += 1;
     document.body.classList.add("busy");
     try {
@@ -76,11 +79,16 @@
       try { data = await response.json(); } catch (e) { data = { error: response.status + " " + response.statusText }; }
       if (!response.ok) {
         lastError = data.error || "request failed";
+        if (seq === sent && held) { view = held; held = null; render(); } // the last good answer, held back for this one
         notice(lastError, "bad");
         return false;
       }
-      view = data;
       changes += 1;
+      // a newer edit is on its way: its answer holds this one's too, so drawing this one would only undo
+      // on screen what was just chosen (e.g. a second objective picked before the first one's answer)
+      if (seq !== sent) { held = data; return true; }
+      view = data;
+      held = null;
       notice(view.notice || "", view.notice ? "warn" : "");
       render();
       return true;
