@@ -86,10 +86,11 @@
       changes += 1;
       // a newer edit is on its way: its answer holds this one's too, so drawing this one would only undo
       // on screen what was just chosen (e.g. a second objective picked before the first one's answer)
-      if (seq !== sent) { held = data; return true; }
+      if (seq !== sent) { held = data.notice || !held ? data : Object.assign(data, { notice: held.notice }); return true; }
+      const said = data.notice || (held && held.notice) || ""; // a held answer's notice (a photo not read) still shows
       view = data;
       held = null;
-      notice(view.notice || "", view.notice ? "warn" : "");
+      notice(said, said ? "warn" : "");
       render();
       return true;
     } catch (error) {
