@@ -386,3 +386,22 @@ def test_quick_choices_in_a_row_all_stay_while_the_answers_come(phone, live_serv
     expect(page.locator("#settings .field.unset")).to_have_count(0)
     assert page.request.get(f"{live_server}/games/{view['id']}.json").json()["settings"]["public_objectives"] == chosen
     assert page.errors == []
+
+
+def test_alhambra_issues_name_tiles_from_the_fountain(phone, live_server) -> None:
+    from playwright.sync_api import expect
+
+    page = phone
+    view = open_game(page, live_server, "alhambra")
+    ana = view["players"][0]["id"]
+    cells = [{"cell": "1,0", "value": "tower:N"}, {"cell": "2,0", "value": "garden:W"}, {"cell": "4,3", "value": "arcades:"}]
+    assert page.request.put(f"{live_server}/api/games/{view['id']}/players/{ana}/cells", data={"cells": cells}).ok
+    page.reload()
+    issues = page.locator(".player").first.locator(".issues li")
+    assert page.errors == []
+    expect(issues.first).to_be_visible()
+    text = " ".join(issues.all_inner_texts())
+    assert "the W wall of the tile 2 east of the fountain" in text and "the open E side of the tile 1 east of the fountain" in text
+    assert "the tile 4 east, 3 south of the fountain" in text
+    assert not re.search(r"\(-?\d+, ?-?\d+\)", text), text  # no grid coordinates
+    assert page.errors == []

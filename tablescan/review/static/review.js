@@ -292,7 +292,7 @@
     const issueItem = (issue) => el("li", {
         class: issue.explained_by.length ? "explained" : "",
         onclick: () => { if (issue.cells.length) select_(p.id, issue.cells[0]); },
-      }, el("strong", { "data-rule": issue.rule, text: words(issue.rule) + ":" }), " ", issue.detail,
+      }, el("strong", { "data-rule": issue.rule, text: words(issue.rule) + ":" }), " ", hook("issueDetail", issue.detail, issue, p), // a game may reword the places
       issue.explained_by.length ? el("span", { class: "muted", text: " (possible with " + issue.explained_by.join(", ") + ")" }) : null);
     const broken = p.issues.filter((i) => !i.explained_by.length);
     const explained = p.issues.filter((i) => i.explained_by.length);

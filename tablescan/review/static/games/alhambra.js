@@ -189,6 +189,15 @@
       return kind + (walls ? " walled " + walls.split("").join(" ") : ", no walls");
     }
 
-    return { settings, fields, notes, evidence, board, picker, move, key, shortValue, valueName, cellLabel: tileName };
+    // the scoring core names a tile by its grid place, "(2, 0)"; the page names it from the fountain, as everywhere here
+    function issueDetail(issue, p) {
+      return issue.detail.replace(/(space at )?\((-?\d+), (-?\d+)\)/g, (_, space, x, y) => {
+        const name = tileName(`${x},${y}`, p);
+        if (name === "the fountain") return space ? "space at the fountain" : name;
+        return (space ? "space " : "the tile ") + name;
+      });
+    }
+
+    return { settings, fields, notes, evidence, board, picker, move, key, shortValue, valueName, issueDetail, cellLabel: tileName };
   });
 })();
