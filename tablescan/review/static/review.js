@@ -22,7 +22,6 @@
   const ZOOM_MAX = 16;
   const MIN_LABEL_PX = 9; // a photo label smaller than this on screen is hidden (it would only clutter)
   const LABEL_EM = 0.66; // a bold label character's width, in font sizes
-  const LABEL_CHARS = 5; // labels are sized as if at least this long, so all read at one size
   const SURE = 0.99; // readings at or above this are not listed as uncertain: a clean scan lists no row of "100%" chips
 
   // ---------------------------------------------------------------- helpers
@@ -367,6 +366,7 @@
     image.append(svg("image", { href: p.photo.url, x: 0, y: 0, width: W, height: H }));
     const stroke = Math.max(2, Math.round(Math.max(W, H) / 400));
     const issueCells = new Set(p.issues.flatMap((i) => i.cells));
+    const longest = Math.max(2, ...p.cells.filter((r) => r.polygon).map((r) => shortValue(r.value).length));
     for (const r of p.cells) {
       if (!r.polygon || r.polygon.length < 3) continue;
       const points = r.polygon.map(([x, y]) => x + "," + y).join(" ");
@@ -379,7 +379,7 @@
       // the label fits inside its cell (tilted too: the shortest side bounds it), so labels never run into each other
       const text = shortValue(r.value);
       const side = Math.min(...r.polygon.map(([x, y], i) => { const [u, v] = r.polygon[(i + 1) % r.polygon.length]; return Math.hypot(u - x, v - y); }));
-      const fontSize = (side * 0.85) / (LABEL_EM * Math.max(LABEL_CHARS, text.length)); // one size for short and long labels
+      const fontSize = Math.min(side * 0.42, (side * 0.85) / (LABEL_EM * longest)); // sized for the longest: one size for all
       g.append(svg("text", { x: cx, y: cy, "font-size": fontSize.toFixed(1), "data-fs": fontSize.toFixed(1), "text-anchor": "middle", "dominant-baseline": "central", text }));
       g.append(svg("title", { text: `${cellLabel(r.cell, p)}: ${valueName(r.value)}` + (r.confidence != null ? ` (${Math.round(r.confidence * 100)}%)` : "") }));
       image.append(g);
