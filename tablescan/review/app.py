@@ -19,16 +19,17 @@ from scoring.errors import TableError
 from tablescan.review.db import Store
 from tablescan.review.middleware import SecurityHeaders, TokenGate
 from tablescan.review.pages import HERE, http_error, table_error
-from tablescan.review.routes import adapt, boards, games, photos
+from tablescan.review.routes import adapt, boards, games, photos, results
 from tablescan.review.routes.photos import MAX_UPLOAD_BYTES
 
 __all__ = ["MAX_UPLOAD_BYTES", "create_app"]
 
 
-def create_app(db_path: str | Path, token: str | None = None, profile: str | None = None) -> Starlette:
+def create_app(db_path: str | Path, token: str | None = None, profile: str | None = None, join_url: str | None = None) -> Starlette:
     """Build the review app over the SQLite file ``db_path`` (created and migrated as needed).
 
-    ``profile`` names the calibration profile photo scans use (None: none).
+    ``profile`` names the calibration profile photo scans use (None: none); ``join_url`` is the address
+    (token included) phones join by in LAN mode, shown as a QR code (None: not in LAN mode).
 
     Raises:
         DatabaseError: the database cannot be opened or is from a newer tablescan.
@@ -39,6 +40,7 @@ def create_app(db_path: str | Path, token: str | None = None, profile: str | Non
         *boards.ROUTES,
         *photos.ROUTES,
         *adapt.ROUTES,
+        *results.ROUTES,
         Mount("/static", app=StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(
@@ -48,4 +50,5 @@ def create_app(db_path: str | Path, token: str | None = None, profile: str | Non
     )
     app.state.store = store
     app.state.profile = profile
+    app.state.join_url = join_url
     return app

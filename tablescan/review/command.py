@@ -107,7 +107,7 @@ def review(host: str, port: int, db_path: Path | None, profile: str | None) -> N
     profile = profile or default_profile()
     if profile:
         load_profile(profile)  # a missing or corrupt profile: one line now rather than at the first scan
-    app = create_app(path, token=token, profile=profile)
+    app = create_app(path, token=token, profile=profile, join_url=review_address(host, port, token) if token else None)
     click.echo(f"tablescan review: database {path}" + (f", calibration profile '{profile}'" if profile else ""))
     click.echo(f"tablescan review: open {review_address(host, port, token)}")
     if token:

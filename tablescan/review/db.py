@@ -17,6 +17,7 @@ from typing import Any
 
 from platformdirs import user_data_dir
 
+from tablescan.review import history
 from tablescan.review.errors import DatabaseError, NotFoundError
 from tablescan.review.migrations import LATEST_VERSION, MIGRATIONS
 
@@ -201,36 +202,46 @@ class Store:
                     )
         return game_id
 
-    def list_games(self) -> list[dict]:
-        """Return every game, newest first, with its player names."""
+    def list_games(self, deleted: bool = False) -> list[dict]:
+        """Return every game (with ``deleted``: every deleted one instead), newest first, with its player names."""
+        where = "deleted_at IS NOT NULL" if deleted else "deleted_at IS NULL"
         with self.reading() as conn:
-            games = conn.execute("SELECT id, game, name, created_at, updated_at FROM games ORDER BY updated_at DESC, id DESC").fetchall()
+            games = conn.execute(
+                f"SELECT id, game, name, created_at, updated_at, deleted_at FROM games WHERE {where} ORDER BY updated_at DESC, id DESC"
+            ).fetchall()
             result = []
             for row in games:
-                names = [r["name"] for r in conn.execute("SELECT name FROM players WHERE game_id = ? ORDER BY position", (row["id"],))]
+                names = [
+                    r["name"]
+                    for r in conn.execute(
+                        "SELECT name FROM players WHERE game_id = ? AND removed_at IS NULL ORDER BY position", (row["id"],)
+                    )
+                ]
                 result.append({**dict(row), "players": names})
             return result
 
-    def game(self, game_id: int) -> dict:
-        """Return one game row (settings parsed).
+    def game(self, game_id: int, deleted: bool = False) -> dict:
+        """Return one game row (settings parsed); a deleted game only with ``deleted``.
 
         Raises:
-            NotFoundError: no such game.
+            NotFoundError: no such game, or it was deleted.
         """
         with self.reading() as conn:
             row = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"game {game_id}: no such game")
+        if row["deleted_at"] is not None and not deleted:
+            raise NotFoundError(f"game {game_id}: this game was deleted; the games list can bring it back")
         return {**dict(row), "settings": _loads(row["settings"], {})}
 
-    def update_game(self, game_id: int, *, name: str | None = None, settings: dict | None = None) -> None:
-        """Change a game's name and/or settings.
+    def update_game(self, game_id: int, *, name: str | None = None, settings: dict | None = None, label: str = "change the game") -> None:
+        """Change a game's name and/or settings (a change undo can take back, named ``label``).
 
         Raises:
             NotFoundError: no such game.
         """
         self.game(game_id)
-        with self.transaction() as conn:
+        with self.transaction() as conn, self._recorded(conn, game_id, label, {"game": True}):
             if name is not None:
                 conn.execute("UPDATE games SET name = ? WHERE id = ?", (name, game_id))
             if settings is not None:
@@ -246,7 +257,7 @@ class Store:
     def players(self, game_id: int) -> list[dict]:
         """Return a game's players in turn order, each with fields, photo and readings."""
         with self.reading() as conn:
-            rows = conn.execute("SELECT * FROM players WHERE game_id = ? ORDER BY position", (game_id,)).fetchall()
+            rows = conn.execute("SELECT * FROM players WHERE game_id = ? AND removed_at IS NULL ORDER BY position", (game_id,)).fetchall()
             return [self._player(conn, row) for row in rows]
 
     def player(self, game_id: int, player_id: int) -> dict:
@@ -256,7 +267,7 @@ class Store:
             NotFoundError: no such player in that game.
         """
         with self.reading() as conn:
-            row = conn.execute("SELECT * FROM players WHERE id = ? AND game_id = ?", (player_id, game_id)).fetchone()
+            row = conn.execute("SELECT * FROM players WHERE id = ? AND game_id = ? AND removed_at IS NULL", (player_id, game_id)).fetchone()
             if row is None:
                 raise NotFoundError(f"game {game_id}: has no player {player_id}")
             return self._player(conn, row)
@@ -294,14 +305,16 @@ class Store:
             "readings": readings,
         }
 
-    def update_player(self, game_id: int, player_id: int, *, name: str | None = None, fields: dict | None = None) -> None:
-        """Change a player's name and/or fields (private objective, money, ...).
+    def update_player(
+        self, game_id: int, player_id: int, *, name: str | None = None, fields: dict | None = None, label: str = "change a player"
+    ) -> None:
+        """Change a player's name and/or fields (private objective, money, ...); undo can take it back.
 
         Raises:
             NotFoundError: no such player in that game.
         """
         self.player(game_id, player_id)
-        with self.transaction() as conn:
+        with self.transaction() as conn, self._recorded(conn, game_id, label, {"players": [player_id]}):
             if name is not None:
                 conn.execute("UPDATE players SET name = ? WHERE id = ?", (name, player_id))
             if fields is not None:
@@ -328,8 +341,10 @@ class Store:
         """
         return self.correct_cells(game_id, player_id, [(cell, value)]) == 1
 
-    def correct_cells(self, game_id: int, player_id: int, changes: list[tuple[str, str]]) -> int:
+    def correct_cells(self, game_id: int, player_id: int, changes: list[tuple[str, str]], label: str = "correct a board") -> int:
         """Set cells' values in one transaction, recording each real change as a correction; return how many changed.
+
+        The whole edit is one change undo can take back (named ``label``).
 
         Raises:
             NotFoundError: no such player in that game.
@@ -337,7 +352,8 @@ class Store:
         player = self.player(game_id, player_id)
         stamp = now_text()
         changed = 0
-        with self.transaction() as conn:
+        scope = {"cells": {player_id: [cell for cell, _ in changes]}}
+        with self.transaction() as conn, self._recorded(conn, game_id, label, scope, player_id=player_id):
             for cell, value in changes:
                 row = conn.execute("SELECT * FROM readings WHERE player_id = ? AND cell = ?", (player_id, cell)).fetchone()
                 old = None if row is None else row["value"]
@@ -473,6 +489,7 @@ class Store:
         """
         stamp = now_text()
         with self.transaction() as conn:
+            history.stale_cells(conn, player_id)  # the cells are read afresh: earlier edits of them no longer undo
             photo = conn.execute("SELECT photo_id FROM players WHERE id = ?", (player_id,)).fetchone()
             photo_id = None if photo is None else photo["photo_id"]
             if photo_id is not None:
@@ -574,9 +591,12 @@ class Store:
             rows = conn.execute("SELECT round, report, created_at FROM rounds WHERE game_id = ? ORDER BY round", (game_id,)).fetchall()
         return [{"round": r["round"], "report": _loads(r["report"]), "created_at": r["created_at"]} for r in rows]
 
-    def record_round(self, game_id: int, round_number: int, report: dict, score_before: dict[int, int], settings: dict) -> None:
-        """Store a round's report, carry each player's total into score_before, save new settings."""
-        with self.transaction() as conn:
+    def record_round(
+        self, game_id: int, round_number: int, report: dict, score_before: dict[int, int], settings: dict, label: str = "record a round"
+    ) -> None:
+        """Store a round's report, carry each player's total into score_before, save new settings; undo can take it back."""
+        scope = {"game": True, "players": list(score_before), "rounds": [round_number]}
+        with self.transaction() as conn, self._recorded(conn, game_id, label, scope):
             conn.execute(
                 "INSERT OR REPLACE INTO rounds (game_id, round, report, created_at) VALUES (?, ?, ?, ?)",
                 (game_id, round_number, _dumps(report), now_text()),
@@ -588,6 +608,144 @@ class Store:
                 conn.execute("UPDATE players SET fields = ? WHERE id = ?", (_dumps(fields), player_id))
             conn.execute("UPDATE games SET settings = ? WHERE id = ?", (_dumps(settings), game_id))
             self.touch(conn, game_id)
+
+    # -- game-night management: deleting games, adding and removing players, undo and redo ----
+
+    @contextmanager
+    def _recorded(
+        self, conn: sqlite3.Connection, game_id: int, label: str, scope: history.Scope, player_id: int | None = None
+    ) -> Iterator[None]:
+        """Keep what the enclosed writes change of ``scope`` as one change undo can take back."""
+        before = history.capture(conn, game_id, scope)
+        yield
+        history.record(conn, game_id, label, before, history.capture(conn, game_id, scope), now_text(), player_id)
+
+    def delete_game(self, game_id: int) -> str:
+        """Mark a game deleted (it leaves the list; ``restore_game`` brings it back whole); return when.
+
+        Raises:
+            NotFoundError: no such game, or already deleted.
+        """
+        self.game(game_id)
+        stamp = now_text()
+        with self.transaction() as conn:
+            conn.execute("UPDATE games SET deleted_at = ? WHERE id = ?", (stamp, game_id))
+        return stamp
+
+    def restore_game(self, game_id: int) -> None:
+        """Bring a deleted game back to the list.
+
+        Raises:
+            NotFoundError: no such game.
+        """
+        self.game(game_id, deleted=True)
+        with self.transaction() as conn:
+            conn.execute("UPDATE games SET deleted_at = NULL WHERE id = ?", (game_id,))
+            self.touch(conn, game_id)
+
+    def add_player(self, game_id: int, name: str, fields: dict, cells: dict[str, str], settings: dict, label: str = "add a player") -> int:
+        """Add a player after the others, their board set to ``cells``, and save the game's new ``settings``; return the id.
+
+        One change undo can take back (the player is then marked removed, as by ``remove_player``).
+        """
+        stamp = now_text()
+        with self.transaction() as conn:
+            top = conn.execute("SELECT MAX(position) FROM players WHERE game_id = ?", (game_id,)).fetchone()[0]
+            # written as removed first, so the change undo keeps is the player's arrival
+            cursor = conn.execute(
+                "INSERT INTO players (game_id, position, name, fields, removed_at) VALUES (?, ?, ?, ?, ?)",
+                (game_id, 0 if top is None else top + 1, name, _dumps(fields), stamp),
+            )
+            player_id = _inserted_id(cursor, "player")
+            for cell, value in cells.items():
+                conn.execute(
+                    "INSERT INTO readings (player_id, cell, value, source, updated_at) VALUES (?, ?, ?, 'manual', ?)",
+                    (player_id, cell, value, stamp),
+                )
+            with self._recorded(conn, game_id, label, {"game": True, "players": [player_id]}):
+                conn.execute("UPDATE players SET removed_at = NULL WHERE id = ?", (player_id,))
+                conn.execute("UPDATE games SET settings = ? WHERE id = ?", (_dumps(settings), game_id))
+            self.touch(conn, game_id)
+        return player_id
+
+    def remove_player(self, game_id: int, player_id: int, settings: dict, label: str = "remove a player") -> None:
+        """Mark a player removed (board, photo and corrections stay for undo) and save the game's new ``settings``.
+
+        Raises:
+            NotFoundError: no such player in that game.
+        """
+        self.player(game_id, player_id)
+        with self.transaction() as conn:
+            with self._recorded(conn, game_id, label, {"game": True, "players": [player_id]}):
+                conn.execute("UPDATE players SET removed_at = ? WHERE id = ?", (now_text(), player_id))
+                conn.execute("UPDATE games SET settings = ? WHERE id = ?", (_dumps(settings), game_id))
+            self.touch(conn, game_id)
+
+    def removed_players(self, game_id: int) -> list[dict]:
+        """Return the players removed from a game (id, name, when), most recently removed first."""
+        with self.reading() as conn:
+            rows = conn.execute(
+                "SELECT id, name, removed_at FROM players WHERE game_id = ? AND removed_at IS NOT NULL ORDER BY removed_at DESC",
+                (game_id,),
+            ).fetchall()
+        return [dict(row) for row in rows]
+
+    def restore_player(self, game_id: int, player_id: int, settings: dict, label: str = "bring a player back") -> None:
+        """Bring a removed player back with their board, photo and corrections; save the game's new ``settings``.
+
+        Raises:
+            NotFoundError: no such removed player in that game.
+        """
+        with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT id FROM players WHERE id = ? AND game_id = ? AND removed_at IS NOT NULL", (player_id, game_id)
+            ).fetchone()
+            if row is None:
+                raise NotFoundError(f"game {game_id}: has no removed player {player_id}")
+            with self._recorded(conn, game_id, label, {"game": True, "players": [player_id]}):
+                conn.execute("UPDATE players SET removed_at = NULL WHERE id = ?", (player_id,))
+                conn.execute("UPDATE games SET settings = ? WHERE id = ?", (_dumps(settings), game_id))
+            self.touch(conn, game_id)
+
+    def undo_state(self, game_id: int) -> dict:
+        """Return what undo and redo would take back or bring again (their labels, None for nothing)."""
+        with self.reading() as conn:
+            undo, redo = history.next_undo(conn, game_id), history.next_redo(conn, game_id)
+        return {"undo": None if undo is None else undo["label"], "redo": None if redo is None else redo["label"]}
+
+    def undo(self, game_id: int) -> str | None:
+        """Take back the game's newest change still in effect; return its label (None: nothing to undo).
+
+        Raises:
+            NotFoundError: no such game.
+        """
+        self.game(game_id)
+        stamp = now_text()
+        with self.transaction() as conn:
+            change = history.next_undo(conn, game_id)
+            if change is None:
+                return None
+            history.apply(conn, game_id, json.loads(change["diff"]), 0, stamp)
+            conn.execute("UPDATE changes SET state = 'undone', undone_at = ? WHERE id = ?", (stamp, change["id"]))
+            self.touch(conn, game_id)
+            return str(change["label"])
+
+    def redo(self, game_id: int) -> str | None:
+        """Make the change undone last again; return its label (None: nothing to redo).
+
+        Raises:
+            NotFoundError: no such game.
+        """
+        self.game(game_id)
+        stamp = now_text()
+        with self.transaction() as conn:
+            change = history.next_redo(conn, game_id)
+            if change is None:
+                return None
+            history.apply(conn, game_id, json.loads(change["diff"]), 1, stamp)
+            conn.execute("UPDATE changes SET state = 'done', undone_at = NULL WHERE id = ?", (change["id"],))
+            self.touch(conn, game_id)
+            return str(change["label"])
 
 
 def _insert_example(

@@ -114,5 +114,25 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "ALTER TABLE readings ADD COLUMN alternatives TEXT",
         ),
     ),
+    (
+        6,
+        (
+            # game-night management: a deleted game or removed player is only marked (undo brings it back,
+            # nothing is lost); ``changes`` is the undo history, each change as the difference it made
+            # (``tablescan.review.history``), ``player_id`` naming the board whose cells it changed
+            "ALTER TABLE games ADD COLUMN deleted_at TEXT",
+            "ALTER TABLE players ADD COLUMN removed_at TEXT",
+            """CREATE TABLE changes (
+                id INTEGER PRIMARY KEY,
+                game_id INTEGER NOT NULL REFERENCES games(id),
+                player_id INTEGER REFERENCES players(id),
+                label TEXT NOT NULL,
+                diff TEXT NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('done', 'undone', 'dropped', 'stale')),
+                created_at TEXT NOT NULL,
+                undone_at TEXT)""",
+            "CREATE INDEX changes_by_game ON changes (game_id, state, id)",
+        ),
+    ),
 )
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -11,6 +11,7 @@ import hashlib
 import io
 import logging
 import tempfile
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,9 @@ from tablescan.games import GAMES, game_entry
 from tablescan.review import scanning
 from tablescan.review.board import normalize_cell
 from tablescan.review.db import PhotoRecord, Store
-from tablescan.review.errors import PhotoRefusedError, UploadError
+from tablescan.review.errors import NotFoundError, PhotoRefusedError, UploadError
 from tablescan.review.scanning import ScanOutcome
-from tablescan.review.view import game_view
+from tablescan.review.view import game_result, game_view
 
 log = logging.getLogger("tablescan.review")
 MAX_PLAYERS = 6
@@ -96,7 +97,8 @@ def change_game(store: Store, game_id: int, change: dict) -> None:
         form = GAMES[game["game"]].form
         settings = form.clean_settings(game["settings"], check_object(change["settings"], "settings"), count)
     name = check_name(change["name"], "name") if "name" in change else None
-    store.update_game(game_id, name=name, settings=settings)
+    label = "rename the game" if settings is None else "change the settings" if name is None else "change the game"
+    store.update_game(game_id, name=name, settings=settings, label=label)
 
 
 def change_player(store: Store, game_id: int, player_id: int, change: dict) -> None:
@@ -115,7 +117,10 @@ def change_player(store: Store, game_id: int, player_id: int, change: dict) -> N
     if "fields" in change:
         form = GAMES[game["game"]].form
         fields = form.clean_fields(player["fields"], check_object(change["fields"], "fields"))
-    store.update_player(game_id, player_id, name=name, fields=fields)
+    what = [f"rename {player['name']}"] if name is not None else []
+    if fields is not None:
+        what.append(f"set {player['name']}'s " + ", ".join(key.replace("_", " ") for key in change["fields"]))
+    store.update_player(game_id, player_id, name=name, fields=fields, label="; ".join(what) or "change a player")
 
 
 def correct_cells(store: Store, game_id: int, player_id: int, changes: Any) -> None:
@@ -126,7 +131,6 @@ def correct_cells(store: Store, game_id: int, player_id: int, changes: Any) -> N
         NotFoundError: no such game or player.
     """
     game = store.game(game_id)
-    store.player(game_id, player_id)
     if not isinstance(changes, list) or not changes:
         raise StateError("cells: expected a list of {cell, value}")
     cleaned = []
@@ -134,7 +138,13 @@ def correct_cells(store: Store, game_id: int, player_id: int, changes: Any) -> N
         if not isinstance(change, dict):
             raise StateError(f"cells[{index}]: expected an object with cell and value")
         cleaned.append(normalize_cell(game["game"], change.get("cell"), change.get("value")))
-    store.correct_cells(game_id, player_id, cleaned)
+    player = store.player(game_id, player_id)
+    label = (
+        f"set a cell of {player['name']}'s board to {cleaned[0][1]}"
+        if len(cleaned) == 1
+        else f"set {len(cleaned)} cells of {player['name']}'s board"
+    )
+    store.correct_cells(game_id, player_id, cleaned, label=label)
 
 
 def check_image(data: bytes, label: str) -> tuple[str, str, tuple[int, int]]:
@@ -325,8 +335,118 @@ def record_round(store: Store, game_id: int) -> None:
         carry = totals
     else:
         carry = {}
-    store.record_round(game_id, round_number, view["report"], carry, settings)
+    store.record_round(game_id, round_number, view["report"], carry, settings, label=f"record scoring {round_number}")
 
 
 def _round_games() -> str:
     return " and ".join(entry.title for entry in GAMES.values() if entry.form.several_scorings)
+
+
+# -- game-night management -----------------------------------------------------------------------
+
+UNDO_DELETE_MINUTES = 30  # how long the games list offers to bring a deleted game back (it stays in the file)
+
+
+def delete_game(store: Store, game_id: int) -> None:
+    """Delete a game from the list; ``restore_game`` brings it back (nothing is removed from the file).
+
+    Raises:
+        NotFoundError: no such game, or already deleted.
+    """
+    store.delete_game(game_id)
+
+
+def restore_game(store: Store, game_id: int) -> None:
+    """Bring a deleted game back.
+
+    Raises:
+        NotFoundError: no such game.
+    """
+    store.restore_game(game_id)
+
+
+def add_player(store: Store, game_id: int, name: Any) -> int:
+    """Add a player after the others, with a blank board and nothing set; return their id.
+
+    Raises:
+        StateError: a bad or taken name, or one player too many.
+        NotFoundError: no such game.
+    """
+    game = store.game(game_id)
+    form = GAMES[game["game"]].form
+    players = store.players(game_id)
+    name = check_name(name, "name")
+    if name in {p["name"] for p in players}:
+        raise StateError(f"name: another player is already called {name!r}")
+    if len(players) >= MAX_PLAYERS:
+        raise StateError(f"players: a game has at most {MAX_PLAYERS} players")
+    form.check_player_count(len(players) + 1)
+    settings = form.settings_for_count(game["settings"], len(players) + 1)
+    return store.add_player(game_id, name, form.default_fields(len(players)), form.blank_cells(), settings, label=f"add {name}")
+
+
+def remove_player(store: Store, game_id: int, player_id: int) -> None:
+    """Remove a player from the game; their board, photo and corrections are kept, and undo brings them back.
+
+    Raises:
+        StateError: the game would have too few players.
+        NotFoundError: no such game or player.
+    """
+    game = store.game(game_id)
+    form = GAMES[game["game"]].form
+    player = store.player(game_id, player_id)
+    count = len(store.players(game_id)) - 1
+    if count < 1:
+        raise StateError(f"players: {player['name']} is the only player; delete the game instead")
+    form.check_player_count(count)
+    store.remove_player(game_id, player_id, form.settings_for_count(game["settings"], count), label=f"remove {player['name']}")
+
+
+def restore_player(store: Store, game_id: int, player_id: int) -> None:
+    """Bring a removed player back, board, photo and corrections as they were.
+
+    Raises:
+        StateError: another player took their name since, or the game is full.
+        NotFoundError: no such game, or no such removed player.
+    """
+    game = store.game(game_id)
+    form = GAMES[game["game"]].form
+    players = store.players(game_id)
+    removed = next((p for p in store.removed_players(game_id) if p["id"] == player_id), None)
+    if removed is None:
+        raise NotFoundError(f"game {game_id}: has no removed player {player_id}")
+    if removed["name"] in {p["name"] for p in players}:
+        raise StateError(f"name: another player is called {removed['name']!r} now; rename them first")
+    if len(players) >= MAX_PLAYERS:
+        raise StateError(f"players: a game has at most {MAX_PLAYERS} players")
+    form.check_player_count(len(players) + 1)
+    settings = form.settings_for_count(game["settings"], len(players) + 1)
+    store.restore_player(game_id, player_id, settings, label=f"bring {removed['name']} back")
+
+
+def undo(store: Store, game_id: int) -> str:
+    """Take back the game's last change (any phone's); return the notice saying what was undone.
+
+    Raises:
+        NotFoundError: no such game.
+    """
+    label = store.undo(game_id)
+    return "nothing to undo" if label is None else f"undone: {label}"
+
+
+def redo(store: Store, game_id: int) -> str:
+    """Make the change undone last again; return the notice saying what was redone.
+
+    Raises:
+        NotFoundError: no such game.
+    """
+    label = store.redo(game_id)
+    return "nothing to redo" if label is None else f"redone: {label}"
+
+
+def games_list(store: Store, now: datetime | None = None) -> dict:
+    """Return the games list: each game with how it stands, and the games deleted in the last minutes (undoable)."""
+    games = [{**game, "result": game_result(store, game["id"])} for game in store.list_games()]
+    since = (now or datetime.now(UTC)) - timedelta(minutes=UNDO_DELETE_MINUTES)
+    deleted = [game for game in store.list_games(deleted=True) if datetime.fromisoformat(game["deleted_at"]) >= since]
+    return {"games": games, "deleted": deleted, "undo_delete_minutes": UNDO_DELETE_MINUTES}

@@ -192,7 +192,37 @@ def game_view(store: Store, game_id: int) -> dict:
         "incomplete": incomplete,
         "tie_breaks": [] if incomplete else scored.tie_breaks,
         "rounds": store.rounds(game_id),
+        "history": store.undo_state(game_id),
+        "removed_players": [{"id": p["id"], "name": p["name"]} for p in store.removed_players(game_id)],
         "scanner": game["game"] in scanning.scanner_games(),
         "form": entry.form.screen(),
         "options": review_options(),
     }
+
+
+def game_result(store: Store, game_id: int) -> dict:
+    """Return how a game stands, for the games list: its winners (or leaders) with their score, or why none
+    (``text`` short, ``detail`` what is missing or wrong).
+
+    ``state`` is ``"winner"`` (the game is decided), ``"leading"`` (scored in rounds, not all recorded),
+    ``"incomplete"`` (a value that decides the score is not set) or ``"error"`` (the boards do not score).
+
+    Raises:
+        NotFoundError: no such game.
+    """
+    game = store.game(game_id)
+    players = store.players(game_id)
+    entry = GAMES[game["game"]]
+    scored = score_game(entry, game_id, build_document(game["game"], game["settings"], players), len(players))
+    incomplete = unset_values(entry.form, players)
+    if scored.report is None:
+        return {"state": "error", "names": [], "score": None, "text": "cannot score yet", "detail": scored.error or ""}
+    if incomplete:
+        return {"state": "incomplete", "names": [], "score": None, "text": "incomplete", "detail": "; ".join(incomplete)}
+    top = [row for row in scored.standings if row["place"] == 1]
+    names = [row["name"] for row in top]
+    score = top[0]["score"] if top else None
+    decided = not entry.form.several_scorings or any(r["round"] == entry.form.last_round for r in store.rounds(game_id))
+    state = "winner" if decided else "leading"
+    word = ("Winner" if len(names) == 1 else "Shared win") if decided else "Leading"
+    return {"state": state, "names": names, "score": score, "text": f"{word}: {' and '.join(names)} ({score})", "detail": ""}

@@ -94,7 +94,7 @@ def test_the_game_page_loads_the_core_then_its_games_module(client: TestClient, 
     assert created.status_code == 201, created.text
     page = client.get(f"/games/{created.json()['id']}").text
     scripts = re.findall(r'<script src="([^"]+)"', page)
-    assert scripts == ["/static/review.js", f"/static/games/{game_id}.js"]
+    assert scripts == ["/static/review.js", f"/static/games/{game_id}.js", "/static/night.js"]  # night.js: every game's management
     module = client.get(scripts[1])
     assert module.status_code == 200 and f'tablescan.register("{game_id}"' in module.text
 

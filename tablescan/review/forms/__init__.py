@@ -69,6 +69,14 @@ class ReviewForm:
         """Return a new game's settings."""
         return {}
 
+    def image_marks(self) -> list[tuple[str, tuple[int, int, int], tuple[int, int, int]]]:
+        """Return how the results image marks tokens of the boards' text: (regex, fill, ink) each (none: plain text)."""
+        return []
+
+    def settings_for_count(self, settings: dict, player_count: int) -> dict[str, Any]:
+        """Return a game's settings once a player joined or left: what is set stays, what the count needs is added."""
+        return {**self.default_settings(player_count), **settings}
+
     def default_fields(self, position: int) -> dict[str, Any]:
         """Return a new player's fields."""
         return {}

@@ -29,6 +29,13 @@ MAX_FAVOR_ENTRY = 12
 MAX_ROUND_TRACK_ENTRY = 200
 
 _CELL = re.compile(rf"^([0-{ROWS - 1}]),([0-{COLS - 1}])$")
+DIE_IMAGE_COLOURS = {  # fill and ink of each colour's dice in the results image, as on the screen
+    "R": ((216, 65, 58), (255, 255, 255)),
+    "Y": ((240, 196, 25), (58, 48, 0)),
+    "G": ((58, 154, 82), (255, 255, 255)),
+    "B": ((53, 117, 196), (255, 255, 255)),
+    "P": ((138, 79, 176), (255, 255, 255)),
+}
 _DIE = re.compile(rf"^[{''.join(COLORS)}][{min(VALUES)}-{max(VALUES)}]$")
 
 
@@ -109,6 +116,16 @@ class SagradaForm(ReviewForm):
         if player_count == 1:
             settings["solo"] = _solo_default()
         return settings
+
+    def image_marks(self) -> list[tuple[str, tuple[int, int, int], tuple[int, int, int]]]:
+        # each die drawn on its colour (the screen's), its letter and pips still written on it
+        return [(rf"^{letter}[{min(VALUES)}-{max(VALUES)}]$", fill, ink) for letter, (fill, ink) in DIE_IMAGE_COLOURS.items()]
+
+    def settings_for_count(self, settings: dict, player_count: int) -> dict[str, Any]:
+        adjusted = super().settings_for_count(settings, player_count)
+        if player_count == 1:  # the solo game reveals fewer public objectives: keep the first ones
+            adjusted["public_objectives"] = list(adjusted.get("public_objectives") or [])[:SOLO_PUBLIC_COUNT]
+        return adjusted
 
     def default_fields(self, position: int) -> dict[str, Any]:
         # nothing the players have not told the screen: an unset value is shown as "not set", never guessed

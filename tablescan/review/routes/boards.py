@@ -15,9 +15,19 @@ PLAYER = "/api/games/{game_id:int}/players/{player_id:int}"
 
 
 async def api_player(request: Request) -> Response:
-    """Rename a player and/or change their fields."""
+    """Rename a player and/or change their fields (PATCH), or remove them from the game (DELETE; undo brings them back)."""
     store, game_id, player_id = store_of(request), request.path_params["game_id"], request.path_params["player_id"]
-    usecases.change_player(store, game_id, player_id, await json_body(request))
+    if request.method == "DELETE":
+        usecases.remove_player(store, game_id, player_id)
+    else:
+        usecases.change_player(store, game_id, player_id, await json_body(request))
+    return JSONResponse(game_view(store, game_id))
+
+
+async def api_restore_player(request: Request) -> Response:
+    """Bring a removed player back."""
+    store, game_id, player_id = store_of(request), request.path_params["game_id"], request.path_params["player_id"]
+    usecases.restore_player(store, game_id, player_id)
     return JSONResponse(game_view(store, game_id))
 
 
@@ -40,7 +50,8 @@ async def api_corrections(request: Request) -> Response:
 
 
 ROUTES = [
-    Route(PLAYER, api_player, methods=["PATCH"]),
+    Route(PLAYER, api_player, methods=["PATCH", "DELETE"]),
     Route(f"{PLAYER}/cells", api_cells, methods=["PUT"]),
+    Route(f"{PLAYER}/restore", api_restore_player, methods=["POST"]),
     Route(f"{PLAYER}/corrections", api_corrections),
 ]

@@ -22,7 +22,8 @@ NEW_GAME_FIELDS = ("game", "players", "name")
 def index_page(request: Request, entered: dict | None = None, errors: dict | None = None, status: int = 200) -> Response:
     """The start page; after a refused new game, with what was entered and each error beside its field."""
     choices = [(entry.id, entry.title) for entry in GAMES.values()]
-    context = {"games": store_of(request).list_games(), "choices": choices, "entered": entered or {}, "errors": errors or {}}
+    listing = usecases.games_list(store_of(request))
+    context = {**listing, "choices": choices, "join_url": request.app.state.join_url, "entered": entered or {}, "errors": errors or {}}
     return templates.TemplateResponse(request, "index.html", context, status_code=status)
 
 
@@ -41,14 +42,14 @@ def field_of(error: StateError, fields: tuple[str, ...]) -> tuple[str, str]:
 
 
 async def index(request: Request) -> Response:
-    """The start page: the stored games and a form for a new one."""
+    """The start page: the stored games (with how each stands), the recently deleted, and a form for a new one."""
     return index_page(request)
 
 
 async def index_json(request: Request) -> Response:
     """The start page's JSON twin."""
     choices = [{"id": entry.id, "title": entry.title} for entry in GAMES.values()]
-    return JSONResponse({"games": store_of(request).list_games(), "choices": choices})
+    return JSONResponse({**usecases.games_list(store_of(request)), "choices": choices})
 
 
 async def create_game_form(request: Request) -> Response:
@@ -80,7 +81,8 @@ async def api_games(request: Request) -> Response:
 async def game_page(request: Request) -> Response:
     """One game's page."""
     view = game_view(store_of(request), request.path_params["game_id"])
-    return templates.TemplateResponse(request, "game.html", {"view": view, "view_json": script_json(view)})
+    context = {"view": view, "view_json": script_json(view), "join_url": request.app.state.join_url}
+    return templates.TemplateResponse(request, "game.html", context)
 
 
 async def game_json(request: Request) -> Response:
@@ -89,11 +91,48 @@ async def game_json(request: Request) -> Response:
 
 
 async def api_game(request: Request) -> Response:
-    """Show a game (GET) or rename it and change its settings (PATCH)."""
+    """Show a game (GET), rename it and change its settings (PATCH), or delete it (DELETE; undone by restore)."""
     store, game_id = store_of(request), request.path_params["game_id"]
+    if request.method == "DELETE":
+        usecases.delete_game(store, game_id)
+        return JSONResponse({**usecases.games_list(store), "deleted_id": game_id})
     if request.method == "PATCH":
         usecases.change_game(store, game_id, await json_body(request))
     return JSONResponse(game_view(store, game_id))
+
+
+async def api_restore(request: Request) -> Response:
+    """Bring a deleted game back."""
+    store, game_id = store_of(request), request.path_params["game_id"]
+    usecases.restore_game(store, game_id)
+    return JSONResponse(game_view(store, game_id))
+
+
+async def restore_form(request: Request) -> Response:
+    """The games list's Undo button: bring the deleted game back, then show the list."""
+    usecases.restore_game(store_of(request), request.path_params["game_id"])
+    return RedirectResponse("/", status_code=303)
+
+
+async def api_add_player(request: Request) -> Response:
+    """Add a player (``name``) to a game."""
+    store, game_id = store_of(request), request.path_params["game_id"]
+    usecases.add_player(store, game_id, (await json_body(request)).get("name"))
+    return JSONResponse(game_view(store, game_id), status_code=201)
+
+
+async def api_undo(request: Request) -> Response:
+    """Take back the game's last change."""
+    store, game_id = store_of(request), request.path_params["game_id"]
+    notice = usecases.undo(store, game_id)
+    return JSONResponse({**game_view(store, game_id), "notice": notice})
+
+
+async def api_redo(request: Request) -> Response:
+    """Make the change undone last again."""
+    store, game_id = store_of(request), request.path_params["game_id"]
+    notice = usecases.redo(store, game_id)
+    return JSONResponse({**game_view(store, game_id), "notice": notice})
 
 
 async def api_rounds(request: Request) -> Response:
@@ -110,6 +149,11 @@ ROUTES = [
     Route("/games/{game_id:int}.json", game_json),
     Route("/games/{game_id:int}", game_page),
     Route("/api/games", api_games, methods=["GET", "POST"]),
-    Route("/api/games/{game_id:int}", api_game, methods=["GET", "PATCH"]),
+    Route("/api/games/{game_id:int}", api_game, methods=["GET", "PATCH", "DELETE"]),
+    Route("/api/games/{game_id:int}/restore", api_restore, methods=["POST"]),
+    Route("/games/{game_id:int}/restore", restore_form, methods=["POST"]),
+    Route("/api/games/{game_id:int}/players", api_add_player, methods=["POST"]),
+    Route("/api/games/{game_id:int}/undo", api_undo, methods=["POST"]),
+    Route("/api/games/{game_id:int}/redo", api_redo, methods=["POST"]),
     Route("/api/games/{game_id:int}/rounds", api_rounds, methods=["POST"]),
 ]

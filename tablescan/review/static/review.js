@@ -6,7 +6,9 @@
   "use strict";
 
   const modules = {}; // game id -> factory(ui) returning the game's page hooks
-  window.tablescan = { register(id, factory) { modules[id] = factory; } };
+  const extensions = []; // page parts shared by every game (static/night.js): factory(ui) -> render(view)
+  window.tablescan = { register(id, factory) { modules[id] = factory; }, extend(factory) { extensions.push(factory); } };
+  let parts = [];
 
   let view = null;
   let game = null; // the hooks of view.game's module
@@ -601,6 +603,7 @@
     renderStandings();
     renderSettings();
     renderPlayers();
+    for (const part of parts) part(view);
     if (view.error) document.body.dataset.scored = "no"; else document.body.dataset.scored = "yes";
   }
 
@@ -628,7 +631,7 @@
 
   // What a game module may use: the shared widgets, the view and the edits it can ask for.
   const ui = {
-    el, svg, notice, select, numberInput, fieldChange, cellButton, setCell, patchSettings, patchFields, render, words,
+    el, svg, notice, select, numberInput, fieldChange, cellButton, setCell, patchSettings, patchFields, render, words, api, base,
     view: () => view,
     selected: () => selected,
     selectCell: select_,
@@ -645,6 +648,7 @@
     const factory = modules[view.game];
     if (!factory) { notice("this page has no board editor for " + view.title + " (its script did not load)", "bad"); return; }
     game = factory(ui);
+    parts = extensions.map((make) => make(ui));
     setInterval(refresh, 4000);
     render();
     window.tablescanView = () => view; // for tests and debugging
