@@ -214,7 +214,7 @@ def game_result(store: Store, game_id: int) -> dict:
     players = store.players(game_id)
     entry = GAMES[game["game"]]
     scored = score_game(entry, game_id, build_document(game["game"], game["settings"], players), len(players))
-    incomplete = unset_values(entry.form, players)
+    incomplete = unset_values(entry.form, game["settings"], players)
     if scored.report is None:
         return {"state": "error", "names": [], "score": None, "text": "cannot score yet", "detail": scored.error or ""}
     if incomplete:
