@@ -128,6 +128,7 @@
   async function fieldChange(field, input, send) {
     const ok = await send();
     for (const old of field.querySelectorAll(".field-error")) old.remove();
+    if (ok === false && !field.isConnected) return; // the page was redrawn meanwhile: the error stays at the top
     if (ok === false) {
       notice("");
       input.setAttribute("aria-invalid", "true");
