@@ -168,8 +168,8 @@ def probe_image(data: bytes, label: str, *, error: type[TableError] = Calibratio
                 turned = image.getexif().get(0x0112, 1) in (5, 6, 7, 8)
     except Image.DecompressionBombError:
         raise error(f"{label}: image too large (decompression bomb guard: over {MAX_PIXELS // 1_000_000} MP)") from None
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as failure:
-        raise error(f"{label}: not a readable image ({failure.__class__.__name__})") from None
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError):  # in words: never a Python exception's name
+        raise error(f"{label}: not a readable image (not a photo, or damaged); expected {FORMATS_WORDS}") from None
     finally:
         Image.MAX_IMAGE_PIXELS = previous
     if width * height > MAX_PIXELS:

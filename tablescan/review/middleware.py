@@ -13,6 +13,12 @@ from tablescan.review.errors import ForbiddenError
 from tablescan.review.pages import error_response
 
 TOKEN_COOKIE = "tablescan_token"
+# what the refusal page itself loads: the stylesheet and icon hold no game data, so they need no token
+UNGATED_PATHS = frozenset({"/static/review.css", "/static/favicon.svg"})
+REFUSAL = (
+    "this review screen needs its access token: open the full address tablescan review printed when it started "
+    "(it ends in ?token=...), or ask whoever started it for that link"
+)
 
 SECURITY_HEADERS = [
     (
@@ -51,7 +57,7 @@ class TokenGate:
         self.token = token
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or not self.token:
+        if scope["type"] != "http" or not self.token or scope.get("path") in UNGATED_PATHS:
             await self.app(scope, receive, send)
             return
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
@@ -78,7 +84,5 @@ class TokenGate:
             await self.app(scope, receive, send)
             return
         request = Request(scope, receive)
-        response = error_response(
-            request, ForbiddenError.http_status, "access token missing or wrong: open the address tablescan review printed"
-        )
+        response = error_response(request, ForbiddenError.http_status, REFUSAL)
         await response(scope, receive, send)

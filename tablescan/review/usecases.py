@@ -325,6 +325,8 @@ def record_round(store: Store, game_id: int) -> None:
     view = game_view(store, game_id)
     if view["report"] is None:
         raise StateError(f"round {game['settings'].get('scoring_round', 1)}: cannot be recorded: {view['error']}")
+    if view["incomplete"]:  # a recorded round is carried forward: it must not hold a guess
+        raise StateError(f"round {game['settings'].get('scoring_round', 1)}: cannot be recorded yet: {'; '.join(view['incomplete'])}")
     round_number = game["settings"].get("scoring_round", 1)
     totals = {p["id"]: (p["report"] or {}).get("total", 0) for p in view["players"]}
     settings = dict(game["settings"])

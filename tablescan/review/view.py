@@ -120,15 +120,27 @@ def score_game(entry: GameEntry, game_id: int, document: dict, player_count: int
         )
     except TableError as failure:
         error = str(failure)
-    except Exception as failure:  # a core bug must not lock the table out of its game: show it, log it
+    except Exception:  # a core bug must not lock the table out of its game: show it, log it
         log.exception("scoring game %s failed", game_id)
-        error = f"the {rules.title} scoring core failed ({failure.__class__.__name__}: {failure}); this is a bug, please report it"
+        # the players get what happened in words; the exception and its traceback go to the server log
+        error = f"the {rules.title} scoring core failed on this game (details are in the server log); this is a bug, please report it"
     return ScoredGame(player_count, tuple(_issues(issues, player_count)), error=error)
 
 
-def unset_values(form: ReviewForm, players: list[dict]) -> list[str]:
-    """Return, player by player, what decides a score and nobody entered: ``"Bo's private objective is not set"``."""
-    return [f"{player['name']}'s {what}" for player in players for what in form.unset(player, len(players))]
+def board_entered(form: ReviewForm, player: dict) -> bool:
+    """Whether anybody entered the player's board: a photo, or a cell beyond a new player's blank board."""
+    return player["photo"] is not None or form.board_entered({r["cell"]: r["value"] for r in player["readings"]})
+
+
+def unset_values(form: ReviewForm, settings: dict, players: list[dict]) -> list[str]:
+    """Return what decides a score and nobody entered, the game's settings first, then player by player:
+    ``"the public objectives are not set"``, ``"Bo's board is not entered"``, ``"Bo's private objective is not set"``."""
+    missing = list(form.unset_settings(settings, len(players)))
+    for player in players:
+        if not board_entered(form, player):  # a blank board would score (Sagrada: -20) and rank
+            missing.append(f"{player['name']}'s board is not entered")
+        missing.extend(f"{player['name']}'s {what}" for what in form.unset(player, len(players), settings))
+    return missing
 
 
 def game_view(store: Store, game_id: int) -> dict:
@@ -142,7 +154,7 @@ def game_view(store: Store, game_id: int) -> dict:
     entry = GAMES[game["game"]]
     document = build_document(game["game"], game["settings"], players)
     scored = score_game(entry, game_id, document, len(players))
-    incomplete = unset_values(entry.form, players)
+    incomplete = unset_values(entry.form, game["settings"], players)
     reports = {item.get("name"): item for item in (scored.report or {}).get("players") or []}
     return {
         "id": game["id"],
@@ -163,6 +175,7 @@ def game_view(store: Store, game_id: int) -> dict:
                 "corners": player["corners"],
                 "model": player["model"],
                 "review": scan_review(player),
+                "entered": board_entered(entry.form, player),
                 "issues": scored.issues[index],
                 "pattern_grid": entry.form.pattern_grid(player["fields"]),
                 "report": reports.get(player["name"]),
@@ -201,7 +214,7 @@ def game_result(store: Store, game_id: int) -> dict:
     players = store.players(game_id)
     entry = GAMES[game["game"]]
     scored = score_game(entry, game_id, build_document(game["game"], game["settings"], players), len(players))
-    incomplete = unset_values(entry.form, players)
+    incomplete = unset_values(entry.form, game["settings"], players)
     if scored.report is None:
         return {"state": "error", "names": [], "score": None, "text": "cannot score yet", "detail": scored.error or ""}
     if incomplete:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import io
+import re
 from contextlib import nullcontext
 
 import pytest
@@ -206,6 +208,8 @@ def test_alhambra_scorings_accumulate(client: TestClient) -> None:
     view = new_game(client, "alhambra", ("Ana", "Bo"))
     view = put_cells(client, view, 0, [{"cell": "1,0", "value": "garden:N"}, {"cell": "0,1", "value": "tower:W"}])
     view = put_cells(client, view, 1, [{"cell": "1,0", "value": "pavilion:NE"}])
+    dirk = dict.fromkeys(view["options"]["tile_types"], 0)  # Dirk's buildings counted: none yet
+    view = client.patch(f"/api/games/{view['id']}", json={"settings": {"dirk": dirk}}).json()
     assert view["report"] == core_report(view["document"])
     first = {p["name"]: p["total"] for p in view["report"]["players"]}
     assert first["Ana"] > 0 and view["settings"]["scoring_round"] == 1
@@ -273,7 +277,10 @@ def test_splendor_counts_become_cards(client: TestClient) -> None:
     cards = view["document"]["players"][0]["cards"]
     assert sorted((c["bonus"], c["points"]) for c in cards) == [("blue", 0)] * 3 + [("red", 2)] * 2
     assert view["players"][0]["report"]["prestige"] == 7
-    assert view["standings"][0]["name"] == "Ana"
+    assert view["standings"] == []  # Bo's tableau is not entered yet: no ranking on a blank one
+    view = put_cells(client, view, 1, [{"cell": "green:1", "value": "1"}])
+    view = client.patch(f"{game_url}/players/{view['players'][1]['id']}", json={"fields": {"nobles": 0}}).json()
+    assert view["incomplete"] == [] and view["standings"][0]["name"] == "Ana"
 
 
 # -- photos -----------------------------------------------------------------------------------
@@ -478,6 +485,7 @@ def test_lan_token_is_required_on_every_request(db_path) -> None:
         denied = lan.get("/api/games")
         assert denied.status_code == 403 and "token" in denied.json()["error"]
         assert lan.get("/static/review.js").status_code == 403
+        assert lan.get("/static/games/sagrada.js").status_code == 403
         assert lan.get("/?token=wrong").status_code == 403
         lan.cookies.set("tablescan_token", "wrong")
         assert lan.get("/").status_code == 403
@@ -497,6 +505,19 @@ def test_responses_carry_a_strict_content_policy_and_no_referrer(client: TestCli
     assert "default-src 'self'" in headers["content-security-policy"]
     assert headers["referrer-policy"] == "no-referrer"
     assert headers["x-content-type-options"] == "nosniff"
+
+
+def test_the_refusal_page_is_styled_and_links_to_nothing_refused(db_path) -> None:
+    """Without the token the page still gets its stylesheet, says how to get in, and offers no link that is refused again."""
+    with TestClient(create_app(db_path, token="s3cret-token")) as lan:
+        page = lan.get("/games/1")
+        assert page.status_code == 403
+        assert "?token=" in page.text and "tablescan review" in page.text
+        assert lan.get("/static/review.css").status_code == 200 and lan.get("/static/favicon.svg").status_code == 200
+        links = re.findall(r'href="([^"]+)"', page.text)
+        assert links and all(link.startswith("/static/") for link in links), links  # no Back link to a refusal
+        assert "Back to the games" not in page.text
+        assert "s3cret-token" not in page.text
 
 
 def test_local_mode_needs_no_token(client: TestClient) -> None:
@@ -616,5 +637,24 @@ def test_a_crashing_core_still_shows_the_game(client: TestClient, monkeypatch) -
     monkeypatch.setitem(registry.GAMES, "sagrada", replace(registry.GAMES["sagrada"], score=broken))
     response = client.get(f"/games/{view['id']}.json")
     assert response.status_code == 200
-    assert response.json()["error"].startswith("the Sagrada scoring core failed (ZeroDivisionError: division by zero)")
+    error = response.json()["error"]
+    assert error.startswith("the Sagrada scoring core failed on this game (details are in the server log)")
+    assert "ZeroDivisionError" not in error and "division by zero" not in error  # no Python in the players' words
     assert client.get(f"/games/{view['id']}").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("form", "field", "message"),
+    [
+        ({"game": "alhambra", "players": "Ana"}, "players", "Alhambra needs 2-6 players (with 2, Dirk plays along)"),
+        ({"game": "sagrada", "players": "Ana\nAna"}, "players", "every player needs a different name"),
+        ({"game": "chess", "players": "Ana\nBo"}, "game", "expected one of alhambra, sagrada, splendor, got 'chess'"),
+    ],
+)
+def test_a_refused_new_game_comes_back_as_typed_with_the_error_beside_its_field(client: TestClient, form, field, message) -> None:
+    response = client.post("/games", data={**form, "name": "Friday <night>"}, follow_redirects=False)
+    assert response.status_code == 400
+    shown = html.escape(message).replace("&#x27;", "&#39;")  # as Jinja escapes it
+    assert f'<p class="field-error" id="{field}-error" role="alert">{shown}</p>' in response.text
+    assert "Friday &lt;night&gt;" in response.text and ">" + form["players"] + "</textarea>" in response.text
+    assert "<h1>New game</h1>" in response.text and client.get("/index.json").json()["games"] == []  # nothing created

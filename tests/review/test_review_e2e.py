@@ -46,18 +46,26 @@ def test_create_upload_enter_and_correct_a_sagrada_window(browser_page, live_ser
     page.wait_for_url("**/games/*")
     expect(page.locator("#game-name")).to_have_text("E2E night")
     ana = page.locator(".player").first
-    expect(ana.locator(".player-score")).to_have_text("-20")
+    expect(ana.locator(".player-score")).to_have_text("not entered")  # a blank window does not score -20 (#19)
     # nothing that decides the score is guessed (#19): until entered it is "not set" and nobody is ranked
+    expect(page.locator("#standings .incomplete")).to_contain_text("the public objectives are not set; Ana's board is not entered")
     expect(page.locator("#standings .incomplete")).to_contain_text("Ana's private objective is not set")
     expect(page.locator("table.standings")).to_have_count(0)
+    for slot, objective in enumerate(("row-color-variety", "light-shades", "color-diagonals")):
+        page.locator(f'select[data-objective="{slot}"]').select_option(objective)
+        page.wait_for_function("(n) => window.tablescanView().settings.public_objectives.length === n", arg=slot + 1)
+        expect(page.locator(f'select[data-objective="{slot}"]')).to_have_value(objective)
+    expect(page.locator("#settings .field.unset")).to_have_count(0)
     for card, colour in ((ana, "red"), (page.locator(".player").nth(1), "blue")):
         card.get_by_label("Private objective").select_option(colour)
         expect(card.locator(".field.unset")).to_have_count(1)  # the favor tokens are still to enter
         card.get_by_label("Favor tokens left").fill("0")
         card.get_by_label("Favor tokens left").press("Tab")
         expect(card.locator(".field.unset")).to_have_count(0)
-    expect(page.locator("#standings .incomplete")).to_have_count(0)
-    expect(page.locator("table.standings tbody tr")).to_have_count(2)
+    expect(page.locator("#standings .incomplete")).to_have_text(
+        "Incomplete: Ana's board is not entered; Bo's board is not entered (no ranking until these are entered)"
+    )
+    expect(page.locator("table.standings")).to_have_count(0)
 
     # a sample photo of Bo's window: shown with its corners (and, when the scanner reads it, its cells)
     bo = page.locator(".player").nth(1)
@@ -69,9 +77,15 @@ def test_create_upload_enter_and_correct_a_sagrada_window(browser_page, live_ser
     assert page.evaluate("() => window.tablescanView().players[1].model") is not None  # the shipped scanner read it
     # correct the least certain reading from its chip: emptying a die always costs a point at least
     expect(bo.locator("svg.photo-view g.cell-poly")).to_have_count(20)
-    chip = bo.locator(".uncertain button.chip").first
+    review = page.evaluate("() => window.tablescanView().players[1].review")
     before = int(bo.locator(".player-score").inner_text())
-    chip.click()
+    if review["needed"]:
+        chip = bo.locator(".uncertain button.chip").first
+        chip.click()
+    else:  # the scanner stands behind the board: it says so, lists no chips, and a tap on the photo picks a cell
+        expect(bo.locator(".verdict-ok")).to_have_text("The scanner stands behind this board.")
+        expect(bo.locator(".uncertain button.chip")).to_have_count(0)
+        bo.locator("svg.photo-view g.cell-poly").first.click()
     selected = page.evaluate("() => document.activeElement.dataset.cell")
     bo.locator('.palette [data-value="."]').click()
     expect(bo.locator(f'.board [data-cell="{selected}"]')).to_have_class(re.compile(r"\bempty\b"))
@@ -88,6 +102,8 @@ def test_create_upload_enter_and_correct_a_sagrada_window(browser_page, live_ser
     ana.locator('.palette [data-value="B4"]').click()
     expect(ana.locator('.board [data-cell="0,0"]')).to_have_class(re.compile(r"\bdie-B\b"))
     expect(ana.locator(".player-score")).to_have_text("-19")
+    expect(page.locator("#standings .incomplete")).to_have_count(0)  # both boards entered: now they rank
+    expect(page.locator("table.standings tbody tr")).to_have_count(2)
     # ...and with the keyboard: colour then value, arrows to move
     page.keyboard.press("ArrowRight")
     page.keyboard.press("y")
@@ -101,6 +117,7 @@ def test_create_upload_enter_and_correct_a_sagrada_window(browser_page, live_ser
     page.keyboard.press("3")
     expect(ana.locator(".board .cell.violation")).to_have_count(2)
     expect(ana.locator(".issues li")).not_to_have_count(0)
+    expect(ana.locator(".issues li strong").first).to_have_text(re.compile(r"^[A-Z][a-z]+( [a-z]+)*:$"))  # the rule in words, no key
 
     # correct the misread die: the score and the standings change, the violation goes
     before = ana.locator(".player-score").inner_text()
@@ -169,6 +186,18 @@ def test_alhambra_palace_by_keyboard_and_a_recorded_scoring(browser_page, live_s
     changed = page.request.put(f"{live_server}/api/games/{game['id']}/players/{bo_id}/cells", data={"cell": "0,-1", "value": "tower:N"})
     assert changed.ok
     expect(bo.locator('.board [data-cell="0,-1"]')).to_have_class(re.compile(r"\btype-tower\b"), timeout=9000)
-    page.get_by_role("button", name="Record scoring 1 and go on to scoring 2").click()
+    # Dirk's buildings decide majorities: until they are counted, the scoring cannot be recorded
+    record = page.get_by_role("button", name="Record scoring 1 and go on to scoring 2")
+    expect(record).to_be_disabled()
+    expect(page.locator("#standings .incomplete")).to_have_text(
+        "Incomplete: Dirk's buildings are not set (no ranking until these are entered)"
+    )
+    for index, count in enumerate((0, 1, 0, 0, 2, 0)):
+        field = page.locator("#settings .row").nth(1).locator("input[type=number]").nth(index)
+        field.fill(str(count))
+        field.press("Tab")
+        expect(page.locator("#settings .row").nth(1).locator(".field.unset")).to_have_count(5 - index)
+    expect(record).to_be_enabled()
+    record.click()
     expect(page.locator("#scoring-round")).to_have_value("2")
     expect(page.locator(".rounds table")).to_contain_text("Round 1")

@@ -58,7 +58,14 @@ def test_sagrada_solo_settings_and_colour_then_value(browser_page, live_server) 
     page = browser_page
     _, errors = open_game(page, live_server, "sagrada", ["Ana"])
     expect(page.locator("#settings select[data-objective]")).to_have_count(2)  # solo: two public objectives
+    expect(page.locator("#settings").get_by_label("Private objective 2")).to_have_value("")  # not dealt by the screen
+    expect(page.locator("#settings .field.unset")).to_have_count(5)  # two public, two private, the round track
+    page.locator("#settings").get_by_label("Private objective 2").select_option("blue")
+    page.locator("#settings").get_by_label("Private objective 1").select_option("red")
     expect(page.locator("#settings").get_by_label("Private objective 2")).to_have_value("blue")
+    expect(page.locator("#settings .field.unset")).to_have_count(3)
+    expect(page.locator("#standings .incomplete")).to_contain_text("the round track's sum is not set")
+    expect(page.locator("#standings .incomplete")).not_to_contain_text("solo private")
     ana = page.locator(".player").first
     expect(ana.get_by_label("Favor tokens left")).to_have_count(0)
     ana.locator('.board [data-cell="0,0"]').click()
@@ -88,7 +95,7 @@ def test_alhambra_walls_dirk_and_the_final_market(browser_page, live_server) -> 
     ana = page.locator(".player").first
     ana.locator('.board [data-cell="0,0"]').click()
     page.keyboard.press("ArrowUp")  # the board grows toward the selection
-    expect(ana.locator(".palette-head strong")).to_have_text("Set (0,-1)")
+    expect(ana.locator(".palette-head strong")).to_have_text("Set 1 north of the fountain")  # in words, never "(0,-1)"
     page.keyboard.press("6")
     expect(ana.locator('.board [data-cell="0,-1"]')).to_have_class(re.compile(r"\btype-tower\b"))
     expect(ana.locator('.board [data-cell="0,-1"]')).to_have_text("Tow")
@@ -96,7 +103,7 @@ def test_alhambra_walls_dirk_and_the_final_market(browser_page, live_server) -> 
     ana.locator(".wall-picker button", has_text="E").click()
     expect(ana.locator('.board [data-cell="0,-1"]')).to_have_class(re.compile(r"\bwall-E\b"))
     page.keyboard.press("s")
-    expect(ana.locator('.board [data-cell="0,-1"]')).to_have_attribute("aria-label", "x 0 y -1: tower walls ES")
+    expect(ana.locator('.board [data-cell="0,-1"]')).to_have_attribute("aria-label", "1 north of the fountain: tower walled E S")
     page.locator("#scoring-round").select_option("3")
     expect(ana.locator(".fields input[type=number]")).to_have_count(5)  # points before, and money per currency
     page.get_by_role("button", name="Add a market tile").click()

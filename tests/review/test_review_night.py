@@ -49,6 +49,8 @@ def cell(view: dict, index: int, name: str) -> str:
 
 def set_everything(client: TestClient, view: dict) -> dict:
     """Enter both Sagrada windows and every deciding field, so the game ranks."""
+    objectives = ["row-color-variety", "light-shades", "color-diagonals"]
+    client.patch(f"/api/games/{view['id']}", json={"settings": {"public_objectives": objectives}})
     client.put(player_url(view, 0) + "/cells", json={"cells": window_cells(WINDOW)})
     client.put(player_url(view, 1) + "/cells", json={"cells": window_cells([row.replace("B4", "G4") for row in WINDOW])})
     client.patch(player_url(view, 0), json={"fields": {"private_objective": "blue", "favor_tokens": 2}})
@@ -124,16 +126,26 @@ def test_an_undo_leaves_what_it_did_not_change_alone(client: TestClient) -> None
     assert fields["favor_tokens"] is None and fields["private_objective"] == "blue"
 
 
+def enter_alhambra(client: TestClient, view: dict) -> None:
+    """Ana's and Bo's palaces and Dirk's buildings, so a two-player Alhambra scoring can be recorded."""
+    client.put(player_url(view, 0) + "/cells", json={"cells": [{"cell": "1,0", "value": "garden:N"}]})
+    client.put(player_url(view, 1) + "/cells", json={"cells": [{"cell": "1,0", "value": "pavilion:"}]})
+    client.patch(
+        f"/api/games/{view['id']}",
+        json={"settings": {"dirk": dict.fromkeys(("pavilion", "seraglio", "arcades", "chambers", "garden", "tower"), 0)}},
+    )
+
+
 def test_undo_of_a_recorded_alhambra_round(client: TestClient) -> None:
     view = new_game(client, "alhambra", ("Ana", "Bo"))
-    client.put(player_url(view, 0) + "/cells", json={"cells": [{"cell": "1,0", "value": "garden:N"}]})
+    enter_alhambra(client, view)
     view = client.post(f"/api/games/{view['id']}/rounds").json()
     assert view["settings"]["scoring_round"] == 2 and view["players"][0]["fields"]["score_before"] > 0
     assert view["history"]["undo"] == "record scoring 1"
     view = client.post(f"/api/games/{view['id']}/undo").json()
     assert view["rounds"] == []
     assert view["settings"]["scoring_round"] == 1
-    assert [p["fields"]["score_before"] for p in view["players"]] == [0, 0]
+    assert [p["fields"]["score_before"] for p in view["players"]] == [None, None]  # as before: none before the first
     view = client.post(f"/api/games/{view['id']}/redo").json()
     assert [r["round"] for r in view["rounds"]] == [1] and view["settings"]["scoring_round"] == 2
 
@@ -250,7 +262,7 @@ def test_removing_below_the_games_minimum_is_refused(client: TestClient, game, p
 
 
 def test_going_solo_keeps_a_game_that_scores(client: TestClient) -> None:
-    view = new_game(client)
+    view = set_everything(client, new_game(client))
     view = client.delete(player_url(view, 1)).json()
     assert view["error"] is None and len(view["settings"]["public_objectives"]) == 2
     assert "solo" in view["document"]
@@ -264,7 +276,7 @@ def test_the_games_list_names_each_winner_or_what_is_missing(client: TestClient)
     text = f"Winner: {winner['name']} ({winner['score']})"
     assert listing["Done"]["result"] == {"state": "winner", "names": [winner["name"]], "score": winner["score"], "text": text, "detail": ""}
     assert listing["Open"]["result"]["text"] == "incomplete"
-    assert listing["Open"]["result"]["detail"].startswith("Ana's private objective is not set")
+    assert listing["Open"]["result"]["detail"].startswith("the public objectives are not set; Ana's board is not entered")
     page = client.get("/").text
     assert f"Winner: {winner['name']} ({winner['score']})" in page
     assert f'<time class="local-time" datetime="{open_game["updated_at"]}">' in page  # ISO UTC for the browser to show locally
@@ -273,7 +285,7 @@ def test_the_games_list_names_each_winner_or_what_is_missing(client: TestClient)
 
 def test_an_alhambra_game_leads_until_its_final_scoring(client: TestClient) -> None:
     view = new_game(client, "alhambra", ("Ana", "Bo"))
-    client.put(player_url(view, 0) + "/cells", json={"cells": [{"cell": "1,0", "value": "garden:N"}]})
+    enter_alhambra(client, view)
     result = client.get("/index.json").json()["games"][0]["result"]
     assert result["state"] == "leading" and result["names"] == ["Ana"]
 
@@ -304,7 +316,7 @@ def test_results_csv_gives_no_places_while_incomplete(client: TestClient) -> Non
     client.patch(player_url(view, 0), json={"fields": {"private_objective": "blue", "favor_tokens": 0}})
     rows = list(csv.reader(io.StringIO(client.get(f"/games/{view['id']}/results.csv").content.decode("utf-8-sig"))))
     assert [row[0] for row in rows[1:]] == ["", ""]
-    assert rows[2][-1] == "incomplete: Bo's private objective is not set; Bo's favor tokens are not set"
+    assert rows[2][-1] == "incomplete: Bo's board is not entered; Bo's private objective is not set; Bo's favor tokens are not set"
 
 
 def test_results_image_is_a_png_of_standings_and_boards(client: TestClient) -> None:

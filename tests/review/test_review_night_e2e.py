@@ -55,7 +55,13 @@ def test_a_whole_night_two_players_a_correction_undo_rename_export(browser_page,
         card.get_by_label("Favor tokens left").fill(tokens)
         card.get_by_label("Favor tokens left").press("Enter")
         expect(page.locator("#standings")).not_to_contain_text(f"{name}'s favor tokens")
-    expect(page.locator("table.standings")).to_be_visible()
+    for slot, objective in enumerate(("row-color-variety", "column-color-variety", "color-variety")):  # none scores here
+        page.locator(f'select[data-objective="{slot}"]').select_option(objective)
+        page.wait_for_function("(n) => window.tablescanView().settings.public_objectives.length === n", arg=slot + 1)
+    # only the boards are left to enter: no ranking on blank windows
+    expect(page.locator("#standings .incomplete")).to_have_text(
+        "Incomplete: Ana's board is not entered; Bo's board is not entered (no ranking until these are entered)"
+    )
     # a correction, then Ctrl+Z and Ctrl+Shift+Z
     ana.locator('.board [data-cell="0,0"]').click()
     page.keyboard.press("b")
@@ -67,11 +73,11 @@ def test_a_whole_night_two_players_a_correction_undo_rename_export(browser_page,
     page.keyboard.press("Control+z")
     expect(page.locator("#notice")).to_have_text("undone: set a cell of Ana's board to B5")
     expect(ana.locator('.board [data-cell="0,0"]')).to_have_attribute("aria-label", re.compile(r"row 1 column 1: empty"))
-    expect(ana.locator(".player-score")).to_have_text("-18")
+    expect(ana.locator(".player-score")).to_have_text("not entered")  # blank again: no score on an empty window
     page.keyboard.press("Control+Shift+z")
     expect(ana.locator('.board [data-cell="0,0"]')).to_have_attribute("aria-label", "row 1 column 1: blue 5")
     undo.click()  # the button does the same
-    expect(ana.locator(".player-score")).to_have_text("-18")
+    expect(ana.locator(".player-score")).to_have_text("not entered")
     redo.click()
     expect(ana.locator(".player-score")).to_have_text("-12")
     # rename
@@ -188,6 +194,12 @@ def test_the_games_list_shows_local_time_and_the_winner(chromium, live_server) -
         page.request.put(
             f"{live_server}/api/games/{view['id']}/players/{view['players'][0]['id']}/cells", data={"cell": "white:1", "value": "3"}
         )
+        # Bo's tableau and both players' nobles: nothing left unset
+        page.request.put(
+            f"{live_server}/api/games/{view['id']}/players/{view['players'][1]['id']}/cells", data={"cell": "blue:0", "value": "2"}
+        )
+        for player in view["players"]:
+            page.request.patch(f"{live_server}/api/games/{view['id']}/players/{player['id']}", data={"fields": {"nobles": 0}})
         page.goto(live_server + "/")
         row = page.locator(f'.games li[data-game-id="{view["id"]}"]')
         expect(row.locator(".result")).to_have_text("Winner: Ana (3)")

@@ -69,7 +69,7 @@ def test_a_replacement_the_scanner_cannot_read_keeps_the_good_photo(browser_page
     good = jpeg_file(tmp_path / "good.jpg")
     ana.locator("input[type=file]").set_input_files(str(good))
     # while the photo is on its way the button rests, so a second tap cannot send it twice
-    expect(ana.locator(".upload .button")).to_have_text("Uploading…")
+    expect(ana.locator(".upload .button")).to_have_text("Reading…")
     expect(ana.locator("input[type=file]")).to_be_disabled()
     gated_scanner.set()
     expect(ana.locator(".photo-view polygon:not(.corner-quad)")).to_have_count(20)

@@ -186,6 +186,12 @@ def test_unset_values_show_as_not_set_and_hold_back_the_ranking(browser_page, li
 
     page = browser_page
     game = new_game(page, live_server)
+    # the cards on the table and one die on each window: only the players' own values are left to enter
+    url = f"{live_server}/api/games/{game['id']}"
+    assert page.request.patch(url, data={"settings": {"public_objectives": ["light-shades", "deep-shades", "color-variety"]}}).ok
+    for player in game["players"]:
+        assert page.request.put(f"{url}/players/{player['id']}/cells", data={"cell": "0,0", "value": "B4"}).ok
+    page.reload()
     ana, bo = page.locator(".player").first, page.locator(".player").nth(1)
     for card in (ana, bo):
         expect(card.locator(".field.unset")).to_have_count(2)
@@ -213,4 +219,4 @@ def test_unset_values_show_as_not_set_and_hold_back_the_ranking(browser_page, li
     assert changed.ok
     expect(standings.locator("table.standings tbody tr")).to_have_count(2, timeout=9000)
     expect(standings.locator(".incomplete")).to_have_count(0)
-    expect(standings.locator("table.standings tbody tr").first).to_contain_text("Ana ★")  # 3 tokens beat 1 on empty boards
+    expect(standings.locator("table.standings tbody tr").first).to_contain_text("Ana ★")  # 3 tokens beat 1 on equal boards

@@ -44,6 +44,12 @@ def test_a_cell_correction_changes_the_score(store: Store) -> None:
     usecases.correct_cells(store, game_id, ana, [{"cell": "red:5", "value": "3"}])
     view = game_view(store, game_id)
     assert view["players"][0]["report"]["prestige"] == 15
+    assert view["standings"] == []  # Bo's tableau and both players' nobles are not entered yet
+    bo = store.players(game_id)[1]["id"]
+    usecases.correct_cells(store, game_id, bo, [{"cell": "blue:1", "value": "2"}])
+    for player in (ana, bo):
+        usecases.change_player(store, game_id, player, {"fields": {"nobles": 0}})
+    view = game_view(store, game_id)
     assert view["standings"][0] == {"place": 1, "name": "Ana", "score": 15, "note": ""}
     with pytest.raises(StateError, match="expected 'colour:points'"):
         usecases.correct_cells(store, game_id, ana, [{"cell": "pink:5", "value": "3"}])
@@ -54,6 +60,13 @@ def test_only_games_scored_in_rounds_record_rounds(store: Store) -> None:
     with pytest.raises(StateError, match="only Alhambra has several scorings"):
         usecases.record_round(store, sagrada)
     alhambra = usecases.create_game(store, "alhambra", "", ["Ana", "Bo"])
+    with pytest.raises(StateError, match="cannot be recorded yet: Dirk's buildings are not set; Ana's board is not entered"):
+        usecases.record_round(store, alhambra)  # a recorded round is carried forward: never on a guess
+    usecases.change_game(
+        store, alhambra, {"settings": {"dirk": dict.fromkeys(("pavilion", "seraglio", "arcades", "chambers", "garden", "tower"), 1)}}
+    )
+    for player in store.players(alhambra):
+        usecases.correct_cells(store, alhambra, player["id"], [{"cell": "1,0", "value": "garden:N"}])
     usecases.record_round(store, alhambra)
     assert store.game(alhambra)["settings"]["scoring_round"] == 2
     assert [r["round"] for r in store.rounds(alhambra)] == [1]

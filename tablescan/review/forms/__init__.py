@@ -39,6 +39,7 @@ class ReviewForm:
             "last_round": self.last_round,
             "shortcuts": [list(pair) for pair in self.shortcuts],
             "constants": self.constants(),
+            "labels": self.labels(),
         }
 
     def constants(self) -> dict[str, Any]:
@@ -112,9 +113,25 @@ class ReviewForm:
         """Return one player's FORMATS.md entry, without its name, from stored fields and cells."""
         return {}
 
-    def unset(self, player: dict, player_count: int) -> list[str]:
-        """Return what decides the player's score and nobody has entered yet, each as "<what> is not set"."""
+    def unset(self, player: dict, player_count: int, settings: dict | None = None) -> list[str]:
+        """Return what decides the player's score and nobody has entered yet, each as "<what> is not set".
+
+        ``settings`` are the game's (None: a new game's defaults).
+        """
         return []
+
+    def unset_settings(self, settings: dict, player_count: int) -> list[str]:
+        """Return the game-wide settings that decide scores and nobody has entered yet ("the ... are not set")."""
+        return []
+
+    def board_entered(self, cells: dict[str, str]) -> bool:
+        """Whether a board holds anything beyond a new player's blank board (photo aside)."""
+        blank = self.blank_cells()
+        return any(value != blank.get(cell, "") for cell, value in cells.items())
+
+    def labels(self) -> dict[str, str]:
+        """Return the report's keys in words (``"favor_tokens"`` -> ``"Favor tokens"``) for the breakdown's columns."""
+        return {}
 
     def settle_document(self, doc: dict, settings: dict, players: list[dict], entries: list[dict]) -> None:
         """Add the game-wide settings to a document whose player ``entries`` are built."""

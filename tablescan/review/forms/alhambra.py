@@ -92,11 +92,35 @@ class AlhambraForm(ReviewForm):
     def default_settings(self, player_count: int) -> dict[str, Any]:
         settings: dict[str, Any] = {"scoring_round": 1, "market": []}
         if player_count == 2:
-            settings["dirk"] = {kind: 0 for kind in BUILDING_TYPES}
+            settings["dirk"] = {kind: None for kind in BUILDING_TYPES}  # "not set" until the players count them
         return settings
 
+    def unset_settings(self, settings: dict, player_count: int) -> list[str]:
+        dirk = settings.get("dirk")
+        if player_count == 2 and isinstance(dirk, dict) and any(dirk.get(kind) is None for kind in BUILDING_TYPES):
+            return ["Dirk's buildings are not set"]
+        return []
+
+    def board_entered(self, cells: dict[str, str]) -> bool:
+        return any(value not in ("", FOUNTAIN) for value in cells.values())
+
+    def labels(self) -> dict[str, str]:
+        return {
+            **{kind: kind.capitalize() for kind in BUILDING_TYPES},
+            "counts": "Buildings",
+            "majorities": "Majority points",
+            "longest_wall": "Longest wall",
+            "round_points": "This scoring",
+            "score_before": "Points before",
+        }
+
     def default_fields(self, position: int) -> dict[str, Any]:
-        return {"score_before": 0, "money": {currency: 0 for currency in CURRENCIES}, "reserve": []}
+        # points before this scoring: none in the first; from a later one on, recorded rounds carry them (else "not set")
+        return {"score_before": None, "money": {currency: 0 for currency in CURRENCIES}, "reserve": []}
+
+    def unset(self, player: dict, player_count: int, settings: dict | None = None) -> list[str]:
+        later = (settings or {}).get("scoring_round", 1) > 1
+        return ["points before this scoring are not set"] if later and player["fields"].get("score_before") in (None, "") else []
 
     def blank_cells(self) -> dict[str, str]:
         return {"0,0": FOUNTAIN}
@@ -130,7 +154,16 @@ class AlhambraForm(ReviewForm):
             dirk = change["dirk"]
             if not isinstance(dirk, dict):
                 raise StateError("settings.dirk: expected counts per building type")
-            settings["dirk"] = {kind: int_in(dirk.get(kind, 0), f"settings.dirk.{kind}", 0, MAX_DIRK_ENTRY) for kind in BUILDING_TYPES}
+            before = settings.get("dirk") or {}
+            # a type the change leaves out keeps its count: one field's edit never clears another's
+            settings["dirk"] = {
+                kind: before.get(kind)
+                if kind not in dirk
+                else None
+                if dirk[kind] in (None, "")
+                else int_in(dirk[kind], f"settings.dirk.{kind}", 0, MAX_DIRK_ENTRY)
+                for kind in BUILDING_TYPES
+            }
         if "market" in change:
             market = change["market"]
             if not isinstance(market, list) or len(market) > MARKET_SIZE:
@@ -148,7 +181,9 @@ class AlhambraForm(ReviewForm):
     def clean_fields(self, fields: dict, change: dict) -> dict:
         fields = copy_json(fields)
         if "score_before" in change:
-            fields["score_before"] = int_in(change["score_before"], "fields.score_before", 0, MAX_SCORE_ENTRY)
+            before = change["score_before"]
+            unset = before is None or (isinstance(before, str) and not before.strip())
+            fields["score_before"] = None if unset else int_in(before, "fields.score_before", 0, MAX_SCORE_ENTRY)
         if "reserve" in change:
             reserve = change["reserve"]
             items = reserve.replace(";", ",").split(",") if isinstance(reserve, str) else reserve
@@ -191,7 +226,7 @@ class AlhambraForm(ReviewForm):
         round_number = settings.get("scoring_round", 1)
         doc["scoring_round"] = round_number
         if len(players) == 2 and settings.get("dirk"):
-            doc["dirk"] = dict(settings["dirk"])
+            doc["dirk"] = {kind: number(count) for kind, count in settings["dirk"].items()}  # unset counts: see unset_settings
         market = settings.get("market") or []
         if round_number == LAST_ROUND and market:
             doc["market"] = [dict(tile) for tile in market]

@@ -24,8 +24,7 @@ from tablescan.review.forms import ReviewForm, cell_text, copy_json, int_in, num
 
 COLOR_CHOICES = tuple(COLOR_NAMES.values())
 PUBLIC_OBJECTIVES = tuple(OBJECTIVES)
-DEFAULT_OBJECTIVES = ("row-color-variety", "light-shades", "color-diagonals")  # the FORMATS.md example's cards
-SOLO_PRIVATES = ("red", "blue")
+SOLO_PRIVATE_COUNT = 2  # the solo player draws two private objectives
 MAX_FAVOR_ENTRY = 12
 MAX_ROUND_TRACK_ENTRY = 200
 
@@ -41,7 +40,16 @@ _DIE = re.compile(rf"^[{''.join(COLORS)}][{min(VALUES)}-{max(VALUES)}]$")
 
 
 def _solo_default() -> dict[str, Any]:
-    return {"private_objectives": list(SOLO_PRIVATES), "round_track_sum": 0}
+    # nothing drawn yet: both private objectives and the round track's sum are "not set" until entered
+    return {"private_objectives": [None] * SOLO_PRIVATE_COUNT, "round_track_sum": None}
+
+
+def _solo_document(solo: dict) -> dict[str, Any]:
+    """The document's solo block; colours not yet drawn stand in as the first unchosen ones (the standings wait)."""
+    chosen = [colour for colour in solo.get("private_objectives") or [] if colour][:SOLO_PRIVATE_COUNT]
+    spare = [colour for colour in COLOR_CHOICES if colour not in chosen]
+    track = solo.get("round_track_sum")
+    return {"private_objectives": chosen + spare[: SOLO_PRIVATE_COUNT - len(chosen)], "round_track_sum": number(track)}
 
 
 def _objective_json(objective: Objective, label: str) -> dict:
@@ -103,10 +111,9 @@ class SagradaForm(ReviewForm):
         }
 
     def default_settings(self, player_count: int) -> dict[str, Any]:
-        solo = player_count == 1
-        shown = SOLO_PUBLIC_COUNT if solo else PUBLIC_COUNT
-        settings: dict[str, Any] = {"public_objectives": list(DEFAULT_OBJECTIVES[:shown])}
-        if solo:
+        # no cards the table has not turned up: the objectives start empty and are "not set" until chosen
+        settings: dict[str, Any] = {"public_objectives": []}
+        if player_count == 1:
             settings["solo"] = _solo_default()
         return settings
 
@@ -149,10 +156,20 @@ class SagradaForm(ReviewForm):
             settings["public_objectives"] = chosen
         if "solo" in change and player_count == 1:
             solo = change["solo"] if isinstance(change["solo"], dict) else {}
-            privates = solo.get("private_objectives", settings.get("solo", {}).get("private_objectives", []))
-            if not isinstance(privates, list) or len(privates) != 2 or any(c not in COLOR_CHOICES for c in privates):
-                raise StateError("settings.solo.private_objectives: expected two colour names")
-            track = int_in(solo.get("round_track_sum", 0), "settings.solo.round_track_sum", 0, MAX_ROUND_TRACK_ENTRY)
+            before = settings.get("solo") or _solo_default()
+            privates = solo.get("private_objectives", before.get("private_objectives"))
+            if not isinstance(privates, list) or len(privates) != SOLO_PRIVATE_COUNT:
+                raise StateError("settings.solo.private_objectives: expected two colour names (empty for not set)")
+            privates = [colour or None for colour in privates]  # "" or null: not drawn yet
+            if any(c is not None and c not in COLOR_CHOICES for c in privates):
+                raise StateError(f"settings.solo.private_objectives: expected colours of {', '.join(COLOR_CHOICES)}")
+            if privates[0] is not None and privates[0] == privates[1]:
+                raise StateError(f"settings.solo.private_objectives: expected two different colours, got {privates[0]} twice")
+            track = solo.get("round_track_sum", before.get("round_track_sum"))
+            if track is not None and not (isinstance(track, str) and not track.strip()):
+                track = int_in(track, "settings.solo.round_track_sum", 0, MAX_ROUND_TRACK_ENTRY)
+            else:
+                track = None
             settings["solo"] = {"private_objectives": privates, "round_track_sum": track}
         return settings
 
@@ -190,7 +207,7 @@ class SagradaForm(ReviewForm):
                 doc["favor_tokens"] = number(fields.get("favor_tokens"))
         return doc
 
-    def unset(self, player: dict, player_count: int) -> list[str]:
+    def unset(self, player: dict, player_count: int, settings: dict | None = None) -> list[str]:
         if player_count == 1:  # the solo game takes its objectives from the settings and has no tokens
             return []
         fields = player["fields"]
@@ -201,10 +218,39 @@ class SagradaForm(ReviewForm):
             missing.append("favor tokens are not set")
         return missing
 
+    def unset_settings(self, settings: dict, player_count: int) -> list[str]:
+        wanted = SOLO_PUBLIC_COUNT if player_count == 1 else PUBLIC_COUNT
+        missing = wanted - len(settings.get("public_objectives") or [])
+        unset = []
+        if missing == wanted:
+            unset.append("the public objectives are not set")
+        elif missing > 0:
+            unset.append(f"{missing} of the {wanted} public objectives {'is' if missing == 1 else 'are'} not set")
+        if player_count == 1:
+            solo = settings.get("solo") or _solo_default()
+            drawn = [colour for colour in solo.get("private_objectives") or [] if colour]
+            if len(drawn) < SOLO_PRIVATE_COUNT:
+                unset.append("the solo private objectives are not set" if not drawn else "the second solo private objective is not set")
+            if solo.get("round_track_sum") is None:
+                unset.append("the round track's sum is not set")
+        return unset
+
+    def board_entered(self, cells: dict[str, str]) -> bool:
+        return any(value != "." for value in cells.values())
+
+    def labels(self) -> dict[str, str]:
+        return {
+            **{objective_id: objective.title for objective_id, objective in OBJECTIVES.items()},
+            "public": "Public objectives",
+            "private": "Private objective",
+            "favor_tokens": "Favor tokens",
+            "empty_cells": "Empty cells",
+        }
+
     def settle_document(self, doc: dict, settings: dict, players: list[dict], entries: list[dict]) -> None:
         doc["public_objectives"] = list(settings.get("public_objectives") or [])
         if len(players) == 1:
-            doc["solo"] = dict(settings.get("solo") or _solo_default())
+            doc["solo"] = _solo_document(settings.get("solo") or _solo_default())
 
     def scanned_values(self, player_doc: dict) -> dict[str, str]:
         values: dict[str, str] = {}

@@ -45,7 +45,16 @@ class SplendorForm(ReviewForm):
         }
 
     def default_fields(self, position: int) -> dict[str, Any]:
-        return {"nobles": 0, "reserved": 0}
+        return {"nobles": None, "reserved": 0}  # nobles score: "not set" until entered; reserved cards never score
+
+    def unset(self, player: dict, player_count: int, settings: dict | None = None) -> list[str]:
+        return ["nobles are not set"] if player["fields"].get("nobles") in (None, "") else []
+
+    def board_entered(self, cells: dict[str, str]) -> bool:
+        return any(value not in ("", "0") for value in cells.values())
+
+    def labels(self) -> dict[str, str]:
+        return {"cards": "Development cards", "nobles": "Nobles", "prestige": "Prestige"}
 
     def normalize_cell(self, cell: str, text: str, value: Any) -> tuple[str, str]:
         colour, _, points = cell.partition(":")
@@ -65,6 +74,8 @@ class SplendorForm(ReviewForm):
                 if len(set(nobles)) != len(nobles) or any(noble not in NOBLES for noble in nobles):
                     raise StateError(f"fields.nobles: expected distinct noble ids of {', '.join(sorted(NOBLES))}")
                 fields["nobles"] = list(nobles)
+            elif nobles is None or (isinstance(nobles, str) and not nobles.strip()):
+                fields["nobles"] = None  # not set (again)
             else:
                 fields["nobles"] = int_in(nobles, "fields.nobles", 0, MAX_NOBLE_ENTRY)
         return fields

@@ -16,11 +16,34 @@ from tablescan.review.view import game_view
 MAX_FORM_FIELDS = 20
 
 
-async def index(request: Request) -> Response:
-    """The start page: the stored games (with how each stands), the recently deleted, and a form for a new one."""
+NEW_GAME_FIELDS = ("game", "players", "name")
+
+
+def index_page(request: Request, entered: dict | None = None, errors: dict | None = None, status: int = 200) -> Response:
+    """The start page; after a refused new game, with what was entered and each error beside its field."""
     choices = [(entry.id, entry.title) for entry in GAMES.values()]
     listing = usecases.games_list(store_of(request))
-    return templates.TemplateResponse(request, "index.html", {**listing, "choices": choices, "join_url": request.app.state.join_url})
+    context = {**listing, "choices": choices, "join_url": request.app.state.join_url, "entered": entered or {}, "errors": errors or {}}
+    return templates.TemplateResponse(request, "index.html", context, status_code=status)
+
+
+def field_of(error: StateError, fields: tuple[str, ...]) -> tuple[str, str]:
+    """Return which form field a ``StateError`` names (its message starts with the field's path, else the first
+    field) and the message as said beside that field (without the path).
+
+    >>> field_of(StateError("players[1]: expected a name of 1-40 characters, got ''"), NEW_GAME_FIELDS)
+    ('players', "expected a name of 1-40 characters, got ''")
+    """
+    path, _, rest = str(error).partition(": ")
+    head = path.split("[", 1)[0].split(".", 1)[0].strip()
+    if head in fields and rest and " " not in path:
+        return head, rest
+    return fields[0], str(error)
+
+
+async def index(request: Request) -> Response:
+    """The start page: the stored games (with how each stands), the recently deleted, and a form for a new one."""
+    return index_page(request)
 
 
 async def index_json(request: Request) -> Response:
@@ -32,8 +55,13 @@ async def index_json(request: Request) -> Response:
 async def create_game_form(request: Request) -> Response:
     """The start page's form: create the game, then show it."""
     form = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS)
-    names = str(form.get("players", "")).replace(",", "\n").splitlines()
-    game_id = usecases.create_game(store_of(request), str(form.get("game", "")), str(form.get("name", "")), names)
+    entered = {key: str(form.get(key, "")) for key in NEW_GAME_FIELDS}
+    names = entered["players"].replace(",", "\n").splitlines()
+    try:
+        game_id = usecases.create_game(store_of(request), entered["game"], entered["name"], names)
+    except StateError as error:  # the form again, as typed, with the error beside the field it is about
+        field, message = field_of(error, NEW_GAME_FIELDS)
+        return index_page(request, entered, {field: message}, status=StateError.http_status)
     return RedirectResponse(f"/games/{game_id}", status_code=303)
 
 

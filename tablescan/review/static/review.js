@@ -16,6 +16,14 @@
   let busy = 0;
   let changes = 0; // bumped by every answer from the API; a poll started before one is stale
   let highlight = null; // {pid, id, cells: Set}: the cells that earned one scoring item
+  let lastError = ""; // the API's words for the last refused request
+  let sent = 0; // requests sent so far: only the newest one's answer is drawn
+  let held = null; // an older answer not drawn (a newer request was on its way)
+  const zooms = {}; // player id -> the photo's zoom (1: fit, a factor, or "full")
+  const scrolls = {}; // player id -> [left, top] of a zoomed photo
+  const ZOOM_MAX = 16;
+  const MIN_LABEL_PX = 9; // a photo label smaller than this on screen is hidden (it would only clutter)
+  const LABEL_EM = 0.66; // a bold label character's width, in font sizes
   const SURE = 0.99; // readings at or above this are not listed as uncertain: a clean scan lists no row of "100%" chips
 
   // ---------------------------------------------------------------- helpers
@@ -57,6 +65,7 @@
   }
 
   async function api(method, url, body) {
+    const seq = ++sent;
     busy += 1;
     document.body.classList.add("busy");
     try {
@@ -70,12 +79,19 @@
       let data = null;
       try { data = await response.json(); } catch (e) { data = { error: response.status + " " + response.statusText }; }
       if (!response.ok) {
-        notice(data.error || "request failed", "bad");
+        lastError = data.error || "request failed";
+        if (seq === sent && held) { view = held; held = null; render(); } // the last good answer, held back for this one
+        notice(lastError, "bad");
         return false;
       }
-      view = data;
       changes += 1;
-      notice(view.notice || "", view.notice ? "warn" : "");
+      // a newer edit is on its way: its answer holds this one's too, so drawing this one would only undo
+      // on screen what was just chosen (e.g. a second objective picked before the first one's answer)
+      if (seq !== sent) { held = data.notice || !held ? data : Object.assign(data, { notice: held.notice }); return true; }
+      const said = data.notice || (held && held.notice) || ""; // a held answer's notice (a photo not read) still shows
+      view = data;
+      held = null;
+      notice(said, said ? "warn" : "");
       render();
       return true;
     } catch (error) {
@@ -108,15 +124,33 @@
     return "conf-low";
   }
 
+  // Send a field's new value; a refusal is shown beside the field (not only at the top), the value left as typed.
+  async function fieldChange(field, input, send) {
+    const ok = await send();
+    for (const old of field.querySelectorAll(".field-error")) old.remove();
+    if (ok === false && !field.isConnected) return; // the page was redrawn meanwhile: the error stays at the top
+    if (ok === false) {
+      notice("");
+      input.setAttribute("aria-invalid", "true");
+      // beside its field the error needs no path ("fields.favor_tokens: "): the field is right there
+      field.append(el("span", { class: "field-error", role: "alert", text: lastError.replace(/^[\w.\[\]'"-]+: /, "") }));
+    } else input.removeAttribute("aria-invalid");
+  }
+
   function numberInput(label, value, onchange, attrs) {
-    return el("label", { class: "field" }, label,
-      el("input", Object.assign({ type: "number", inputmode: "numeric", value: value ?? 0, min: 0, onchange: (e) => onchange(e.target.value) }, attrs || {})));
+    const field = el("label", { class: "field" }, label);
+    const input = el("input", Object.assign({ type: "number", inputmode: "numeric", value: value ?? 0, min: 0,
+      onchange: (e) => fieldChange(field, input, () => onchange(e.target.value)) }, attrs || {}));
+    field.append(input);
+    return field;
   }
 
   function select(label, options, value, onchange, attrs) {
-    const node = el("select", Object.assign({ onchange: (e) => onchange(e.target.value) }, attrs || {}),
+    const field = el("label", { class: "field" }, label);
+    const node = el("select", Object.assign({ onchange: (e) => fieldChange(field, node, () => onchange(e.target.value)) }, attrs || {}),
       options.map(([v, text]) => el("option", { value: v, selected: v === value ? true : null, text })));
-    return el("label", { class: "field" }, label, node);
+    field.append(node);
+    return field;
   }
 
   // ---------------------------------------------------------------- standings
@@ -160,6 +194,14 @@
     if (view.form.several_scorings) box.append(renderRounds());
   }
 
+  // a report key in words: the form's own label ("favor_tokens" -> "Favor tokens"), else the key spelled out
+  function words(key) {
+    const label = (view.form.labels || {})[key];
+    if (label) return label;
+    const spelled = String(key).replace(/[_-]+/g, " ");
+    return spelled.charAt(0).toUpperCase() + spelled.slice(1);
+  }
+
   function renderBreakdown() {
     const players = view.report.players || [];
     const columns = [];
@@ -173,10 +215,10 @@
       return { entry, values };
     });
     const wrap = el("div", { class: "scroll" });
-    const head = el("tr", {}, el("th", { text: "Breakdown" }), columns.map((c) => el("th", { class: "num", title: c.id, text: c.key })));
+    const head = el("tr", {}, el("th", { text: "Breakdown" }), columns.map((c) => el("th", { class: "num", text: words(c.key) })));
     const table = el("table", { class: "breakdown" },
       el("thead", {},
-        el("tr", { class: "groups" }, el("th"), columns.map((c, i) => el("th", { class: "group", text: i === 0 || columns[i - 1].group !== c.group ? (c.group || "") : "" }))),
+        el("tr", { class: "groups" }, el("th"), columns.map((c, i) => el("th", { class: "group", text: i === 0 || columns[i - 1].group !== c.group ? (c.group ? words(c.group) : "") : "" }))),
         head),
       el("tbody", {}, rows.map(({ entry, values }) => el("tr", {}, el("th", { text: entry.name }),
         columns.map((c) => el("td", { class: "num", text: values[c.id] ?? "" }))))));
@@ -201,7 +243,7 @@
     const done = view.rounds.some((r) => r.round === last);
     if (!done) {
       box.append(el("button", {
-        class: "primary", type: "button", disabled: view.report ? null : true,
+        class: "primary", type: "button", disabled: view.report && !(view.incomplete || []).length ? null : true,
         onclick: () => api("POST", base() + "/rounds"),
         text: round < last ? `Record scoring ${round} and go on to scoring ${round + 1}` : "Record the final scoring",
       }));
@@ -230,16 +272,18 @@
   }
 
   function playerScore(p) {
+    if (!p.entered) return "not entered"; // a blank board scores nothing real (a blank window: -20): say so instead
     if (!p.report) return "–";
     return p.report[view.form.score_key] ?? "–";
   }
 
   function renderPlayer(p, photoOpen) {
     const card = el("section", { class: "panel player", id: "player-" + p.id, dataset: { pid: p.id } });
-    card.append(el("div", { class: "player-head" },
-      el("input", { class: "player-name", value: p.name, "aria-label": "Player name", maxlength: 40,
-        onchange: (e) => api("PATCH", playerUrl(p.id), { name: e.target.value }) }),
-      el("span", { class: "player-score", title: "score", text: playerScore(p) })));
+    const head = el("div", { class: "player-head" });
+    const nameInput = el("input", { class: "player-name", value: p.name, "aria-label": "Player name", maxlength: 40,
+      onchange: (e) => fieldChange(head, nameInput, () => api("PATCH", playerUrl(p.id), { name: e.target.value })) });
+    head.append(nameInput, el("span", { class: "player-score", title: "score", text: playerScore(p) }));
+    card.append(head);
     const verdict = renderVerdict(p);
     if (verdict) card.append(verdict);
     card.append(renderFields(p));
@@ -250,7 +294,7 @@
     const issueItem = (issue) => el("li", {
         class: issue.explained_by.length ? "explained" : "",
         onclick: () => { if (issue.cells.length) select_(p.id, issue.cells[0]); },
-      }, el("strong", { text: issue.rule }), " ", issue.detail,
+      }, el("strong", { "data-rule": issue.rule, text: words(issue.rule) + ":" }), " ", hook("issueDetail", issue.detail, issue, p), // a game may reword the places
       issue.explained_by.length ? el("span", { class: "muted", text: " (possible with " + issue.explained_by.join(", ") + ")" }) : null);
     const broken = p.issues.filter((i) => !i.explained_by.length);
     const explained = p.issues.filter((i) => i.explained_by.length);
@@ -304,7 +348,7 @@
         box.open = true;
         // one upload at a time: the button stays off until the server answers (a refused photo re-enables it)
         input.disabled = true;
-        button.textContent = "Uploading…";
+        button.textContent = view.scanner ? "Reading…" : "Uploading…";
         button.classList.add("disabled");
         upload.setAttribute("aria-busy", "true");
         api("POST", playerUrl(p.id) + "/photo", form).finally(() => {
@@ -325,6 +369,7 @@
     image.append(svg("image", { href: p.photo.url, x: 0, y: 0, width: W, height: H }));
     const stroke = Math.max(2, Math.round(Math.max(W, H) / 400));
     const issueCells = new Set(p.issues.flatMap((i) => i.cells));
+    const longest = Math.max(2, ...p.cells.filter((r) => r.polygon).map((r) => shortValue(r.value).length));
     for (const r of p.cells) {
       if (!r.polygon || r.polygon.length < 3) continue;
       const points = r.polygon.map(([x, y]) => x + "," + y).join(" ");
@@ -334,13 +379,19 @@
       g.append(svg("polygon", { points, "stroke-width": stroke }));
       const cx = r.polygon.reduce((s, [x]) => s + x, 0) / r.polygon.length;
       const cy = r.polygon.reduce((s, [, y]) => s + y, 0) / r.polygon.length;
-      const size = Math.max(...r.polygon.map(([x]) => x)) - Math.min(...r.polygon.map(([x]) => x));
-      g.append(svg("text", { x: cx, y: cy, "font-size": Math.max(10, size / 3.2), "text-anchor": "middle", "dominant-baseline": "central", text: shortValue(r.value) }));
-      g.append(svg("title", { text: `${r.cell}: ${r.value || "empty"}` + (r.confidence != null ? ` (${Math.round(r.confidence * 100)}%)` : "") }));
+      // the label fits inside its cell (tilted too: the shortest side bounds it), so labels never run into each other
+      const text = shortValue(r.value);
+      const side = Math.min(...r.polygon.map(([x, y], i) => { const [u, v] = r.polygon[(i + 1) % r.polygon.length]; return Math.hypot(u - x, v - y); }));
+      const fontSize = Math.min(side * 0.42, (side * 0.85) / (LABEL_EM * longest)); // sized for the longest: one size for all
+      g.append(svg("text", { x: cx, y: cy, "font-size": fontSize.toFixed(1), "data-fs": fontSize.toFixed(1), "text-anchor": "middle", "dominant-baseline": "central", text }));
+      g.append(svg("title", { text: `${cellLabel(r.cell, p)}: ${valueName(r.value)}` + (r.confidence != null ? ` (${Math.round(r.confidence * 100)}%)` : "") }));
       image.append(g);
     }
+    const wrap = el("div", { class: "photo-wrap" }, image);
+    const hiddenNote = el("p", { class: "muted small label-note", hidden: true, text: "Labels too small to read are hidden: zoom in, or tap a cell." });
+    const tools = zoomTools(p, image, wrap, W, hiddenNote);
     if (!view.scanner) {  // no scanner for this game: nothing would re-read the board, so no corners to drag
-      box.append(el("div", { class: "photo-wrap" }, image));
+      box.append(tools, wrap, hiddenNote);
       return box;
     }
     const corners = p.corners || [[W * 0.1, H * 0.1], [W * 0.9, H * 0.1], [W * 0.9, H * 0.9], [W * 0.1, H * 0.9]];
@@ -353,16 +404,105 @@
       dragCorner(handle, image, corners, quad, index, p);
       image.append(handle);
     });
-    box.append(el("div", { class: "photo-wrap" }, image));
+    box.append(tools, wrap, hiddenNote);
     box.append(el("p", { class: "muted small", text: "Drag the four corners onto the board's corners to re-read it; tap a cell to correct it." }));
-    const uncertain = p.cells.filter((r) => r.confidence !== null && r.confidence !== undefined && r.source === "scan" && r.confidence < SURE)
+    // only doubtful readings are chips: none when the scanner stands behind the board (its verdict leads the card)
+    const vouched = p.review && !p.review.needed;
+    const uncertain = vouched ? [] : p.cells.filter((r) => r.confidence !== null && r.confidence !== undefined && r.source === "scan" && r.confidence < SURE)
       .sort((a, b) => a.confidence - b.confidence).slice(0, 8);
     if (uncertain.length) {
       box.append(el("div", { class: "uncertain" }, el("span", { class: "muted", text: "Least certain first:" }),
         uncertain.map((r) => el("button", { type: "button", class: "chip " + confidenceClass(r), onclick: () => select_(p.id, r.cell) },
-          `${cellLabel(r.cell)} ${shortValue(r.value) || "empty"} ${Math.round(r.confidence * 100)}%`))));
+          `${cellLabel(r.cell, p)}: ${valueName(r.value)} ${Math.round(r.confidence * 100)}%`))));
     }
     return box;
+  }
+
+  // The photo's zoom: fit to the page (1), closer steps, or the photo's own pixels ("full"); kept per player across renders.
+  function zoomTools(p, image, wrap, W, hiddenNote) {
+    const level = () => zooms[p.id] || 1;
+    const factor = () => (level() === "full" ? Math.max(1, W / Math.max(1, wrap.clientWidth)) : level());
+    const apply = () => {
+      const z = factor();
+      wrap.classList.toggle("zoomed", z > 1);
+      image.style.width = z > 1 ? (z * 100).toFixed(0) + "%" : ""; // CSSOM: allowed by the page's CSP
+      out.disabled = z <= 1;
+      full.disabled = level() === "full";
+      wrap.dataset.zoom = z.toFixed(2);
+    };
+    const set = (next, centre) => {
+      const before = factor();
+      const at = centre || [0.5, 0.5];
+      const fx = (wrap.scrollLeft + wrap.clientWidth * at[0]) / Math.max(1, wrap.scrollWidth);
+      const fy = (wrap.scrollTop + wrap.clientHeight * at[1]) / Math.max(1, wrap.scrollHeight);
+      zooms[p.id] = next;
+      apply();
+      if (factor() !== before) { // keep the spot under the pointer (or the middle) where it was
+        wrap.scrollLeft = fx * wrap.scrollWidth - wrap.clientWidth * at[0];
+        wrap.scrollTop = fy * wrap.scrollHeight - wrap.clientHeight * at[1];
+      }
+    };
+    const step = (dir) => {
+      const z = factor();
+      const next = dir > 0 ? Math.min(ZOOM_MAX, z * 2) : z / 2;
+      return next <= 1.01 ? 1 : next;
+    };
+    const zin = el("button", { type: "button", class: "small zoom-in", "aria-label": "Zoom in on the photo", onclick: () => set(step(1)), text: "+" });
+    const out = el("button", { type: "button", class: "small zoom-out", "aria-label": "Zoom out", onclick: () => set(step(-1)), text: "−" });
+    const full = el("button", { type: "button", class: "small zoom-full", onclick: () => set("full"), text: "Full size" });
+    const fit = el("button", { type: "button", class: "small zoom-fit", onclick: () => set(1), text: "Fit" });
+    // ctrl + wheel, which is also what a trackpad pinch sends
+    image.addEventListener("wheel", (e) => {
+      if (!e.ctrlKey) return;
+      e.preventDefault();
+      const box = wrap.getBoundingClientRect();
+      set(step(e.deltaY < 0 ? 1 : -1), [(e.clientX - box.left) / box.width, (e.clientY - box.top) / box.height]);
+    }, { passive: false });
+    // touch: two fingers pinch the zoom, one finger pans a zoomed photo (a corner handle keeps its own drag)
+    const touches = new Map();
+    let pinch = null; // {distance, zoom} when two fingers went down
+    const spread = () => { const [a, b] = [...touches.values()]; return Math.hypot(a[0] - b[0], a[1] - b[1]); };
+    image.addEventListener("pointerdown", (e) => {
+      if (e.pointerType !== "touch" || e.target.closest(".corner")) return;
+      touches.set(e.pointerId, [e.clientX, e.clientY]);
+      if (touches.size === 2) pinch = { distance: Math.max(1, spread()), zoom: factor() };
+    });
+    image.addEventListener("pointermove", (e) => {
+      const last = touches.get(e.pointerId);
+      if (!last) return;
+      touches.set(e.pointerId, [e.clientX, e.clientY]);
+      if (pinch && touches.size === 2) {
+        const next = Math.min(ZOOM_MAX, pinch.zoom * (spread() / pinch.distance));
+        set(next <= 1.01 ? 1 : next);
+      } else if (touches.size === 1 && factor() > 1) {
+        wrap.scrollLeft -= e.clientX - last[0];
+        wrap.scrollTop -= e.clientY - last[1];
+      }
+    });
+    const lift = (e) => { touches.delete(e.pointerId); if (touches.size < 2) pinch = null; };
+    image.addEventListener("pointerup", lift);
+    image.addEventListener("pointercancel", lift);
+    // hide the labels too small to read at this size (they show on hover and on the selected cell)
+    const fitLabels = () => {
+      const scale = image.getBoundingClientRect().width / W;
+      if (!scale) return;
+      let hidden = 0;
+      for (const text of image.querySelectorAll("text[data-fs]")) {
+        const small = Number(text.dataset.fs) * scale < MIN_LABEL_PX && text.textContent !== "";
+        text.parentNode.classList.toggle("label-hidden", small);
+        if (small) hidden += 1;
+      }
+      hiddenNote.hidden = hidden === 0;
+    };
+    new ResizeObserver(fitLabels).observe(image);
+    // every answer redraws the page: a zoomed photo keeps where it was scrolled to
+    wrap.addEventListener("scroll", () => { scrolls[p.id] = [wrap.scrollLeft, wrap.scrollTop]; });
+    requestAnimationFrame(() => {
+      apply();
+      fitLabels();
+      if (scrolls[p.id]) [wrap.scrollLeft, wrap.scrollTop] = scrolls[p.id];
+    });
+    return el("div", { class: "zoom-tools", role: "group", "aria-label": "Photo zoom" }, el("span", { class: "muted small", text: "Zoom:" }), out, zin, full, fit);
   }
 
   function dragCorner(handle, image, corners, quad, index, p) {
@@ -387,7 +527,8 @@
   }
 
   const shortValue = (value) => hook("shortValue", value === "." ? "" : value, value);
-  const cellLabel = (cell) => hook("cellLabel", cell, cell);
+  const cellLabel = (cell, p) => hook("cellLabel", cell, cell, p); // a cell in the players' words (a palace tile: from its fountain)
+  const valueName = (value) => hook("valueName", shortValue(value) || "empty", value); // a value in words, where there is room
 
   // ---------------------------------------------------------------- boards
 
@@ -409,8 +550,8 @@
   function renderPalette(p) {
     const cell = selected.cell;
     const value = cellValue(p, cell);
-    const pal = el("div", { class: "palette", role: "toolbar", "aria-label": "Set " + cellLabel(cell) });
-    pal.append(el("div", { class: "palette-head" }, el("strong", { text: "Set " + cellLabel(cell) }),
+    const pal = el("div", { class: "palette", role: "toolbar", "aria-label": "Set " + cellLabel(cell, p) });
+    pal.append(el("div", { class: "palette-head" }, el("strong", { text: "Set " + cellLabel(cell, p) }),
       el("button", { type: "button", class: "small", onclick: () => { selected = null; render(); }, text: "Close" })));
     // the scanner's second and third readings of this cell come first: the likeliest fixes of a misread
     const reading = p.cells.find((c) => c.cell === cell);
@@ -418,7 +559,7 @@
     if (next.length) {
       pal.append(el("div", { class: "alternatives", role: "group", "aria-label": "The scanner's next readings" },
         el("span", { class: "muted", text: "Scanner's next readings:" }),
-        ...next.map((v) => el("button", { type: "button", class: "chip alternative", "data-value": v, "aria-label": "Set " + cellLabel(cell) + " to " + (shortValue(v) || "empty"),
+        ...next.map((v) => el("button", { type: "button", class: "chip alternative", "data-value": v, "aria-label": "Set " + cellLabel(cell, p) + " to " + valueName(v),
           onclick: () => setCell(p.id, cell, v) }, shortValue(v) || "empty"))));
     }
     pal.append(...hook("picker", [], p, cell, value));
@@ -491,13 +632,13 @@
 
   // What a game module may use: the shared widgets, the view and the edits it can ask for.
   const ui = {
-    el, svg, notice, select, numberInput, cellButton, setCell, patchSettings, patchFields, render, api, base,
+    el, svg, notice, select, numberInput, fieldChange, cellButton, setCell, patchSettings, patchFields, render, words, api, base,
     view: () => view,
     selected: () => selected,
     selectCell: select_,
     highlight: () => highlight,
     setHighlight: (next) => { highlight = next; render(); },
-    cellValue, reading,
+    cellValue, reading, cellLabel,
     issueCells: (p) => new Set(p.issues.flatMap((i) => i.cells)),
   };
 

@@ -10,6 +10,14 @@
     const isFinal = () => round() === ui.view().form.last_round;
     const roundLabel = (n, last) => (n === last ? `${n} (final)` : `${n} (${["first", "second", "third", "fourth"][n - 1] || "#" + n} scoring card)`);
 
+    // a text field whose refusal shows beside it (ui.fieldChange), the text left as typed
+    function textField(label, value, send, attrs) {
+      const field = el("label", { class: "field" }, label);
+      const input = el("input", Object.assign({ value, onchange: (e) => ui.fieldChange(field, input, () => send(e.target.value)) }, attrs));
+      field.append(input);
+      return field;
+    }
+
     function settings() {
       const view = ui.view(), s = view.settings, opts = view.options, last = view.form.last_round;
       const rounds = [...Array(last).keys()].map((i) => [String(i + 1), roundLabel(i + 1, last)]);
@@ -17,10 +25,15 @@
         select("Scoring round", rounds, String(round()), (value) => patchSettings({ scoring_round: Number(value) }), { id: "scoring-round" }))];
       if (view.players.length === 2 && s.dirk) {
         nodes.push(el("h3", { text: "Dirk's buildings (2-player game)" }),
-          el("div", { class: "row" }, opts.tile_types.map((t) => numberInput(t, s.dirk[t], (value) => {
-            const dirk = Object.assign({}, s.dirk, { [t]: value });
-            patchSettings({ dirk });
-          }, { max: k().max_dirk }))));
+          el("div", { class: "row" }, opts.tile_types.map((t) => {
+            // a count nobody entered is "not set" (the standings wait for it), never a silent 0
+            const unset = s.dirk[t] === null || s.dirk[t] === undefined;
+            // only this type's count is sent (the others keep theirs), so quick edits of two fields both stay
+            const node = numberInput(t, unset ? "" : s.dirk[t], (value) => patchSettings({ dirk: { [t]: value } }),
+              { max: k().max_dirk, placeholder: "not set" });
+            if (unset) node.classList.add("unset");
+            return node;
+          })));
       }
       if (isFinal()) {
         const market = s.market || [];
@@ -30,7 +43,7 @@
           el("div", { class: "market" }, market.map((tile, i) => el("div", { class: "row" },
             select("Currency", opts.currencies.map((c) => [c, c]), tile.currency, (v) => edit(i, { currency: v })),
             select("Type", opts.tile_types.map((c) => [c, c]), tile.type, (v) => edit(i, { type: v })),
-            el("label", { class: "field" }, "Walls", el("input", { value: tile.walls, size: 4, maxlength: 4, onchange: (e) => edit(i, { walls: e.target.value }) })),
+            textField("Walls", tile.walls, (v) => edit(i, { walls: v }), { size: 4, maxlength: 4 }),
             el("button", { type: "button", class: "small", onclick: () => save(market.filter((_, j) => j !== i)), text: "Remove" })))),
           el("div", {}, market.length < k().market_size ? el("button", { type: "button", class: "small", onclick: () => save(market.concat([Object.assign({}, k().market_tile)])), text: "Add a market tile" }) : null));
         nodes.push(el("p", { class: "muted", text: "Each player's money is entered beside their palace." }));
@@ -38,12 +51,21 @@
       return nodes;
     }
 
+    // none before the first scoring; from a later one on, "not set" until a recorded round carries them or they are typed
+    function pointsBefore(p) {
+      const value = p.fields.score_before, unset = value === null || value === undefined || value === "";
+      const later = round() > 1;
+      const node = numberInput("Points before this scoring", unset ? (later ? "" : 0) : value, (v) => patchFields(p.id, { score_before: v }),
+        { max: k().max_score_before, placeholder: "not set" });
+      if (unset && later) node.classList.add("unset");
+      return node;
+    }
+
     function fields(p) {
       const f = p.fields, opts = ui.view().options;
       const nodes = [
-        numberInput("Points before this scoring", f.score_before, (v) => patchFields(p.id, { score_before: v }), { max: k().max_score_before }),
-        el("label", { class: "field" }, "Reserve (never scores)", el("input", { value: (f.reserve || []).join(", "), placeholder: "garden:N, tower:ES", size: 16,
-          onchange: (e) => patchFields(p.id, { reserve: e.target.value }) })),
+        pointsBefore(p),
+        textField("Reserve (never scores)", (f.reserve || []).join(", "), (v) => patchFields(p.id, { reserve: v }), { placeholder: "garden:N, tower:ES", size: 16 }),
       ];
       if (isFinal()) {
         for (const c of opts.currencies) {
@@ -94,11 +116,11 @@
           const [kind, walls] = value.split(":");
           const cls = value ? "tile type-" + kind + " " + (walls || "").split("").map((w) => "wall-" + w).join(" ") : "empty";
           grid.append(cellButton(p, cell, issueCells, cls, el("span", { text: value ? k().short[kind] || kind : "" }),
-            `x ${x} y ${y}: ${value ? kind + (walls ? " walls " + walls : "") : "empty"}`,
+            `${tileName(cell, p)}: ${valueName(value)}`,
             longWall.filter((w) => w.cell === cell).map((w) => "lw-" + w.side).join(" ")));
         }
       }
-      return el("div", { class: "scroll" }, grid);
+      return el("div", { class: "scroll" }, grid, el("p", { class: "muted small compass", text: "North is up, east is right: tiles are named from the fountain." }));
     }
 
     function toggleWall(p, cell, side) {
@@ -148,6 +170,34 @@
       return (k().short[kind] || kind) + (walls ? " " + walls : "");
     }
 
-    return { settings, fields, notes, evidence, board, picker, move, key, shortValue, cellLabel: (cell) => "(" + cell + ")" };
+    // where a tile stands, in words, counted from the player's fountain (as the scanner's verdict names tiles):
+    // "2 east, 1 south of the fountain"; north is up and east is right, as the palace stands upright
+    function tileName(cell, p) {
+      const fountain = p && p.cells.find((r) => r.value === k().fountain);
+      const [fx, fy] = fountain ? fountain.cell.split(",").map(Number) : [0, 0];
+      const [x, y] = cell.split(",").map(Number);
+      const dx = x - fx, dy = y - fy, steps = [];
+      if (dx) steps.push(`${Math.abs(dx)} ${dx > 0 ? "east" : "west"}`);
+      if (dy) steps.push(`${Math.abs(dy)} ${dy > 0 ? "south" : "north"}`);
+      return steps.length ? steps.join(", ") + " of the fountain" : "the fountain";
+    }
+
+    function valueName(value) {
+      if (!value) return "empty";
+      const [kind, walls] = value.split(":");
+      if (kind === k().fountain) return "fountain";
+      return kind + (walls ? " walled " + walls.split("").join(" ") : ", no walls");
+    }
+
+    // the scoring core names a tile by its grid place, "(2, 0)"; the page names it from the fountain, as everywhere here
+    function issueDetail(issue, p) {
+      return issue.detail.replace(/(space at )?\((-?\d+), (-?\d+)\)/g, (_, space, x, y) => {
+        const name = tileName(`${x},${y}`, p);
+        if (name === "the fountain") return space ? "space at the fountain" : name;
+        return (space ? "space " : "the tile ") + name;
+      });
+    }
+
+    return { settings, fields, notes, evidence, board, picker, move, key, shortValue, valueName, issueDetail, cellLabel: tileName };
   });
 })();

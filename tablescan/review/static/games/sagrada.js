@@ -16,20 +16,31 @@
       const view = ui.view(), s = view.settings, opts = view.options, solo1 = view.players.length === 1;
       const chosen = s.public_objectives || [];
       const slots = [...Array(solo1 ? k().solo_public_slots : k().public_slots).keys()];
-      const nodes = [el("div", { class: "row" }, slots.map((i) => select("Public objective " + (i + 1),
-        [["", "—"]].concat(opts.public_objectives.map((o) => [o, o])), chosen[i] || "", (value) => {
-          const next = slots.map((j) => (j === i ? value : chosen[j] || "")).filter(Boolean);
-          patchSettings({ public_objectives: next });
-        }, { "data-objective": i })))];
+      // the cards the table turned up: "not set" until chosen (the standings wait for them), never a guess
+      const nodes = [el("div", { class: "row" }, slots.map((i) => {
+        const node = select("Public objective " + (i + 1),
+          [["", "— not set —"]].concat(opts.public_objectives.map((o) => [o, ui.words(o)])), chosen[i] || "", (value) => {
+            // read the other slots as shown, not as last rendered: a quick second choice must not undo the first
+            const shown = [...document.querySelectorAll("#settings select[data-objective]")].map((node) => node.value);
+            const next = slots.map((j) => (j === i ? value : shown[j] ?? chosen[j] ?? "")).filter(Boolean);
+            return patchSettings({ public_objectives: next });
+          }, { "data-objective": i });
+        if (!chosen[i]) node.classList.add("unset");
+        return node;
+      }))];
       if (solo1) {
+        // the two drawn private objectives and the round track's sum: "not set" until entered, never dealt by the screen
         const solo = s.solo || k().solo;
+        const marked = (node, isUnset) => { if (isUnset) node.classList.add("unset"); return node; };
+        const trackUnset = solo.round_track_sum === null || solo.round_track_sum === undefined;
         nodes.push(el("div", { class: "row" },
-          solo.private_objectives.map((_, i) => select("Private objective " + (i + 1), opts.colors.map((c) => [c, c]), solo.private_objectives[i], (value) => {
-            const privates = solo.private_objectives.slice(); privates[i] = value;
-            patchSettings({ solo: { private_objectives: privates, round_track_sum: solo.round_track_sum } });
-          })),
-          numberInput("Round track sum", solo.round_track_sum, (value) =>
-            patchSettings({ solo: { private_objectives: solo.private_objectives, round_track_sum: value } }))));
+          solo.private_objectives.map((colour, i) => marked(select("Private objective " + (i + 1), [["", "— not set —"]].concat(opts.colors.map((c) => [c, c])), colour || "", (value) => {
+            const shown = [...document.querySelectorAll("#settings select[data-solo-private]")].map((node) => node.value || null);
+            const privates = solo.private_objectives.map((c, j) => (j === i ? value || null : shown[j] ?? c));
+            return patchSettings({ solo: { private_objectives: privates } });
+          }, { "data-solo-private": i }), !colour)),
+          marked(numberInput("Round track sum", trackUnset ? "" : solo.round_track_sum, (value) =>
+            patchSettings({ solo: { round_track_sum: value } }), { placeholder: "not set" }), trackUnset)));
       }
       return nodes;
     }
@@ -52,6 +63,7 @@
 
     function summary(report) {
       if (!report.solo) return [];
+      if ((ui.view().incomplete || []).length) return []; // won or lost is only said once the setup is all entered
       return [el("p", { class: report.solo.won ? "good" : "bad" }, `Solo target ${report.solo.target}: ${report.solo.won ? "won" : "lost"}`)];
     }
 
@@ -131,6 +143,7 @@
 
     return {
       settings, fields, summary, evidence, board, picker, move, key,
+      valueName: (value) => (isDie(value) ? `${k().colors[value[0]]} ${value[1]}` : "empty"),
       cellLabel: (cell) => { const [r, c] = cell.split(","); return `r${Number(r) + 1}c${Number(c) + 1}`; },
       onSelect: () => { pendingColor = null; },
     };

@@ -17,7 +17,13 @@
       const f = p.fields;
       const chosen = Array.isArray(f.nobles) ? f.nobles : [];
       const nodes = [];
-      if (!chosen.length) nodes.push(numberInput("Nobles", f.nobles, (v) => patchFields(p.id, { nobles: v }), { max: k().max_nobles }));
+      if (!chosen.length) {
+        // nobles score: "not set" until entered (0 is a value the players give), never a silent 0
+        const unset = f.nobles === null || f.nobles === undefined || f.nobles === "";
+        const node = numberInput("Nobles", unset ? "" : f.nobles, (v) => patchFields(p.id, { nobles: v }), { max: k().max_nobles, placeholder: "not set" });
+        if (unset) node.classList.add("unset");
+        nodes.push(node);
+      }
       nodes.push(numberInput("Reserved cards", f.reserved, (v) => patchFields(p.id, { reserved: v }), { max: k().max_reserved }));
       nodes.push(el("details", { class: "nobles", open: chosen.length ? true : null },
         el("summary", { text: chosen.length ? `Nobles: ${chosen.join(", ")}` : "Or pick which nobles (checks their requirements)" }),
