@@ -73,7 +73,7 @@ def _poly(size: int, points: list[tuple[float, float]]) -> np.ndarray:
 def _painted_ground(rng: np.random.Generator, size: int) -> np.ndarray:
     base = np.array(jitter(rng, (218, 192, 142), 14), np.float32)
     low = cv2.resize(rng.normal(0, 1, (5, 5, 3)).astype(np.float32), (size, size), interpolation=cv2.INTER_CUBIC)
-    img = base + 9 * low
+    img = base + 6 * low
     if rng.random() < 0.4:  # a paved courtyard
         step = size / rng.uniform(6, 11)
         joint = base * 0.85
@@ -96,7 +96,7 @@ def _brush(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     kernel = (kernel / max(float(kernel.sum()), 1e-6)).astype(np.float32)
     strokes = cv2.filter2D(noise, -1, kernel)
     drift = cv2.resize(rng.normal(0, 1, (4, 4, 3)).astype(np.float32), (size, size), interpolation=cv2.INTER_CUBIC)
-    out = img.astype(np.float32) * (1 + rng.uniform(0.06, 0.14) * strokes)[..., None] + 5 * drift
+    out = img.astype(np.float32) * (1 + rng.uniform(0.06, 0.14) * strokes)[..., None] + 2.5 * drift
     return cv2.GaussianBlur(out.clip(0, 255), (0, 0), rng.uniform(0.4, 0.9)).astype(np.uint8)
 
 
