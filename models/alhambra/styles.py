@@ -171,8 +171,8 @@ def _painted_building(p: _Painter, rng: np.random.Generator, shape: str, body: R
     dark = scaled(body, 0.35)
     u = rng.uniform
     if shape == "tower":
-        w, h = u(0.16, 0.24), u(0.42, 0.6)
-        x, base = u(0.22, 0.42), u(0.7, 0.8)
+        x, base, w = u(0.22, 0.42), u(0.72, 0.82), u(0.16, 0.24)
+        h = min(u(0.4, 0.56), base - 0.34)  # tall, but clear of a north wall
         if rng.random() < 0.5:
             p.box(x + w * 0.7, base, u(0.15, 0.22), u(0.12, 0.2), 0.12, scaled(body, 0.95))
         p.box(x, base, w, h, u(0.1, 0.16), body)
@@ -331,7 +331,8 @@ class _Engraver:
 def _woodcut_building(e: _Engraver, rng: np.random.Generator, shape: str, body: RGB, roof: RGB) -> None:
     u = rng.uniform
     if shape == "tower":
-        x0, w, base, h = u(0.25, 0.42), u(0.14, 0.2), u(0.72, 0.82), u(0.45, 0.6)
+        x0, w, base = u(0.25, 0.42), u(0.14, 0.2), u(0.72, 0.82)
+        h = min(u(0.42, 0.58), base - 0.26)
         e.rect(x0, base - h, x0 + w, base, body)
         for k in range(3):
             e.rect(x0 + k * w / 3 + 0.005, base - h - 0.04, x0 + (k + 0.6) * w / 3, base - h, body, hatch=0)
@@ -433,7 +434,7 @@ def _texture(rng: np.random.Generator, size: int, colour: RGB) -> np.ndarray:
         ys, xs = np.mgrid[0:size, 0:size].astype(np.float32)
         angle = rng.uniform(0, np.pi)
         band = np.sin((xs * np.cos(angle) + ys * np.sin(angle)) * rng.uniform(0.2, 0.7)) > 0
-        other = np.asarray(random_colour(rng), np.float32)
+        other = np.asarray(random_colour(rng, lightness=(0.5, 0.9)), np.float32)
         return np.where(band[..., None], base, base * 0.6 + other * 0.4)
     if kind == 2:  # gradient
         t = np.linspace(0.7, 1.25, size, dtype=np.float32)
@@ -466,9 +467,10 @@ def _cutout(img: np.ndarray, rng: np.random.Generator, points: list[tuple[float,
 def _collage_building(img: np.ndarray, rng: np.random.Generator, shape: str, body: RGB, roof: RGB) -> None:
     u = rng.uniform
     if shape == "tower":
-        x0, w, base, h = u(0.25, 0.42), u(0.14, 0.22), u(0.72, 0.82), u(0.45, 0.62)
+        x0, w, base, spire = u(0.25, 0.42), u(0.14, 0.22), u(0.72, 0.82), u(0.06, 0.12)
+        h = min(u(0.42, 0.58), base - 0.18 - spire)
         _cutout(img, rng, [(x0, base), (x0 + w, base), (x0 + w, base - h), (x0, base - h)], body)
-        _cutout(img, rng, [(x0 - 0.02, base - h), (x0 + w + 0.02, base - h), (x0 + w / 2, base - h - u(0.06, 0.14))], roof)
+        _cutout(img, rng, [(x0 - 0.02, base - h), (x0 + w + 0.02, base - h), (x0 + w / 2, base - h - spire)], roof)
     elif shape == "garden":
         for _ in range(int(rng.integers(3, 7))):
             cx, cy, r = u(0.22, 0.6), u(0.24, 0.68), u(0.05, 0.1)
@@ -495,7 +497,8 @@ def _collage_building(img: np.ndarray, rng: np.random.Generator, shape: str, bod
 
 def collage(item: dict[str, Any], rng: np.random.Generator, size: int, player_colour: str) -> np.ndarray:
     """A collage tile: a photographic ground, textured cut-out shapes with shadows, stone or plain walls."""
-    ground = jitter(rng, (210, 190, 150), 25) if rng.random() < 0.7 else random_colour(rng, lightness=(0.62, 0.88))
+    light = (0.66, 0.9)  # grounds stay lighter than any wall strip
+    ground = jitter(rng, (214, 194, 152), 20) if rng.random() < 0.7 else random_colour(rng, lightness=light, saturation=(0.1, 0.6))
     img = _texture(rng, size, ground).astype(np.uint8)
     if item.get("tile") == "fountain":
         angles = np.linspace(0, 2 * np.pi, 20, endpoint=False)
