@@ -1,9 +1,9 @@
 """Transfer benchmark: the shipped scanner reads whole photos of palaces in tile art it never trained on.
 
-    python -m models.alhambra.transfer [--count 40] [--size WxH] [--sets held_out,training] [--out FILE]
+    python -m models.alhambra.transfer [--count 40] [--size WxH] [--sets held_out,training] [--out FILE] [--update-card]
 
 Two sets of ``--count`` photos each, rendered with fixed seeds used nowhere else (training renders
-use 0+, calibration 1,000,000+, evaluation 2,000,000-2,800,000, the samples 3,000,000+):
+use 0+, calibration 1,000,000+, the held-out render sets and the samples 2,000,000-3,499,999):
 
 - ``held_out`` (seeds 6,000,000+): every tile in ``styles.HELD_OUT_STYLE`` (painted volumes,
   battlemented walls, lit octagons, digit faces of ``art.HELD_OUT_FONTS``), never in a training render;
@@ -22,7 +22,8 @@ inside a read cell), tiles right (type and walls, every position in either palac
 ``evaluate``), palaces entirely right, price digit right (the tile classifier's own price reading),
 type right and walls right (per true building tile), the share of wrong readings given >= 90%
 confidence, wrong palaces that ``scan.review`` left unflagged, and right palaces it flagged.
-``measure()`` returns the same figures for other code (e.g. a training script).
+``measure()`` returns the same figures for other code (e.g. a training script); ``--update-card``
+rewrites the transfer block of ``models/alhambra_tiles/MODEL_CARD.md`` with the table.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import re
+import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -55,6 +58,9 @@ MAX_TILT_DEG = 35.0
 MAX_ROLL_DEG = 20.0
 CONFIDENT = 0.9
 OUT = Path(__file__).with_name("transfer.json")
+CARD = Path(__file__).resolve().parents[1] / "alhambra_tiles" / "MODEL_CARD.md"
+CARD_START = "<!-- transfer:start -->"
+CARD_END = "<!-- transfer:end -->"
 
 
 @dataclass(frozen=True)
@@ -318,6 +324,41 @@ def markdown(figures: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
+def card_block(figures: dict[str, dict[str, Any]], seconds: float) -> str:
+    """The model card's transfer block: what was read, the table, the commonest type confusions."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False).stdout.strip()
+    except OSError:
+        commit = ""
+    first = next(iter(figures.values()))
+    lines = [
+        CARD_START,
+        "",
+        f"`python -m models.alhambra.transfer --count {first['photos']}` (commit {commit or 'unknown'}, {seconds / 60:.0f} min on the shared 2-core machine);",
+        f"photos {first['size']}, seeds {', '.join(f['seeds'] for f in figures.values())}:",
+        "",
+        *markdown(figures),
+        "",
+    ]
+    for name, f in figures.items():
+        confusions = ", ".join(f"{pair} {n}" for pair, n in f["type_confusions"].items()) or "none"
+        lines.append(f"Type misreadings, {name.replace('_', ' ')} (truth->read): {confusions}.")
+    lines += ["", CARD_END]
+    return "\n".join(lines)
+
+
+def update_card(block: str, path: Path = CARD) -> None:
+    """Replace the card's transfer block (between ``CARD_START`` and ``CARD_END``).
+
+    Raises:
+        ValueError: the card has no transfer block.
+    """
+    text = path.read_text(encoding="utf-8")
+    if CARD_START not in text or CARD_END not in text:
+        raise ValueError(f"{path}: no {CARD_START} ... {CARD_END} block to replace")
+    path.write_text(re.sub(re.escape(CARD_START) + ".*?" + re.escape(CARD_END), lambda _: block, text, flags=re.S), encoding="utf-8")
+
+
 def _size(text: str) -> tuple[int, int]:
     try:
         width, height = (int(v) for v in text.lower().split("x"))
@@ -336,6 +377,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sets", default="held_out,training", help="comma-separated sets (default held_out,training)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"where the figures go (default {OUT.name} beside this file)")
     parser.add_argument("--quiet", action="store_true", help="no line per photo")
+    parser.add_argument("--update-card", action="store_true", help="rewrite the transfer block of the alhambra_tiles model card")
     args = parser.parse_args(argv)
     sets = tuple(name.strip() for name in args.sets.split(",") if name.strip())
     unknown = [name for name in sets if name not in SEEDS]
@@ -349,8 +391,11 @@ def main(argv: list[str] | None = None) -> None:
         print(line)
     for name, f in figures.items():
         print(f"{name}: type confusions (truth->read) {f['type_confusions']}")
-    print(f"{time.perf_counter() - start:.0f} s in all")
+    seconds = time.perf_counter() - start
+    print(f"{seconds:.0f} s in all")
     args.out.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
+    if args.update_card:
+        update_card(card_block(figures, seconds))
 
 
 if __name__ == "__main__":
