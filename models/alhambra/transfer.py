@@ -50,6 +50,7 @@ from scanner.alhambra.tiles import PRICES
 from scanner.errors import PhotoError
 from scanner.pipeline import Scanner
 from scanner.readers import READERS
+from scoring.alhambra.palace import CATALOGUE
 
 GAME = "alhambra"
 SEEDS = {"held_out": 6_000_000, "training": 6_100_000}
@@ -149,15 +150,18 @@ def _inside(point: np.ndarray, polygon: np.ndarray) -> bool:
     return cv2.pointPolygonTest(polygon.astype(np.float32).reshape(-1, 1, 2), (float(point[0]), float(point[1])), False) >= 0
 
 
-def _price_read(trace: dict[str, Any], at: tuple[int, int]) -> str | None:
-    """The tile classifier's own price reading at palace position ``at`` (None when the trace lacks it)."""
+def _price_read(trace: dict[str, Any], at: tuple[int, int], value: str | None) -> str | None:
+    """The tile classifier's own price reading at palace position ``at``.
+
+    A reader without a trace leaves the price of the catalogue tile read (``value``, when only one
+    tile has that type and walls); None when neither tells.
+    """
     evidence, fountain = trace.get("evidence"), trace.get("fountain")
-    if not evidence or fountain is None:
-        return None
-    world = (at[0] + fountain[0], at[1] + fountain[1])
-    if world not in evidence:
-        return None
-    return PRICES[int(np.argmax(evidence[world].price))]
+    if evidence and fountain is not None:
+        world = (at[0] + fountain[0], at[1] + fountain[1])
+        return PRICES[int(np.argmax(evidence[world].price))] if world in evidence else None
+    prices = {str(tile.price) for tile in CATALOGUE if f"{tile.type}:{tile.walls}" == value}
+    return prices.pop() if len(prices) == 1 else None
 
 
 def judge_photo(scanner: Scanner, tracer: _TracingReader, data: bytes, label: dict[str, Any], name: str) -> dict[str, Any]:
@@ -196,7 +200,7 @@ def judge_photo(scanner: Scanner, tracer: _TracingReader, data: bytes, label: di
         counts["walls_right"] += got_kind not in ("", "fountain") and got_walls == walls
         if got_kind != kind:
             confusions[f"{kind}->{got_kind or 'missing'}"] += 1
-        price = _price_read(tracer.trace, at)
+        price = _price_read(tracer.trace, at, got or None)
         counts["price_right"] += price == str(truth[at]["price"])
     palace_right = right == len(positions)
     review = result.review
