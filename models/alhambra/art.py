@@ -391,6 +391,14 @@ def wall_strips(img: np.ndarray, rng: np.random.Generator, walls: str, *, look: 
     return width
 
 
+def frame(img: np.ndarray, rng: np.random.Generator) -> None:
+    """A thin printed border round the whole tile (dark or coloured), thinner than any wall strip, in place."""
+    size = img.shape[0]
+    width = max(1, int(round(size * rng.uniform(0.006, 0.018))))
+    colour = jitter(rng, (45, 35, 28), 10) if rng.random() < 0.6 else random_colour(rng, lightness=(0.2, 0.6))
+    cv2.rectangle(img, (0, 0), (size - 1, size - 1), colour, 2 * width - 1)
+
+
 # --------------------------------------------------------------------------------------------- card stock
 
 

@@ -16,6 +16,7 @@ training render; ``models.alhambra.transfer`` reads it to measure transfer to un
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import cv2
@@ -272,8 +273,9 @@ def painted(item: dict[str, Any], rng: np.random.Generator, size: int, player_co
 INK = (22, 20, 18)
 
 
-def _hatch(img: np.ndarray, mask: np.ndarray, rng: np.random.Generator, step: int, angle_deg: float, ink: RGB) -> None:
-    size = img.shape[0]
+@cache
+def _hatch_lines(size: int, step: int, angle_deg: float) -> np.ndarray:
+    """Parallel anti-aliased lines ``step`` px apart at ``angle_deg`` over a ``size`` square, as 0-1 float32."""
     lines = np.zeros((size, size), np.uint8)
     diagonal = int(size * 1.5)
     direction = np.array([np.cos(np.radians(angle_deg)), np.sin(np.radians(angle_deg))])
@@ -282,7 +284,11 @@ def _hatch(img: np.ndarray, mask: np.ndarray, rng: np.random.Generator, step: in
         p0 = np.array([size / 2, size / 2]) + normal * offset - direction * diagonal
         p1 = p0 + direction * 2 * diagonal
         cv2.line(lines, tuple(int(v) for v in p0), tuple(int(v) for v in p1), 255, 1, cv2.LINE_AA)
-    keep = (lines.astype(np.float32) / 255) * (mask.astype(np.float32) / 255)
+    return lines.astype(np.float32) / 255
+
+
+def _hatch(img: np.ndarray, mask: np.ndarray, step: int, angle_deg: float, ink: RGB) -> None:
+    keep = _hatch_lines(img.shape[0], step, angle_deg) * (mask.astype(np.float32) / 255)
     img[:] = (img * (1 - keep[..., None]) + np.asarray(ink, np.float32) * keep[..., None]).astype(np.uint8)
 
 
@@ -303,7 +309,7 @@ class _Engraver:
             xs = pts[:, 0]
             cut = int(xs.max() - hatch * (xs.max() - xs.min()))
             mask[:, :cut] = 0
-            _hatch(self.img, mask, self.rng, self.step, 60.0, INK)
+            _hatch(self.img, mask, self.step, 60.0, INK)
         cv2.polylines(self.img, [pts], True, INK, self.line, cv2.LINE_AA)
 
     def rect(self, x0: float, y0: float, x1: float, y1: float, wash: RGB, hatch: float = 0.35) -> None:
@@ -408,6 +414,8 @@ def woodcut(item: dict[str, Any], rng: np.random.Generator, size: int, player_co
     shape, body, roof = _plan(rng, item["type"])
     _woodcut_building(_Engraver(img, rng), rng, shape, _pale(body), _pale(roof))
     art.wall_strips(img, rng, item["walls"], look=("hatch", "plain", "brick")[int(rng.integers(3))])
+    if rng.random() < 0.3:
+        art.frame(img, rng)
     look = "inked" if rng.random() < 0.7 else "flat"
     art.price_octagon(img, rng, item["type"], int(item["price"]), art.usable(art.TRAINING_FONTS), look=look)
     return img
@@ -508,6 +516,8 @@ def collage(item: dict[str, Any], rng: np.random.Generator, size: int, player_co
     shape, body, roof = _plan(rng, item["type"])
     _collage_building(img, rng, shape, body, roof)
     art.wall_strips(img, rng, item["walls"], look=("stone", "plain", "brick", "hatch")[int(rng.integers(4))])
+    if rng.random() < 0.3:
+        art.frame(img, rng)
     look = ("flat", "badge", "inked")[int(rng.integers(3))]
     art.price_octagon(img, rng, item["type"], int(item["price"]), art.usable(art.TRAINING_FONTS), look=look)
     return img
