@@ -4,8 +4,8 @@ Every crop goes through ``scanner.alhambra.reader.crop_cells`` and every locator
 ``scanner.alhambra.reader.locate_input``, so training sees exactly what the scanner sees.
 
 The tile art of each render comes from ``ART_MIX``: which styles (never ``styles.HELD_OUT_STYLE``,
-the one the transfer benchmark reads), how often the classic icons are randomised, how often the
-tiles are card stock. ``CLASSIC_ONLY`` renders as before the styles existed.
+the one the transfer benchmark reads), how often the buildings are randomised (unrelated to their
+types), how often the tiles are card stock. ``CLASSIC_ONLY`` renders as before the styles existed.
 
     python -m models.alhambra.make_dataset --split train --count 1500 [--art classic-only]
 """
@@ -43,7 +43,7 @@ class ArtMix:
     """
 
     styles: tuple[tuple[str, float], ...] = (("classic", 0.3), ("woodcut", 0.35), ("collage", 0.35))
-    randomise_classic: float = 0.75  # classic renders whose icons are any type's, in any colours, in every font
+    randomise: float = 0.8  # renders whose buildings are unrelated to their types (styles.py); the rest as printed sets
     card: float = 0.7  # renders whose tiles are card stock (grain, glare, rounded corners, thickness)
 
     def __post_init__(self) -> None:
@@ -54,7 +54,7 @@ class ArtMix:
                 raise ValueError(f"styles: {name!r} is the held-out style; the transfer benchmark must never see it in training")
             if weight <= 0:
                 raise ValueError(f"styles[{name!r}]: expected a positive share, got {weight}")
-        for field_name in ("randomise_classic", "card"):
+        for field_name in ("randomise", "card"):
             if not 0 <= getattr(self, field_name) <= 1:
                 raise ValueError(f"{field_name}: expected a share from 0 to 1, got {getattr(self, field_name)}")
 
@@ -73,11 +73,11 @@ class ArtMix:
         names = [name for name, _ in self.styles]
         weights = np.array([weight for _, weight in self.styles], np.float64)
         style = names[int(rng.choice(len(names), p=weights / weights.sum()))]
-        randomise = bool(style == "classic" and rng.random() < self.randomise_classic)
+        randomise = bool(rng.random() < self.randomise)
         return {"style": style, "randomise": randomise, "card": bool(rng.random() < self.card)}
 
 
-CLASSIC_ONLY = ArtMix(styles=(("classic", 1.0),), randomise_classic=0.0, card=0.0)
+CLASSIC_ONLY = ArtMix(styles=(("classic", 1.0),), randomise=0.0, card=0.0)
 ART_MIX = ArtMix()
 ART_MIXES = {"mix": ART_MIX, "classic-only": CLASSIC_ONLY}
 

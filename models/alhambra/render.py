@@ -5,9 +5,10 @@ one player plus a ``render`` block (seed, the palace's lattice homography, every
 and centre in photo pixels, camera and lighting). Tile art is drawn top-down at ``TILE_PX``
 pixels with OpenCV; the table, clutter, camera and lighting come from ``models.scene``.
 
-``style`` picks the tile art: ``classic`` (the flat icons below, the default; ``randomise`` draws
-any type's icon in any colours with the digits in every training font) or one of
-``models.alhambra.styles.STYLES`` (painted, woodcut, collage). ``card`` prints the tiles on card
+``style`` picks the tile art: ``classic`` (the flat icons below, the default) or one of
+``models.alhambra.styles.STYLES`` (painted, woodcut, collage). ``randomise`` draws buildings
+unrelated to their type (any type's shape, any colours; for classic also the digits in every
+training font); without it each type keeps its own building, as in a printed set. ``card`` prints the tiles on card
 stock: print grain, a cut edge, glare, rounded corners and a visible thickness under a tilted
 camera. With the defaults a seed renders exactly as it always has.
 """
@@ -288,7 +289,7 @@ def draw_tile(
     if style != "classic":
         if style not in styles.STYLES:
             raise ValueError(f"style: expected one of {', '.join(ART_STYLES)}, got {style!r}")
-        return styles.STYLES[style](item, rng, size, player_colour)
+        return styles.STYLES[style](item, rng, size, player_colour, randomise)
     if randomise:
         return _classic_randomised(item, rng, size, player_colour)
     img = _ground(rng, size)

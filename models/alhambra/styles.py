@@ -3,14 +3,18 @@
 Each style is designed on its own: its grounds, how it draws a building (shaded oblique volumes;
 ink outlines with hatching; cut-out textured shapes with shadows), its fountain, and its way of
 printing the shared cues (``models/alhambra/art.py``: the price octagon in the type's colour with
-its digits, the dark wall strips), which stay where every printing puts them. In every style the
-building is randomised: its shapes follow the tile's type only part of the time (``SHAPE_FOLLOWS_TYPE``)
-and its colours only part of the time (``COLOUR_FOLLOWS_TYPE``), so only the shared cues tell the
-type, the price and the walls.
+its digits, the dark wall strips), which stay where every printing puts them.
 
-``painted`` is the style held out of training (``HELD_OUT_STYLE``): its tall pinkish towers, its
-lit octagons and battlemented walls and its digit faces (``art.HELD_OUT_FONTS``) never appear in a
-training render; ``models.alhambra.transfer`` reads it to measure transfer to unseen art.
+Every style draws a building two ways. ``randomise=True`` (what training mostly sees): its shape
+follows the tile's type only part of the time (``SHAPE_FOLLOWS_TYPE``) and its colours only part of
+the time (``COLOUR_FOLLOWS_TYPE``), so only the shared cues tell the type, the price and the walls.
+``randomise=False``: as a printed set draws it, every tile of a type shows that type's building in
+that type's colours (varied in form and shade from tile to tile), e.g. a painted tower is tall and
+pinkish, as a real set's is.
+
+``painted`` is the style held out of training (``HELD_OUT_STYLE``): its volumes, its lit octagons
+and battlemented walls and its digit faces (``art.HELD_OUT_FONTS``) never appear in a training
+render; ``models.alhambra.transfer`` reads it, drawn as a printed set, to measure transfer to unseen art.
 """
 
 from __future__ import annotations
@@ -49,8 +53,11 @@ PLAYER_RGB = {
 }
 
 
-def _plan(rng: np.random.Generator, kind: str) -> tuple[str, RGB, RGB]:
-    """The building to draw for a tile of ``kind``: (shape type, body colour, roof colour)."""
+def _plan(rng: np.random.Generator, kind: str, randomise: bool) -> tuple[str, RGB, RGB]:
+    """The building to draw for a tile of ``kind``: (shape type, body colour, roof colour); ``randomise``: see the module."""
+    if not randomise:
+        body, roof = (jitter(rng, c, 12) for c in USUAL[kind])
+        return kind, body, roof
     shape = kind if rng.random() < SHAPE_FOLLOWS_TYPE else str(BUILDING_TYPES[int(rng.integers(len(BUILDING_TYPES)))])
     if rng.random() < COLOUR_FOLLOWS_TYPE:
         body, roof = (jitter(rng, c, 14) for c in USUAL[shape])
@@ -254,13 +261,13 @@ def _painted_fountain(img: np.ndarray, rng: np.random.Generator, player_colour: 
     cv2.circle(img, centre, int(0.04 * size), (240, 244, 248), -1, cv2.LINE_AA)
 
 
-def painted(item: dict[str, Any], rng: np.random.Generator, size: int, player_colour: str) -> np.ndarray:
+def painted(item: dict[str, Any], rng: np.random.Generator, size: int, player_colour: str, randomise: bool = True) -> np.ndarray:
     """A painted tile: brushy sand, shaded oblique volumes, battlemented walls, a lit octagon in held-out faces."""
     img = _painted_ground(rng, size)
     if item.get("tile") == "fountain":
         _painted_fountain(img, rng, player_colour)
         return _brush(img, rng)
-    shape, body, roof = _plan(rng, item["type"])
+    shape, body, roof = _plan(rng, item["type"], randomise)
     _painted_building(_Painter(img, rng), rng, shape, body, roof)
     art.wall_strips(img, rng, item["walls"], look="crenel")
     img = _brush(img, rng)
@@ -395,7 +402,7 @@ def _woodcut_ground(rng: np.random.Generator, size: int) -> np.ndarray:
     return img.clip(0, 255).astype(np.uint8)
 
 
-def woodcut(item: dict[str, Any], rng: np.random.Generator, size: int, player_colour: str) -> np.ndarray:
+def woodcut(item: dict[str, Any], rng: np.random.Generator, size: int, player_colour: str, randomise: bool = True) -> np.ndarray:
     """A woodcut tile: paper, pale washes under black outlines and hatching, hatched walls, an inked octagon."""
     img = _woodcut_ground(rng, size)
     if item.get("tile") == "fountain":
@@ -411,7 +418,7 @@ def woodcut(item: dict[str, Any], rng: np.random.Generator, size: int, player_co
             hatch=0.0,
         )
         return art.print_grain(img, rng)
-    shape, body, roof = _plan(rng, item["type"])
+    shape, body, roof = _plan(rng, item["type"], randomise)
     _woodcut_building(_Engraver(img, rng), rng, shape, _pale(body), _pale(roof))
     art.wall_strips(img, rng, item["walls"], look=("hatch", "plain", "brick")[int(rng.integers(3))])
     if rng.random() < 0.3:
@@ -503,7 +510,7 @@ def _collage_building(img: np.ndarray, rng: np.random.Generator, shape: str, bod
             cv2.rectangle(img, _px(img.shape[0], wx, base - h * 0.7), _px(img.shape[0], wx + w * 0.4 / count, base - h * 0.25), windows, -1)
 
 
-def collage(item: dict[str, Any], rng: np.random.Generator, size: int, player_colour: str) -> np.ndarray:
+def collage(item: dict[str, Any], rng: np.random.Generator, size: int, player_colour: str, randomise: bool = True) -> np.ndarray:
     """A collage tile: a photographic ground, textured cut-out shapes with shadows, stone or plain walls."""
     light = (0.66, 0.9)  # grounds stay lighter than any wall strip
     ground = jitter(rng, (214, 194, 152), 20) if rng.random() < 0.7 else random_colour(rng, lightness=light, saturation=(0.1, 0.6))
@@ -513,7 +520,7 @@ def collage(item: dict[str, Any], rng: np.random.Generator, size: int, player_co
         _cutout(img, rng, [(0.5 + 0.38 * np.cos(a), 0.5 + 0.38 * np.sin(a)) for a in angles], jitter(rng, PLAYER_RGB[player_colour], 10))
         _cutout(img, rng, [(0.5 + 0.2 * np.cos(a), 0.5 + 0.2 * np.sin(a)) for a in angles], jitter(rng, (80, 150, 210), 10))
         return img
-    shape, body, roof = _plan(rng, item["type"])
+    shape, body, roof = _plan(rng, item["type"], randomise)
     _collage_building(img, rng, shape, body, roof)
     art.wall_strips(img, rng, item["walls"], look=("stone", "plain", "brick", "hatch")[int(rng.integers(4))])
     if rng.random() < 0.3:
@@ -523,5 +530,5 @@ def collage(item: dict[str, Any], rng: np.random.Generator, size: int, player_co
     return img
 
 
-ArtFunction = Callable[[dict[str, Any], np.random.Generator, int, str], np.ndarray]
+ArtFunction = Callable[[dict[str, Any], np.random.Generator, int, str, bool], np.ndarray]
 STYLES: dict[str, ArtFunction] = {"painted": painted, "woodcut": woodcut, "collage": collage}

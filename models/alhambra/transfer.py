@@ -6,8 +6,10 @@ Two sets of ``--count`` photos each, rendered with fixed seeds used nowhere else
 use 0+, calibration 1,000,000+, the held-out render sets and the samples 2,000,000-3,499,999):
 
 - ``held_out`` (seeds 6,000,000+): every tile in ``styles.HELD_OUT_STYLE`` (painted volumes,
-  battlemented walls, lit octagons, digit faces of ``art.HELD_OUT_FONTS``), never in a training render;
-- ``training`` (seeds 6,100,000+): the training mix's styles in turn (``make_dataset.ART_MIX``), for reference.
+  battlemented walls, lit octagons, digit faces of ``art.HELD_OUT_FONTS``), never in a training
+  render, drawn as a printed set (each type its own building and colours: towers tall and pinkish);
+- ``training`` (seeds 6,100,000+): the training mix's styles in turn (``make_dataset.ART_MIX``),
+  randomised and as printed sets, for reference.
 
 Every photo: a legal palace of 4-25 building tiles on card stock (grain, rounded corners, visible
 thickness, glare), 3000x2250 or 4000x3000 (a fifth in portrait; ``--size`` forces one size), camera
@@ -89,12 +91,11 @@ def shot_for(set_name: str, index: int, out_size: tuple[int, int] | None = None)
         raise ValueError(f"set: expected one of {', '.join(SEEDS)}, got {set_name!r}")
     seed = SEEDS[set_name] + index
     rng = np.random.default_rng([seed, 1_618_033])
-    if set_name == "held_out":
+    if set_name == "held_out":  # drawn as a printed set: each type its own building
         style, randomise = HELD_OUT_STYLE, False
-    else:
+    else:  # every training style, with randomised buildings and as a printed set
         names = [name for name, _ in ART_MIX.styles]
-        style = names[index % len(names)]
-        randomise = style == "classic"
+        style, randomise = names[index % len(names)], (index // len(names)) % 2 == 0
     size = SIZES[int(rng.integers(len(SIZES)))] if out_size is None else out_size
     if out_size is None and rng.random() < 0.2:
         size = (size[1], size[0])
@@ -233,7 +234,7 @@ def measure_set(
         seconds["scan"] += time.perf_counter() - start
         totals.update(outcome["counts"])
         confusions.update(outcome["confusions"])
-        styles[shot.style + ("-randomised" if shot.randomise else "")] += 1
+        styles[shot.style + (" randomised" if shot.randomise else "")] += 1
         if not outcome["right"]:
             wrong.append(f"{shot.seed} ({shot.style}, {shot.tiles} tiles): {outcome['note']}")
         if progress is not None:
