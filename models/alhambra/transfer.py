@@ -1,6 +1,6 @@
 """Transfer benchmark: the shipped scanner reads whole photos of palaces in tile art it never trained on.
 
-    python -m models.alhambra.transfer [--count 40] [--size WxH] [--sets held_out,training] [--out FILE] [--update-card]
+    python -m models.alhambra.transfer [--count 40] [--size WxH] [--sets held_out,training] [--workers N] [--out FILE] [--update-card]
 
 Two sets of ``--count`` photos each, rendered with fixed seeds used nowhere else (training renders
 use 0+, calibration 1,000,000+, the held-out render sets and the samples 2,000,000-3,499,999):
@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import multiprocessing
 import re
 import subprocess
 import time
@@ -213,32 +214,56 @@ def judge_photo(scanner: Scanner, tracer: _TracingReader, data: bytes, label: di
     return {"counts": counts, "confusions": confusions, "right": palace_right, "note": note}
 
 
+_WORKER: dict[str, Any] = {}  # one reader per process, made on its first photo
+
+
+def read_shot(job: tuple[str, int, tuple[int, int] | None]) -> tuple[Shot, dict[str, Any], float, float]:
+    """Render and read one photo (``(set name, index, size)``): its shot, outcome, render and scan seconds."""
+    if not _WORKER:
+        cv2.setNumThreads(1)
+        tracer = _TracingReader(READERS[GAME]())
+        _WORKER.update(tracer=tracer, scanner=Scanner(readers={GAME: lambda: tracer}))
+    shot = shot_for(*job)
+    start = time.perf_counter()
+    data, label = photo_of(shot)
+    rendered = time.perf_counter()
+    outcome = judge_photo(_WORKER["scanner"], _WORKER["tracer"], data, label, f"transfer-{shot.seed}.jpg")
+    return shot, outcome, rendered - start, time.perf_counter() - rendered
+
+
 def measure_set(
-    set_name: str, count: int, *, out_size: tuple[int, int] | None = None, progress: Callable[[str], None] | None = None
+    set_name: str,
+    count: int,
+    *,
+    out_size: tuple[int, int] | None = None,
+    progress: Callable[[str], None] | None = None,
+    workers: int = 1,
 ) -> dict[str, Any]:
-    """Render and read ``count`` photos of ``set_name``; return the set's figures (see the module's docstring)."""
-    tracer = _TracingReader(READERS[GAME]())
-    scanner = Scanner(readers={GAME: lambda: tracer})
+    """Render and read ``count`` photos of ``set_name`` (in ``workers`` processes); return the set's figures (see the module)."""
     totals: Counter[str] = Counter()
     confusions: Counter[str] = Counter()
     styles: Counter[str] = Counter()
     wrong: list[str] = []
     seconds = {"render": 0.0, "scan": 0.0}
-    for index in range(count):
-        shot = shot_for(set_name, index, out_size)
-        start = time.perf_counter()
-        data, label = photo_of(shot)
-        seconds["render"] += time.perf_counter() - start
-        start = time.perf_counter()
-        outcome = judge_photo(scanner, tracer, data, label, f"transfer-{shot.seed}.jpg")
-        seconds["scan"] += time.perf_counter() - start
-        totals.update(outcome["counts"])
-        confusions.update(outcome["confusions"])
-        styles[shot.style + (" randomised" if shot.randomise else "")] += 1
-        if not outcome["right"]:
-            wrong.append(f"{shot.seed} ({shot.style}, {shot.tiles} tiles): {outcome['note']}")
-        if progress is not None:
-            progress(f"{set_name} {index + 1}/{count}: seed {shot.seed} {shot.style} {'right' if outcome['right'] else outcome['note']}")
+    jobs = [(set_name, index, out_size) for index in range(count)]
+    pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
+    try:
+        results = pool.imap(read_shot, jobs) if pool is not None else map(read_shot, jobs)
+        for index, (shot, outcome, render_s, scan_s) in enumerate(results):
+            seconds["render"] += render_s
+            seconds["scan"] += scan_s
+            totals.update(outcome["counts"])
+            confusions.update(outcome["confusions"])
+            styles[shot.style + (" randomised" if shot.randomise else "")] += 1
+            if not outcome["right"]:
+                wrong.append(f"{shot.seed} ({shot.style}, {shot.tiles} tiles): {outcome['note']}")
+            if progress is not None:
+                verdict = "right" if outcome["right"] else outcome["note"]
+                progress(f"{set_name} {index + 1}/{count}: seed {shot.seed} {shot.style} {verdict}")
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
     return summarise(set_name, count, totals, confusions, styles, wrong, seconds, out_size)
 
 
@@ -294,6 +319,7 @@ def measure(
     *,
     out_size: tuple[int, int] | None = None,
     progress: Callable[[str], None] | None = None,
+    workers: int = 1,
 ) -> dict[str, dict[str, Any]]:
     """Run the benchmark: set name -> its figures (``measure_set``), with the shipped models.
 
@@ -304,7 +330,7 @@ def measure(
     for name in sets:
         if name not in SEEDS:
             raise ValueError(f"set: expected one of {', '.join(SEEDS)}, got {name!r}")
-    return {name: measure_set(name, count, out_size=out_size, progress=progress) for name in sets}
+    return {name: measure_set(name, count, out_size=out_size, progress=progress, workers=workers) for name in sets}
 
 
 def markdown(figures: dict[str, dict[str, Any]]) -> list[str]:
@@ -381,6 +407,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--size", type=_size, default=None, help="one photo size for all, WxH (default 3000x2250 or 4000x3000)")
     parser.add_argument("--sets", default="held_out,training", help="comma-separated sets (default held_out,training)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"where the figures go (default {OUT.name} beside this file)")
+    parser.add_argument("--workers", type=int, default=1, help="processes rendering and reading photos (default 1)")
     parser.add_argument("--quiet", action="store_true", help="no line per photo")
     parser.add_argument("--update-card", action="store_true", help="rewrite the transfer block of the alhambra_tiles model card")
     args = parser.parse_args(argv)
@@ -391,7 +418,7 @@ def main(argv: list[str] | None = None) -> None:
             f"--sets: expected names from {', '.join(SEEDS)}, got {', '.join(unknown)}" if unknown else "--count: expected 1 or more"
         )
     start = time.perf_counter()
-    figures = measure(args.count, sets, out_size=args.size, progress=None if args.quiet else print)
+    figures = measure(args.count, sets, out_size=args.size, progress=None if args.quiet else print, workers=max(1, args.workers))
     for line in markdown(figures):
         print(line)
     for name, f in figures.items():
