@@ -243,6 +243,7 @@ def measure_set(
     totals: Counter[str] = Counter()
     confusions: Counter[str] = Counter()
     styles: Counter[str] = Counter()
+    per_style: dict[str, Counter[str]] = {}
     wrong: list[str] = []
     seconds = {"render": 0.0, "scan": 0.0}
     jobs = [(set_name, index, out_size) for index in range(count)]
@@ -254,7 +255,14 @@ def measure_set(
             seconds["scan"] += scan_s
             totals.update(outcome["counts"])
             confusions.update(outcome["confusions"])
-            styles[shot.style + (" randomised" if shot.randomise else "")] += 1
+            look = shot.style + (" randomised" if shot.randomise else "")
+            styles[look] += 1
+            per_style.setdefault(look, Counter()).update(
+                photos=1,
+                palaces_right=int(outcome["right"]),
+                tiles_right=outcome["counts"]["right"],
+                tiles_compared=outcome["counts"]["compared"],
+            )
             if not outcome["right"]:
                 wrong.append(f"{shot.seed} ({shot.style}, {shot.tiles} tiles): {outcome['note']}")
             if progress is not None:
@@ -264,7 +272,9 @@ def measure_set(
         if pool is not None:
             pool.close()
             pool.join()
-    return summarise(set_name, count, totals, confusions, styles, wrong, seconds, out_size)
+    figures = summarise(set_name, count, totals, confusions, styles, wrong, seconds, out_size)
+    figures["per_style"] = {look: dict(counts) for look, counts in sorted(per_style.items())}
+    return figures
 
 
 def summarise(
@@ -423,6 +433,11 @@ def main(argv: list[str] | None = None) -> None:
         print(line)
     for name, f in figures.items():
         print(f"{name}: type confusions (truth->read) {f['type_confusions']}")
+        looks = ", ".join(
+            f"{look} {c['tiles_right']}/{c['tiles_compared']} tiles, {c['palaces_right']}/{c['photos']} palaces"
+            for look, c in f["per_style"].items()
+        )
+        print(f"{name}: per style {looks}")
     seconds = time.perf_counter() - start
     print(f"{seconds:.0f} s in all")
     args.out.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
