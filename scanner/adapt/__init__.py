@@ -40,6 +40,7 @@ from scanner.adapt.examples import (
     dihedral,
     examples_from_crops,
     label_indices,
+    labelled_rows,
     with_crop_colour,
 )
 from scanner.adapt.fitting import (
@@ -56,6 +57,7 @@ from scanner.adapt.fitting import (
     feature_matrix,
     fitting_basis,
     holdout_folds,
+    rows_right,
     split_holdout,
 )
 from scanner.adapt.head import LEARNING_RATE, SCALE_L2, STEPS, HeadFit, accuracy, fit_head, log_loss
@@ -139,12 +141,14 @@ __all__ = [
     "head_labels",
     "holdout_folds",
     "label_indices",
+    "labelled_rows",
     "load_adaptation",
     "log_loss",
     "pad_cell_crop",
     "profile_adaptation",
     "profile_reference",
     "read_labelled_photo",
+    "rows_right",
     "save_adaptation",
     "scan_examples",
     "split_holdout",

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from scanner.adapt.examples import CROP_COLOUR, ExampleSet, with_crop_colour
+from scanner.adapt.examples import CROP_COLOUR, ExampleSet, labelled_rows, with_crop_colour
 from scanner.adapt.head import STEPS, HeadFit, accuracy, fit_head, log_loss
 from scanner.errors import AdaptationError
 
@@ -283,6 +283,18 @@ def holdout_folds(groups: np.ndarray, items: np.ndarray | None = None, seed: int
     return [(index[~np.isin(keys, part)], index[np.isin(keys, part)]) for part in folds]
 
 
+def rows_right(logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Which rows a head reads right: the arg-max is the label, or (a binary head) every class is on the right side of 0.
+
+    >>> import numpy as np
+    >>> rows_right(np.array([[2.0, -1.0], [0.5, 1.0]]), np.array([[1, 0], [0, 1]])).tolist()
+    [True, False]
+    """
+    if np.ndim(labels) == 2:
+        return np.all((np.asarray(logits) >= 0) == (np.asarray(labels) == 1), axis=1)
+    return np.argmax(logits, axis=1) == labels
+
+
 def _verdict(before: float, after: float, loss_before: float, loss_after: float) -> tuple[bool, str]:
     if after < before:
         return False, "held-out accuracy dropped"
@@ -320,6 +332,7 @@ def _fit_members(
     bias = np.zeros(len(classes))
     trust = 0.0
     l2s = []
+    binary = np.ndim(y) == 2
     for columns in members:
         l2 = _choose_l2(head, classes, x[:, columns], z, y, groups, items, temperature, seed)
         fit = fit_head(head, classes, x[:, columns], z, y, temperature=temperature, l2=l2)
@@ -328,7 +341,8 @@ def _fit_members(
         trust += fit.logit_scale / len(members)
         l2s.append(l2)
     mean, scale = _standardiser(x)  # the members standardised each column the same way
-    return (HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias, tuple(basis), float(trust)), float(np.mean(l2s)))
+    fitted = HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias, tuple(basis), float(trust), binary)
+    return fitted, float(np.mean(l2s))
 
 
 def _held_out_logits(
@@ -352,7 +366,7 @@ def _held_out_logits(
     offset = 0
     for train, test in folds:
         adapted[offset : offset + len(test)] = z_all[test]
-        tr, te = train[y_all[train] >= 0], y_all[test] >= 0
+        tr, te = train[labelled_rows(y_all[train])], labelled_rows(y_all[test])
         if len(np.unique(items[tr])) >= MIN_EXAMPLES and te.any():
             trial, _ = _fit_members(
                 head, classes, x_all[tr], z_all[tr], y_all[tr], groups[tr], items[tr], temperature, seed, members, basis
@@ -447,7 +461,7 @@ def adapt_model(
         y_all = examples.labels[head]
         z_all = np.asarray(examples.outputs[head], dtype=np.float64)
         temperature = float(temperatures.get(head, manifest.temperature or 1.0))
-        labelled_items = np.unique(items[y_all >= 0])
+        labelled_items = np.unique(items[labelled_rows(y_all)])
         if len(labelled_items) < MIN_EXAMPLES:
             reports.append(_too_few(head, len(labelled_items)))
             continue
@@ -480,7 +494,7 @@ def adapt_model(
         final: HeadFit | None = None
         l2 = 0.0
         if kept:  # re-fit on every example
-            everything = np.flatnonzero(y_all >= 0)
+            everything = np.flatnonzero(labelled_rows(y_all))
             final, l2 = _fit_members(
                 head,
                 classes,
@@ -510,12 +524,12 @@ def adapt_model(
             )
         )
         any_cells |= tested
-        before_right[tested] &= np.argmax(z_test, axis=1) == y_test
+        before_right[tested] &= rows_right(z_test, y_test)
         if final is not None:  # kept, and re-fitted on every example
-            after_right[tested] &= np.argmax(a_test, axis=1) == y_test
+            after_right[tested] &= rows_right(a_test, y_test)
             fitted.append(final)
         else:
-            after_right[tested] &= np.argmax(z_test, axis=1) == y_test
+            after_right[tested] &= rows_right(z_test, y_test)
     cells_before = float(np.mean(before_right[any_cells])) if any_cells.any() else float("nan")
     cells_after = float(np.mean(after_right[any_cells])) if any_cells.any() else float("nan")
     if fitted and cells_after < cells_before:  # heads better one by one, cells worse together: keep none

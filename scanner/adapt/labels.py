@@ -6,6 +6,8 @@ only looks it up in ``scanner.readers.CLASSIFIERS``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from scanner.errors import AdaptationError
 from scanner.readers import CLASSIFIERS as GAME_CLASSIFIERS
 from scanner.reading import CellClassifier
@@ -26,13 +28,13 @@ def cell_classifier(game: str) -> CellClassifier:
         raise AdaptationError(f"game {game!r}: no adaptable classifier (adaptable: {', '.join(sorted(GAME_CLASSIFIERS))})") from None
 
 
-def head_labels(game: str, value: str) -> dict[str, str]:
+def head_labels(game: str, value: str) -> dict[str, Any]:
     """Return the class each classifier head should give a cell whose (corrected) value is ``value``.
 
     >>> head_labels("sagrada", "B4")
     {'die': 'die', 'colour': 'B', 'value': '4'}
     >>> head_labels("alhambra", "garden:NS")
-    {'kind': 'garden'}
+    {'kind': 'garden', 'walls': (1, 0, 1, 0), 'rotation': '0'}
 
     Raises:
         AdaptationError: the game has no adaptable classifier.

@@ -248,8 +248,10 @@ def test_reset_restores_shipped_behaviour_exactly(tmp_path) -> None:
         ("sagrada", "B4", {"die": "die", "colour": "B", "value": "4"}),
         ("sagrada", ".", {"die": "empty", "colour": "none", "value": "none"}),
         ("sagrada", "X9", {}),
-        ("alhambra", "fountain", {"kind": "fountain"}),
-        ("alhambra", "tower:NE", {"kind": "tower"}),
+        ("alhambra", "fountain", {"kind": "fountain", "walls": (0, 0, 0, 0), "rotation": "0"}),
+        # every head the manifest declares: the kind, each wall (top, right, bottom, left), the price when one tile has them
+        ("alhambra", "tower:NE", {"kind": "tower", "walls": (1, 1, 0, 0), "rotation": "0", "price": "9"}),
+        ("alhambra", "castle:NE", {}),
         ("alhambra", "", {"kind": "none"}),
     ],
 )
