@@ -259,28 +259,35 @@ def _choose_l2(
     return L2_CHOICES[int(np.argmin(losses))]
 
 
-def holdout_folds(groups: np.ndarray, items: np.ndarray | None = None, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(train, held-out) index pairs that hold every example out once when data are few.
+MAX_FOLDS = 5
 
-    One to four photos: their cells (each with its turned copies) in three folds, so that each
-    check trains on two thirds of every photo; holding out a whole photo of two would fit on one
-    photo's 20 cells, often without a colour or value at all, and refuse what the two photos
-    together teach. Five or more: one split holding out a third of the photos.
+
+def holdout_folds(groups: np.ndarray, items: np.ndarray | None = None, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(train, held-out) index pairs that hold every example out once, whole photos at a time.
+
+    Two photos or more: each fold holds out whole photos with every cell they show (empty cells
+    and the cells read around a board included), at most ``MAX_FOLDS`` folds; a head is judged on
+    photos it never saw, as the players' next photos will be. One photo: its cells (each with its
+    turned copies) in three folds.
 
     >>> import numpy as np
-    >>> [len(test) for _, test in holdout_folds(np.array([0, 0, 1, 1, 2]))]
-    [2, 2, 1]
+    >>> sorted(len(test) for _, test in holdout_folds(np.array([0, 0, 1, 1, 2])))
+    [1, 2, 2]
     >>> [len(test) for _, test in holdout_folds(np.array([0, 0, 0, 1, 1, 1]))]
-    [2, 2, 2]
+    [3, 3]
+    >>> [len(test) for _, test in holdout_folds(np.array([4, 4, 4]))]
+    [1, 1, 1]
     """
     index = np.arange(len(groups))
     unique = np.unique(groups)
-    if len(unique) >= 5:
-        return [split_holdout(groups, seed=seed, items=items)]
+    rng = np.random.default_rng(seed)
+    if len(unique) >= 2:
+        folds = [part for part in np.array_split(rng.permutation(unique), min(MAX_FOLDS, len(unique))) if len(part)]
+        return [(index[~np.isin(groups, part)], index[np.isin(groups, part)]) for part in folds]
     keys = index if items is None else np.asarray(items)
-    distinct = np.random.default_rng(seed).permutation(np.unique(keys))
-    folds = [part for part in np.array_split(distinct, min(3, len(distinct))) if len(part)]
-    return [(index[~np.isin(keys, part)], index[np.isin(keys, part)]) for part in folds]
+    distinct = rng.permutation(np.unique(keys))
+    parts = [part for part in np.array_split(distinct, min(3, len(distinct))) if len(part)]
+    return [(index[~np.isin(keys, part)], index[np.isin(keys, part)]) for part in parts]
 
 
 def rows_right(logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
