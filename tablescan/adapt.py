@@ -92,7 +92,8 @@ class BoardCheck:
 
     model: str
     boards: int
-    cells: int
+    cells_before: int
+    cells_after: int
     right_before: int
     right_after: int
     whole_before: int
@@ -111,8 +112,8 @@ class BoardCheck:
         return {
             "model": self.model,
             "boards": self.boards,
-            "cells": self.cells,
             "cells_right": {"shipped": self.right_before, "adapted": self.right_after},
+            "cells": {"shipped": self.cells_before, "adapted": self.cells_after},
             "boards_right": {"shipped": self.whole_before, "adapted": self.whole_after},
             "grid_error": {"shipped": num(self.grid_before), "adapted": num(self.grid_after)},
             "kept": self.kept,
@@ -127,8 +128,8 @@ class BoardCheck:
             else f", grids {self.grid_before:.3f} -> {self.grid_after:.3f} of a side off the players' corners"
         )
         return (
-            f"  re-reading the {self.boards} corrected photos end to end: cells right {_pct(self.right_before, self.cells)} -> "
-            f"{_pct(self.right_after, self.cells)}, boards entirely right {self.whole_before}/{self.boards} -> "
+            f"  re-reading the {self.boards} corrected photos end to end: cells right {_pct(self.right_before, self.cells_before)} -> "
+            f"{_pct(self.right_after, self.cells_after)}, boards entirely right {self.whole_before}/{self.boards} -> "
             f"{self.whole_after}/{self.boards}{grid}: {'kept' if self.kept else 'not kept'} ({self.reason})"
         )
 
@@ -558,18 +559,22 @@ def check_end_to_end(
     before, after = totals["shipped"], totals["adapted"]
     grid_before = float(np.mean(before[3])) if before[3] else float("nan")
     grid_after = float(np.mean(after[3])) if after[3] else float("nan")
-    cells = max(before[1], after[1])
+    falls = []
     if after[2] < before[2]:
-        kept, reason = False, "fewer boards entirely right"
-    elif after[0] * before[1] < before[0] * after[1]:  # a share of cells: phantom tiles add cells read wrong
-        kept, reason = False, "fewer cells right"
-    elif not math.isnan(grid_before) and grid_after > grid_before + GRID_TOLERANCE:
-        kept, reason = False, "its grids lie further from the corners the players left"
+        falls.append("fewer boards entirely right")
+    if after[0] * before[1] < before[0] * after[1]:  # a share of cells: a phantom tile adds a cell read wrong
+        falls.append("fewer cells right")
+    if not math.isnan(grid_before) and grid_after > grid_before + GRID_TOLERANCE:
+        falls.append("its grids lie further from the corners the players left")
+    if falls:
+        kept, reason = False, " and ".join(falls)
     elif after[0] * before[1] > before[0] * after[1] or after[2] > before[2]:
         kept, reason = True, "more read right"
     else:
         kept, reason = True, "no figure fell"
-    return BoardCheck(fitted.model, len(boards), cells, before[0], after[0], before[2], after[2], grid_before, grid_after, kept, reason)
+    return BoardCheck(
+        fitted.model, len(boards), before[1], after[1], before[0], after[0], before[2], after[2], grid_before, grid_after, kept, reason
+    )
 
 
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff")
