@@ -270,6 +270,9 @@ class CellClassifier:
     examples of "no tile" (None: every cell the reader reads is among its readings). With
     ``fixed_cells`` a board always shows the same cells (a window's 20); without, its cells are
     positions relative to one of them (a palace's fountain) and a cell absent from a board is empty.
+    ``crop_features[head]`` names the features computed from the crop itself that an adapted head
+    may read beside the model's own (``scanner.adapt.examples``: ``crop_colour``, ``crop_sides``);
+    a head not named reads the crop's colour.
     """
 
     model: str
@@ -279,6 +282,7 @@ class CellClassifier:
     turn_labels: Callable[[dict[str, Any], int], dict[str, Any]] | None = None
     empty_cells: Callable[[np.ndarray, tuple[CellReading, ...]], list[tuple[tuple[int, int], np.ndarray]]] | None = None
     fixed_cells: bool = True
+    crop_features: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.model:

@@ -34,9 +34,12 @@ from scanner.adapt import adapted, examples, fitting, head, labels, photos, prof
 from scanner.adapt.adapted import AdaptedModel, adapt_reader, check_model
 from scanner.adapt.examples import (
     CROP_COLOUR,
+    CROP_FEATURES,
+    CROP_SIDES,
     HUE_BINS,
     ExampleSet,
     crop_colour_features,
+    crop_side_features,
     dihedral,
     examples_from_crops,
     label_indices,
@@ -61,7 +64,7 @@ from scanner.adapt.fitting import (
     split_holdout,
 )
 from scanner.adapt.head import LEARNING_RATE, SCALE_L2, STEPS, HeadFit, accuracy, fit_head, log_loss
-from scanner.adapt.labels import CLASSIFIERS, cell_classifier, crop_margin, head_labels
+from scanner.adapt.labels import CLASSIFIERS, cell_classifier, crop_margin, head_crop_features, head_labels
 from scanner.adapt.photos import (
     LabelledPhoto,
     classifier_manifest,
@@ -99,6 +102,8 @@ __all__ = [
     "ADAPTATION_VERSION",
     "CLASSIFIERS",
     "CROP_COLOUR",
+    "CROP_FEATURES",
+    "CROP_SIDES",
     "EMBEDDING",
     "HOLDOUT_FRACTION",
     "HUE_BINS",
@@ -127,6 +132,7 @@ __all__ = [
     "choose_basis",
     "classifier_manifest",
     "crop_colour_features",
+    "crop_side_features",
     "crop_margin",
     "decode_crop",
     "dihedral",
@@ -138,6 +144,7 @@ __all__ = [
     "fit_head",
     "fitting_basis",
     "from_npz_bytes",
+    "head_crop_features",
     "head_labels",
     "holdout_folds",
     "label_indices",

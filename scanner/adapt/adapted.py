@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from scanner.adapt.examples import CROP_COLOUR
+from scanner.adapt.examples import CROP_FEATURES
 from scanner.adapt.fitting import ModelAdaptation
 from scanner.adapt.storage import Adaptation
 from scanner.errors import AdaptationError, Remedy
@@ -45,7 +45,7 @@ def check_model(fitted: ModelAdaptation, model: Any, source: str = "adaptation",
             )
     outputs = set(getattr(model, "output_names", ())) or None
     if outputs is not None:
-        missing = sorted(set(fitted.inputs) - outputs - {CROP_COLOUR})
+        missing = sorted(set(fitted.inputs) - outputs - set(CROP_FEATURES))
         if missing:
             raise AdaptationError(f"{source}: {fitted.model} has no outputs {missing}; {redo}", remedy=Remedy.ADAPT_AGAIN, profile=profile)
 

@@ -13,6 +13,8 @@ from scanner.errors import AdaptationError
 
 # not a model output: colour features computed from the crop itself (``crop_colour_features``)
 CROP_COLOUR = "crop_colour"
+CROP_SIDES = "crop_sides"
+CROP_FEATURES = (CROP_COLOUR, CROP_SIDES)
 HUE_BINS = 12
 
 
@@ -143,6 +145,7 @@ def examples_from_crops(
         for name, array in model.run(batch).items():
             outputs.setdefault(name, []).append(np.asarray(array))
         outputs.setdefault(CROP_COLOUR, []).append(crop_colour_features(batch))
+        outputs.setdefault(CROP_SIDES, []).append(crop_side_features(batch))
     joined = {name: np.concatenate(parts) for name, parts in outputs.items()}
     labels = _variant_labels(model.manifest, game, values, variants if augment else None, copies)
     items = np.repeat(np.arange(len(values)), copies)
@@ -242,14 +245,47 @@ def crop_colour_features(batch: np.ndarray) -> np.ndarray:
     )
 
 
+def crop_side_features(batch: np.ndarray) -> np.ndarray:
+    """Colour of a band along each side of each crop (top, right, bottom, left): mean and spread of R, G, B, (N, 24).
+
+    The bands are an eighth of the crop deep and leave the corners out; turning the crop turns them with it.
+
+    >>> import numpy as np
+    >>> crop_side_features(np.zeros((2, 3, 64, 64), np.float32)).shape
+    (2, 24)
+
+    Raises:
+        AdaptationError: the batch is not (N, 3, H, W).
+    """
+    batch = np.asarray(batch)
+    if batch.ndim != 4 or batch.shape[1] != 3:
+        raise AdaptationError(f"crop side features: expected a (N, 3, H, W) RGB batch, got {batch.shape}")
+    height, width = batch.shape[2:]
+    deep_y, deep_x = max(1, height // 8), max(1, width // 8)
+    span_y, span_x = slice(height // 8, height - height // 8), slice(width // 8, width - width // 8)
+    bands = (
+        batch[:, :, :deep_y, span_x],
+        batch[:, :, span_y, width - deep_x :],
+        batch[:, :, height - deep_y :, span_x],
+        batch[:, :, span_y, :deep_x],
+    )
+    parts = []
+    for band in bands:
+        pixels = band.astype(np.float64).reshape(len(batch), 3, -1)
+        parts += [pixels.mean(axis=2), pixels.std(axis=2)]
+    return np.concatenate(parts, axis=1)
+
+
 def with_crop_colour(outputs: Mapping[str, np.ndarray], batch: np.ndarray | None, basis: Iterable[str]) -> Mapping[str, np.ndarray]:
     """``outputs`` plus the crop colour features of ``batch`` when ``basis`` needs them (a new dict then).
 
     Raises:
         AdaptationError: they are needed and there is no batch to compute them from.
     """
-    if CROP_COLOUR not in set(basis) or CROP_COLOUR in outputs:
+    wanted = [name for name in CROP_FEATURES if name in set(basis) and name not in outputs]
+    if not wanted:
         return outputs
     if batch is None:
         raise AdaptationError("an adapted head reads the crops' colour; pass the model's input batch")
-    return {**outputs, CROP_COLOUR: crop_colour_features(batch)}
+    compute = {CROP_COLOUR: crop_colour_features, CROP_SIDES: crop_side_features}
+    return {**outputs, **{name: compute[name](batch) for name in wanted}}

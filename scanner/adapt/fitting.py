@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from scanner.adapt.examples import CROP_COLOUR, ExampleSet, labelled_rows, with_crop_colour
+from scanner.adapt.examples import CROP_COLOUR, CROP_FEATURES, ExampleSet, labelled_rows, with_crop_colour
+from scanner.adapt.labels import head_crop_features
 from scanner.adapt.head import STEPS, HeadFit, accuracy, fit_head, log_loss
 from scanner.errors import AdaptationError
 
@@ -442,16 +443,29 @@ def adapt_model(
     basis, member_bases = fitting_basis(examples.outputs.keys(), heads)
     if not basis:
         raise AdaptationError(f"{manifest.name}: examples hold no features to fit on (outputs {sorted(examples.outputs)})")
-    x_all = feature_matrix(examples.outputs, basis, manifest.name)
-    widths = np.cumsum([0] + [np.asarray(examples.outputs[name]).reshape(len(examples), -1).shape[1] for name in basis])
-    columns = {name: np.arange(widths[i], widths[i + 1]) for i, name in enumerate(basis)}
-    members = [np.concatenate([columns[name] for name in member]) for member in member_bases]
-    # the crops' colour first; where that does not help a head, the model's own features alone (as before it)
     own = choose_basis(examples.outputs.keys(), heads)
-    strategies = [(basis, x_all, members)]
-    if own and own != basis:
-        own_columns = np.concatenate([columns[name] for name in own])
-        strategies.append((own, x_all[:, own_columns], [np.arange(len(own_columns))]))
+    every = own + tuple(name for name in CROP_FEATURES if name in examples.outputs and name not in own)
+    x_every = feature_matrix(examples.outputs, every, manifest.name)
+    widths = np.cumsum([0] + [np.asarray(examples.outputs[name]).reshape(len(examples), -1).shape[1] for name in every])
+    columns = {name: np.arange(widths[i], widths[i + 1]) for i, name in enumerate(every)}
+
+    def strategy(names: tuple[str, ...], member_names: list[tuple[str, ...]]) -> tuple[tuple[str, ...], np.ndarray, list[np.ndarray]]:
+        """A basis's feature matrix, and each member's columns within it."""
+        chosen = np.concatenate([columns[name] for name in names])
+        position = {int(column): i for i, column in enumerate(chosen)}
+        members = [np.array([position[int(c)] for name in member for c in columns[name]]) for member in member_names]
+        return names, x_every[:, chosen], members
+
+    def head_strategies(head: str) -> list[tuple[tuple[str, ...], np.ndarray, list[np.ndarray]]]:
+        """The crop features the head's game names for it (else the crops' colour) with the model's own, then its own alone."""
+        crop = tuple(name for name in head_crop_features(manifest.name, head, member_bases[0]) if name in columns and name not in own)
+        if not crop:
+            return [strategy(own, [own])] if own else [strategy(basis, member_bases)]
+        options = [strategy(own + crop, [crop, own + crop])] if own else [strategy(crop, [crop])]
+        if own:
+            options.append(strategy(own, [own]))  # where the crop's features do not help, the model's own alone
+        return options
+
     temperatures = dict(temperatures or {})
     items = examples.item_ids
     folds = [(train, test[examples.as_read[test]]) for train, test in holdout_folds(examples.groups, items, seed)]
@@ -473,7 +487,7 @@ def adapt_model(
             reports.append(_too_few(head, len(labelled_items)))
             continue
         trials: list[HeadTrial] = []
-        for head_basis, x_head, head_members in strategies:
+        for head_basis, x_head, head_members in head_strategies(head):
             adapted, tested = _held_out_logits(
                 head, classes, x_head, z_all, y_all, folds, examples.groups, items, temperature, seed, head_members, head_basis
             )

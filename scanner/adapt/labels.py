@@ -52,3 +52,17 @@ def crop_margin(model_name: str) -> float:
         if classifier.model == model_name:
             return float(classifier.margin)
     raise AdaptationError(f"model {model_name!r}: not an adaptable classifier")
+
+
+def head_crop_features(model_name: str, head: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    """The crop features head ``head`` of ``model_name`` may read (its game's ``crop_features``), else ``default``.
+
+    >>> head_crop_features("alhambra_tiles", "walls", ("crop_colour",))
+    ('crop_sides',)
+    >>> head_crop_features("sagrada_dice", "colour", ("crop_colour",))
+    ('crop_colour',)
+    """
+    for classifier in GAME_CLASSIFIERS.values():
+        if classifier.model == model_name:
+            return tuple(classifier.crop_features.get(head, default))
+    return default

@@ -135,4 +135,5 @@ CLASSIFIER = CellClassifier(
     turn_labels=turn_labels,
     empty_cells=empty_cells,
     fixed_cells=False,
+    crop_features={"walls": ("crop_sides",)},  # a wall is a strip along one side: its colour there, side by side
 )
