@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import replace
 from typing import Any
 
@@ -11,7 +12,7 @@ import numpy as np
 from scanner.adapt.examples import CROP_FEATURES
 from scanner.adapt.fitting import ModelAdaptation
 from scanner.adapt.storage import Adaptation
-from scanner.errors import AdaptationError, Remedy
+from scanner.errors import AdaptationError, BoardNotFoundError, Remedy
 from scanner.model import OnnxModel
 
 
@@ -93,4 +94,27 @@ def adapt_reader(reader: Any, adaptation: Adaptation | None) -> Any:
     adapted = copy.copy(reader)
     for attribute, value in swaps.items():
         setattr(adapted, attribute, value)
+    adapted.read = functools.partial(read_with_fallback, type(reader).read.__get__(adapted), reader)
     return adapted
+
+
+def read_with_fallback(adapted_read: Any, shipped: Any, photo: Any, **options: Any) -> Any:
+    """Read with the adapted models; where they find no board, let the shipped reader find it and read it there.
+
+    The readers judge the boards they find by how surely their cells read, so adapted heads may
+    choose another grid than the shipped ones; where that loses the board, the shipped reader's
+    board is read instead (with the adapted heads, on its corners): adapting never loses a board.
+
+    Raises:
+        BoardNotFoundError: neither finds a board (the shipped reader's error).
+    """
+    try:
+        return adapted_read(photo, **options)
+    except BoardNotFoundError:
+        if options.get("corners") is not None:
+            raise
+    found = shipped.read(photo, **options)
+    try:
+        return adapted_read(photo, **{**options, "corners": np.asarray(found.corners, dtype=np.float32)})
+    except BoardNotFoundError:
+        return found

@@ -336,3 +336,29 @@ def test_from_scans_learns_as_the_review_screen_does_and_reset_returns_to_shippe
     reset = _invoke(["adapt", "--reset", "--profile-dir", str(profiles)])
     assert reset.exit_code == 0
     assert load_profile("default", profiles).adaptation is None and not (profiles / "default.adapt.npz").exists()
+
+
+def test_adapted_reader_never_loses_a_board_the_shipped_one_finds() -> None:
+    """Adapted heads judge retried grids differently; where they find no board, the shipped reader's is read."""
+    from scanner.adapt import Adaptation, ModelAdaptation, adapt_reader
+    from scanner.errors import BoardNotFoundError
+
+    class Reader:
+        def __init__(self) -> None:
+            self.tiles = ToyTiles()
+            self.calls: list = []
+
+        def read(self, photo, *, corners=None, timings=None):
+            adapted = type(self.tiles).__name__ != "ToyTiles"
+            self.calls.append((adapted, None if corners is None else np.asarray(corners).tolist()))
+            if adapted and corners is None:
+                raise BoardNotFoundError("photo: no board")
+            return type("Reading", (), {"corners": np.array([[0, 0], [9, 0], [9, 9], [0, 9]]), "adapted": adapted})()
+
+    shipped = Reader()
+    adaptation = Adaptation((ModelAdaptation("alhambra_tiles", "7" * 64, ("embedding",), ()),))
+    adapted = adapt_reader(shipped, adaptation)
+    reading = adapted.read("photo")
+    assert reading.adapted  # read with the adapted heads, on the board the shipped reader found
+    # the adapted reader found nothing; the shipped one found the board; the adapted heads read it there
+    assert shipped.calls == [(True, None), (False, None), (True, [[0, 0], [9, 0], [9, 9], [0, 9]])]
