@@ -529,7 +529,7 @@ class Store:
                 _insert_example(conn, player_id, photo_id, example, origin, stamp, replace=False)
             return conn.total_changes - before
 
-    def examples(self, games: tuple[str, ...] | None = None) -> list[dict]:
+    def examples(self, games: tuple[str, ...] | None = None, player_id: int | None = None) -> list[dict]:
         """Return every stored example with its game, photo and label, oldest first.
 
         The label is the frozen one, else the cell's current value (a correction, or the reading the
@@ -543,10 +543,12 @@ class Store:
             "CASE WHEN e.read_value = '' THEN '' END) END) AS current_label, "
             "r.source AS source FROM examples e "
             "JOIN players p ON p.id = e.player_id JOIN games g ON g.id = p.game_id JOIN photos ph ON ph.id = e.photo_id "
-            "LEFT JOIN readings r ON r.player_id = e.player_id AND r.cell = e.cell ORDER BY e.id"
+            "LEFT JOIN readings r ON r.player_id = e.player_id AND r.cell = e.cell "
+            + ("WHERE e.player_id = ? " if player_id is not None else "")
+            + "ORDER BY e.id"
         )
         with self.reading() as conn:
-            rows = conn.execute(query).fetchall()
+            rows = conn.execute(query, () if player_id is None else (player_id,)).fetchall()
         result = []
         for row in rows:
             if games is not None and row["game"] not in games:
