@@ -39,8 +39,8 @@ from scanner.adapt import (
     AdaptationError,
     ExampleSet,
     LabelledPhoto,
-    ModelReport,
     ModelAdaptation,
+    ModelReport,
     adapt_model,
     adapt_reader,
     adaptation_file,
@@ -526,6 +526,16 @@ def _read_board(scanner: Any, game: str, board: dict) -> tuple[dict[str, str] | 
     return {r["cell"]: r["value"] for r in readings}, result.scan.corners
 
 
+@dataclass
+class _Tally:
+    """Counts over boards read one way: cells right, cells, boards entirely right, grid errors."""
+
+    right: int = 0
+    cells: int = 0
+    whole: int = 0
+    grid: list[float] = field(default_factory=list)
+
+
 def check_end_to_end(
     boards: list[dict], game: str, fitted: ModelAdaptation, base: Any = None, shipped: Scanner | None = None
 ) -> BoardCheck:
@@ -543,37 +553,44 @@ def check_end_to_end(
     adaptation = Adaptation((fitted,))
     make = factories[game]
     adapted = Scanner(profile=base, readers={**factories, game: lambda: adapt_reader(make(), adaptation)})
-    totals = {"shipped": [0, 0, 0, []], "adapted": [0, 0, 0, []]}  # right, cells, whole, grid errors
+    before, after = _Tally(), _Tally()
     for board in boards:
-        for label, scanner in (("shipped", shipped), ("adapted", adapted)):
+        for tally, scanner in ((before, shipped), (after, adapted)):
             read, corners = _read_board(scanner, game, board)
             score = compare_boards(board["truth"], read, fixed)
-            total = totals[label]
-            total[0] += score.right
-            total[1] += score.cells
-            total[2] += int(score.entirely_right)
-            if board["corners"] and corners is not None:
-                total[3].append(corner_error(corners, board["corners"]))
-            elif board["corners"]:
-                total[3].append(1.0)  # not found: as far off as a board's side
-    before, after = totals["shipped"], totals["adapted"]
-    grid_before = float(np.mean(before[3])) if before[3] else float("nan")
-    grid_after = float(np.mean(after[3])) if after[3] else float("nan")
+            tally.right += score.right
+            tally.cells += score.cells
+            tally.whole += int(score.entirely_right)
+            if board["corners"]:  # not found: as far off as a board's side
+                tally.grid.append(1.0 if corners is None else corner_error(corners, board["corners"]))
+    grid_before = float(np.mean(before.grid)) if before.grid else float("nan")
+    grid_after = float(np.mean(after.grid)) if after.grid else float("nan")
     falls = []
-    if after[2] < before[2]:
+    if after.whole < before.whole:
         falls.append("fewer boards entirely right")
-    if after[0] * before[1] < before[0] * after[1]:  # a share of cells: a phantom tile adds a cell read wrong
+    if after.right * before.cells < before.right * after.cells:  # a share of cells: a phantom tile adds a cell read wrong
         falls.append("fewer cells right")
     if not math.isnan(grid_before) and grid_after > grid_before + GRID_TOLERANCE:
         falls.append("its grids lie further from the corners the players left")
     if falls:
         kept, reason = False, " and ".join(falls)
-    elif after[0] * before[1] > before[0] * after[1] or after[2] > before[2]:
+    elif after.right * before.cells > before.right * after.cells or after.whole > before.whole:
         kept, reason = True, "more read right"
     else:
         kept, reason = True, "no figure fell"
     return BoardCheck(
-        fitted.model, len(boards), before[1], after[1], before[0], after[0], before[2], after[2], grid_before, grid_after, kept, reason
+        fitted.model,
+        len(boards),
+        before.cells,
+        after.cells,
+        before.right,
+        after.right,
+        before.whole,
+        after.whole,
+        grid_before,
+        grid_after,
+        kept,
+        reason,
     )
 
 
@@ -604,9 +621,13 @@ def _corners_of(doc: dict, where: Path) -> list[list[float]] | None:
     if corners is None:
         return None
     ok = isinstance(corners, list) and len(corners) == 4
-    ok = ok and all(isinstance(p, list) and len(p) == 2 and all(isinstance(v, (int, float)) and math.isfinite(v) for v in p) for p in corners)
+    ok = ok and all(
+        isinstance(p, list) and len(p) == 2 and all(isinstance(v, (int, float)) and math.isfinite(v) for v in p) for p in corners
+    )
     if not ok:
-        raise AdaptationError(f"{where}: players[0].scan.corners: expected 4 [x, y] points (TL, TR, BR, BL) in photo pixels, got {corners!r}")
+        raise AdaptationError(
+            f"{where}: players[0].scan.corners: expected 4 [x, y] points (TL, TR, BR, BL) in photo pixels, got {corners!r}"
+        )
     return [[float(x), float(y)] for x, y in corners]
 
 

@@ -88,9 +88,7 @@ def align(truth: Mapping[str, str], read: Mapping[str, str]) -> tuple[int, int]:
     return _best_offset(_tiles(truth), _tiles(read))[0]
 
 
-def _best_offset(
-    true_tiles: dict[tuple[int, int], str], read_tiles: dict[tuple[int, int], str]
-) -> tuple[tuple[int, int], BoardScore]:
+def _best_offset(true_tiles: dict[tuple[int, int], str], read_tiles: dict[tuple[int, int], str]) -> tuple[tuple[int, int], BoardScore]:
     """The offset at which the most tiles agree (the smallest board of cells on a tie), and the score there."""
     offsets = {(0, 0)} | {(r[0] - t[0], r[1] - t[1]) for t, value in true_tiles.items() for r, seen in read_tiles.items() if seen == value}
     best, where = BoardScore(0, len(true_tiles) + len(read_tiles)), (0, 0)

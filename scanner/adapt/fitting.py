@@ -10,14 +10,14 @@ from typing import Any
 import numpy as np
 
 from scanner.adapt.examples import CROP_COLOUR, CROP_FEATURES, ExampleSet, labelled_rows, with_crop_colour
-from scanner.adapt.labels import head_crop_features
 from scanner.adapt.head import STEPS, HeadFit, accuracy, fit_head, log_loss
+from scanner.adapt.labels import head_crop_features
 from scanner.errors import AdaptationError
 
 EMBEDDING = "embedding"
 HOLDOUT_FRACTION = 0.34
 MIN_EXAMPLES = 6
-L2_CHOICES = (1e-2, 1e-1, 1.0)
+L2_CHOICES = (3e-3, 1e-2, 1e-1, 1.0)
 
 
 @dataclass(frozen=True)
@@ -457,11 +457,16 @@ def adapt_model(
         return names, x_every[:, chosen], members
 
     def head_strategies(head: str) -> list[tuple[tuple[str, ...], np.ndarray, list[np.ndarray]]]:
-        """The crop features the head's game names for it (else the crops' colour) with the model's own, then its own alone."""
-        crop = tuple(name for name in head_crop_features(manifest.name, head, member_bases[0]) if name in columns and name not in own)
+        """The ways to try a head, in order: the crop features its game names for it alone (a wall is a side's
+        colour), else the crops' colour with the model's own features; then the model's own alone."""
+        named = head_crop_features(manifest.name, head, ())
+        crop = tuple(name for name in (named or member_bases[0]) if name in columns and name not in own)
         if not crop:
             return [strategy(own, [own])] if own else [strategy(basis, member_bases)]
-        options = [strategy(own + crop, [crop, own + crop])] if own else [strategy(crop, [crop])]
+        if named or not own:
+            options = [strategy(crop, [crop])]
+        else:
+            options = [strategy(own + crop, [crop, own + crop])]
         if own:
             options.append(strategy(own, [own]))  # where the crop's features do not help, the model's own alone
         return options

@@ -25,7 +25,8 @@ def _unique_prices() -> dict[tuple[str, str], str]:
 
     prices: dict[tuple[str, str], set[int]] = {}
     for tile in CATALOGUE:
-        prices.setdefault((tile.type, tile.walls), set()).add(tile.price)
+        if tile.price is not None:
+            prices.setdefault((tile.type, tile.walls), set()).add(tile.price)
     return {key: str(next(iter(found))) for key, found in prices.items() if len(found) == 1}
 
 

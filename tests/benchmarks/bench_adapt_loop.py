@@ -96,6 +96,7 @@ def alhambra_photo(index: int) -> tuple[np.ndarray, dict]:
 
 def sagrada_photo(index: int) -> tuple[np.ndarray, dict]:
     import bench_adapt  # the other copy of bench_adapt.py (its render_copy), the same photos
+
     from models.sagrada import render as art
 
     with bench_adapt.other_copy():

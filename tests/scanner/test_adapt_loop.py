@@ -176,10 +176,9 @@ def test_a_grid_one_cell_off_is_found_from_its_corrections() -> None:
 def test_misplaced_photos_are_left_out_with_a_note() -> None:
     from tablescan.adapt import misplaced_photos
 
-    truth = "B4 Y3 G6 R3 B6".split()
+    truth = ["B4", "Y3", "G6", "R3", "B6"]
     rows = [
-        {"player_id": 1, "photo_id": 7, "cell": f"0,{c}", "read_value": truth[c + 1] if c < 4 else ".", "label": truth[c]}
-        for c in range(5)
+        {"player_id": 1, "photo_id": 7, "cell": f"0,{c}", "read_value": truth[c + 1] if c < 4 else ".", "label": truth[c]} for c in range(5)
     ]
     rows += [{"player_id": 2, "photo_id": 8, "cell": f"0,{c}", "read_value": truth[c], "label": truth[c]} for c in range(5)]
     left_out, notes = misplaced_photos(rows)
@@ -277,7 +276,12 @@ def _document(name: str) -> dict:
         (lambda d: (d / "sagrada_straight_01.jpg").write_bytes(b"not a photo"), "sagrada_straight_01.jpg"),
         (
             lambda d: (d / "sagrada_straight_01.json").write_text(
-                json.dumps({**_document("sagrada_straight_01"), "players": [{**_document("sagrada_straight_01")["players"][0], "scan": {"corners": [[1, 2]]}}]}),
+                json.dumps(
+                    {
+                        **_document("sagrada_straight_01"),
+                        "players": [{**_document("sagrada_straight_01")["players"][0], "scan": {"corners": [[1, 2]]}}],
+                    }
+                ),
                 encoding="utf-8",
             ),
             "sagrada_straight_01.json: players[0].scan.corners: expected 4 [x, y] points",
