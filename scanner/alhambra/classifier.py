@@ -1,28 +1,28 @@
 """The Alhambra tile classifier as adaptation sees it: its model, its crops' margin, a cell value's head labels.
 
 The crops a reading keeps are upright (``scanner.alhambra.decode.turn_upright``), so a tile's walls
-N, E, S, W are its crop's top, right, bottom and left.
+N, E, S, W are its crop's top, right, bottom and left. ``scanner.alhambra.adaptable`` joins these
+into the game's ``CellClassifier`` with the crops of the empty cells around a palace.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
-import cv2
-import numpy as np
-
-from scanner.reading import CellClassifier, CellReading
+from scoring.alhambra.palace import BUILDING_TYPES
+from scoring.alhambra.tiles import CATALOGUE
 
 MODEL = "alhambra_tiles"
 CROP_MARGIN = 0.06  # extra border around a cell, in tile pitches
 UPRIGHT_SIDES = "NESW"  # the walls head's classes (top, right, bottom, left) on an upright crop
 MIRROR = (0, 3, 2, 1)  # a crop mirrored left to right: its right wall is the left one, and back
+KINDS = ("none", "fountain", *BUILDING_TYPES)  # the kind head's classes (scanner.alhambra.tiles.KINDS)
 
 
+@cache
 def _unique_prices() -> dict[tuple[str, str], str]:
     """(type, walls) -> price for the catalogue tiles that have no twin of the same type and walls."""
-    from scanner.alhambra.decode import CATALOGUE  # here: decode imports this module's crop margin
-
     prices: dict[tuple[str, str], set[int]] = {}
     for tile in CATALOGUE:
         if tile.price is not None:
@@ -47,8 +47,6 @@ def head_labels(value: str) -> dict[str, Any]:
     >>> head_labels("castle:N")
     {}
     """
-    from scanner.alhambra.tiles import KINDS
-
     text = str(value).strip()
     if text in ("", "."):
         return {"kind": "none"}
@@ -84,57 +82,3 @@ def turn_labels(labels: dict[str, Any], variant: int) -> dict[str, Any]:
         else:
             turned["rotation"] = ("0", "90", "180", "270")[quarter]
     return turned
-
-
-def _palace_to_image(cells: tuple[CellReading, ...]) -> np.ndarray | None:
-    """A homography from palace positions (tile centres at integers) to image pixels, from the readings' outlines."""
-    at = np.array([reading.cell for reading in cells], dtype=np.float64)
-    centres = np.array([np.asarray(reading.polygon, dtype=np.float64).reshape(-1, 2).mean(axis=0) for reading in cells])
-    if len(at) >= 4 and np.linalg.matrix_rank(np.c_[at, np.ones(len(at))]) == 3:
-        homography, _ = cv2.findHomography(at, centres, 0)
-        if homography is not None and abs(np.linalg.det(homography)) > 1e-9:
-            return np.asarray(homography, dtype=np.float64)
-    if len(at) >= 2:
-        affine, _ = cv2.estimateAffinePartial2D(at, centres)
-        if affine is not None:
-            return np.vstack([affine, [0.0, 0.0, 1.0]])
-    return None
-
-
-def empty_cells(image_rgb: np.ndarray, cells: tuple[CellReading, ...]) -> list[tuple[tuple[int, int], np.ndarray]]:
-    """Upright crops of the cells beside the palace's tiles that hold none (the ring the reader also classifies).
-
-    Cells whose square leaves the photo are left out; a palace of one tile gives none (no lattice to follow).
-    """
-    from scanner.alhambra.tiles import crop_cells
-
-    if len(cells) < 2:
-        return []
-    to_image = _palace_to_image(cells)
-    if to_image is None:
-        return []
-    occupied = {tuple(reading.cell) for reading in cells}
-    ring = sorted({(x + dx, y + dy) for x, y in occupied for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))} - occupied)
-    height, width = image_rgb.shape[:2]
-    inside = []
-    for cell in ring:
-        square = np.array([[cell[0] + dx, cell[1] + dy] for dx in (-0.5, 0.5) for dy in (-0.5, 0.5)], dtype=np.float64)
-        points = cv2.perspectiveTransform(square.reshape(-1, 1, 2), to_image).reshape(-1, 2)
-        if np.all(points >= 0) and np.all(points[:, 0] < width) and np.all(points[:, 1] < height):
-            inside.append(cell)
-    if not inside:
-        return []
-    crops = crop_cells(image_rgb, to_image, [(float(x), float(y)) for x, y in inside])
-    return list(zip(inside, crops))
-
-
-CLASSIFIER = CellClassifier(
-    model=MODEL,
-    margin=CROP_MARGIN,
-    head_labels=head_labels,
-    binary_heads=frozenset({"walls"}),
-    turn_labels=turn_labels,
-    empty_cells=empty_cells,
-    fixed_cells=False,
-    crop_features={"walls": ("crop_sides",)},  # a wall is a strip along one side: its colour there, side by side
-)

@@ -17,6 +17,7 @@ from typing import Any
 from PIL import Image, UnidentifiedImageError
 
 from scoring.errors import StateError, TableError
+from tablescan.adapt import misplaced_photos
 from tablescan.games import GAMES, game_entry
 from tablescan.review import scanning
 from tablescan.review.board import normalize_cell
@@ -142,10 +143,8 @@ def corners_first(store: Store, game_id: int, player_id: int) -> str | None:
     """What to do before correcting more cells when the board's corrections say its grid lies a cell off, else None.
 
     Crops cut from a misplaced grid show other cells than the ones they are corrected as (adapting
-    leaves such a photo out): the corners come first, then the cells.
+    leaves such a photo out, ``tablescan.adapt.misplaced_photos``): the corners come first, then the cells.
     """
-    from tablescan.adapt import misplaced_photos  # the adaptation's own test of a misplaced grid
-
     player = store.player(game_id, player_id)
     if player["photo"] is None:
         return None
