@@ -6,13 +6,18 @@ with the shipped models and with the profile ``tablescan adapt --from-scans`` sa
 photos with their truth documents (Sagrada with ``players[0].scan.corners``, the true grid) to a
 temporary folder and runs the command's own function (``tablescan.adapt.adapt_from_scans``).
 
-The sets are stand-ins (no renderer styles of another art were available to this branch):
+The sets:
+- ``sagrada-heldout-style``: the board style no model trained on (``models.sagrada.styles.HELD_OUT``,
+  the photos of ``models.sagrada.transfer``'s held-out set);
+- ``sagrada-real-dice``: real dice from ``../shared/realdata`` pasted into held-out-style windows
+  (``models.sagrada.composite``; skipped without the real data);
+- ``alhambra-heldout-style``: the tile art no model trained on (``models.alhambra.transfer``'s held-out set);
 - ``sagrada-other-copy``: ``bench_adapt.render_copy``, the Sagrada renderer with shifted die and
-  print colours, dark pips, flatter dice, one lamp and one phone, under warm light;
+  print colours, dark pips, flatter dice, one lamp and one phone, under warm light (a stand-in);
 - ``alhambra-other-art``: the Alhambra renderer with tower and seraglio drawings swapped, every price
-  octagon in the next type's colour, grey stone walls instead of brick, under warm light.
+  octagon in the next type's colour, grey stone walls instead of brick, under warm light (a stand-in).
 
-Run: .venv/bin/python tests/benchmarks/bench_adapt_loop.py [--test 30] [--sets sagrada-other-copy,alhambra-other-art]
+Run: .venv/bin/python tests/benchmarks/bench_adapt_loop.py [--test 30] [--sets sagrada-heldout-style,...]
 """
 
 from __future__ import annotations
@@ -108,7 +113,51 @@ def sagrada_photo(index: int) -> tuple[np.ndarray, dict]:
     return (image * 255 + 0.5).astype(np.uint8), label
 
 
-SETS = {"sagrada-other-copy": ("sagrada", sagrada_photo), "alhambra-other-art": ("alhambra", alhambra_photo)}
+def _with_true_corners(label: dict) -> dict:
+    corners = np.asarray(label["render"]["corners"], dtype=np.float64)
+    label["players"][0]["scan"] = {"corners": corners.round(1).tolist()}  # the true grid, as dragged corners give it
+    return label
+
+
+def sagrada_held_out(index: int) -> tuple[np.ndarray, dict]:
+    """The held-out board style of ``models.sagrada.transfer`` (its own seeds and framings)."""
+    from models.sagrada import styles, transfer
+    from models.sagrada.render import random_view, render
+
+    seed = transfer.SEEDS["heldout"] + index  # as transfer.samples("heldout", ...) draws its index-th photo
+    sample = render(seed, style=styles.HELD_OUT, **random_view(np.random.default_rng([seed, 13])))
+    return sample.image_rgb, _with_true_corners(sample.label)
+
+
+_POOL: list = []
+
+
+def sagrada_composite(index: int) -> tuple[np.ndarray, dict]:
+    """Real dice from ../shared/realdata pasted into held-out-style windows (``models.sagrada.composite``)."""
+    from models.sagrada import composite
+
+    if not _POOL:
+        _POOL.append(composite.load_pool())
+    sample = composite.render_composite(composite.COMPOSITE_SEED + index, _POOL[0])
+    return sample.image_rgb, _with_true_corners(sample.label)
+
+
+def alhambra_held_out(index: int) -> tuple[np.ndarray, dict]:
+    """The held-out tile art of ``models.alhambra.transfer`` (painted volumes, battlemented walls, its own fonts)."""
+    from models.alhambra import transfer
+
+    data, label = transfer.photo_of(transfer.shot_for("held_out", index))
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)[:, :, ::-1]
+    return np.ascontiguousarray(image), label
+
+
+SETS = {
+    "sagrada-other-copy": ("sagrada", sagrada_photo),
+    "alhambra-other-art": ("alhambra", alhambra_photo),
+    "sagrada-heldout-style": ("sagrada", sagrada_held_out),
+    "sagrada-real-dice": ("sagrada", sagrada_composite),
+    "alhambra-heldout-style": ("alhambra", alhambra_held_out),
+}
 
 
 def write_photo(folder: Path, name: str, image: np.ndarray, label: dict) -> None:
