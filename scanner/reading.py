@@ -272,7 +272,9 @@ class CellClassifier:
     positions relative to one of them (a palace's fountain) and a cell absent from a board is empty.
     ``crop_features[head]`` names the features computed from the crop itself that an adapted head
     may read beside the model's own (``scanner.adapt.examples``: ``crop_colour``, ``crop_sides``);
-    a head not named reads the crop's colour.
+    a head not named reads the crop's colour. ``grid_crops(image_rgb, corners)`` cuts every cell's crop
+    of a board whose corners (TL, TR, BR, BL, image pixels) are given in that order, as the reader
+    would (None: the game's boards have no such corners).
     """
 
     model: str
@@ -283,6 +285,7 @@ class CellClassifier:
     empty_cells: Callable[[np.ndarray, tuple[CellReading, ...]], list[tuple[tuple[int, int], np.ndarray]]] | None = None
     fixed_cells: bool = True
     crop_features: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    grid_crops: Callable[[np.ndarray, np.ndarray], list[tuple[tuple[int, int], np.ndarray]]] | None = None
 
     def __post_init__(self) -> None:
         if not self.model:

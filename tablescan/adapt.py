@@ -57,8 +57,9 @@ from scanner.adapt import (
     save_adaptation,
     without_adaptation,
 )
-from scanner.adapt.boards import EMPTY, align, compare_boards, corner_error, misplaced_shift, parse_key
+from scanner.adapt.boards import EMPTY, align, compare_boards, corner_error, misplaced_shift, parse_key, read_turned
 from scanner.errors import BoardNotFoundError
+from scanner.photo import load_photo
 from scanner.pipeline import Scanner
 from scoring.errors import StateError, TableError
 from scoring.registry import game_of
@@ -347,11 +348,16 @@ def misplaced_photos(rows: list[dict]) -> tuple[set[tuple[int, int]], list[str]]
     for key, cells in boards.items():
         shift = misplaced_shift(cells)
         if shift is not None:
-            misplaced.add(key)
-            notes.append(
-                f"{names[key]}: left out, its grid reads as misplaced (its corrections match the readings one cell "
-                f"{_direction(shift)}); place its corners on the board's own corners and rescan it, then correct its cells"
-            )
+            how = f"its corrections match the readings one cell {_direction(shift)}"
+        elif read_turned(cells):
+            how = "its corrections match the readings turned round: the board was read upside down"
+        else:
+            continue
+        misplaced.add(key)
+        notes.append(
+            f"{names[key]}: left out, its grid reads as misplaced ({how}); "
+            "place its corners on the board's own corners, top-left first, and rescan it, then correct its cells"
+        )
     return misplaced, notes
 
 
@@ -697,9 +703,10 @@ def store_corrected_scans(store: Store, scans: list[CorrectedScan], scan: Any = 
         game_id = store.create_game(item.game, item.photo.stem, {}, [(item.player, {})])
         player_id = store.players(game_id)[0]["id"]
         store.attach_photo(game_id, player_id, record.id)
-        store.store_scan(
-            game_id, player_id, outcome.corners, outcome.model, outcome.readings, examples=outcome.examples, review=outcome.review
-        )
+        examples = outcome.examples
+        if item.corners is not None and _turned(item.corners, outcome.corners):
+            examples = _examples_on(item, examples)
+        store.store_scan(game_id, player_id, outcome.corners, outcome.model, outcome.readings, examples=examples, review=outcome.review)
         read = {r["cell"]: r["value"] for r in outcome.readings}
         truth = dict(item.truth)
         changes = []
@@ -710,6 +717,38 @@ def store_corrected_scans(store: Store, scans: list[CorrectedScan], scan: Any = 
         changes += list(truth.items())
         corrected += store.correct_cells(game_id, player_id, changes)
     return corrected
+
+
+def _turned(given: list[list[float]], used: list[list[float]]) -> bool:
+    """Whether a scan used the given corners listed from another corner (the reader turned the board: it orients
+    corners given to it by itself)."""
+    a, b = np.asarray(given, dtype=np.float64).reshape(4, 2), np.asarray(used, dtype=np.float64).reshape(4, 2)
+    errors = [float(np.abs(np.roll(a, -k, axis=0) - b).max()) for k in range(4)]
+    return int(np.argmin(errors)) != 0
+
+
+def _examples_on(item: CorrectedScan, scanned: list[dict]) -> list[dict]:
+    """The examples of a photo cut on its true corners, in their order (the game's ``grid_crops``), else ``scanned``.
+
+    Each crop is then the cell its key names in the true board, whichever way the reader turned it.
+    """
+    cut = cell_classifier(item.game).grid_crops
+    if cut is None or item.corners is None:
+        return scanned
+    photo = load_photo(item.photo, name=str(item.photo))
+    corners = np.asarray(item.corners, dtype=np.float64) / photo.scale
+    model = scanned[0] if scanned else {}
+    return [
+        {
+            "cell": ",".join(str(int(v)) for v in cell),
+            "crop": encode_crop(np.ascontiguousarray(crop)),
+            "read": None,  # not read this way round
+            "confidence": None,
+            "model": model.get("model"),
+            "model_sha256": model.get("model_sha256"),
+        }
+        for cell, crop in cut(photo.image_rgb, corners)
+    ]
 
 
 def adapt_from_scans(folder: Path, profile_name: str = DEFAULT_PROFILE, directory: Path | None = None, seed: int = 0) -> AdaptOutcome:

@@ -142,6 +142,39 @@ def misplaced_shift(cells: Mapping[str, tuple[str, str]]) -> tuple[int, int] | N
     return None
 
 
+def half_turn(key: str, keys: Sequence[str]) -> str | None:
+    """The key of the cell a board's half turn puts at ``key`` (a full grid of ``keys`` from "0,0"), or None.
+
+    >>> half_turn("0,1", [f"{r},{c}" for r in range(4) for c in range(5)])
+    '3,3'
+    """
+    cells = [at for at in (parse_key(k) for k in keys) if at is not None]
+    at = parse_key(key)
+    if not cells or at is None:
+        return None
+    rows, cols = max(a for a, _ in cells) + 1, max(b for _, b in cells) + 1
+    if min(a for a, _ in cells) != 0 or min(b for _, b in cells) != 0 or len(set(cells)) != rows * cols:
+        return None
+    return f"{rows - 1 - at[0]},{cols - 1 - at[1]}"
+
+
+def read_turned(cells: Mapping[str, tuple[str, str]]) -> bool:
+    """Whether a board of fixed cells was read turned a half turn: its corrections match the readings turned round.
+
+    >>> row = {f"{r},{c}": (v, v) for r, line in enumerate(["B4 Y3 G6", "R1 P5 G2"]) for c, v in enumerate(line.split())}
+    >>> read_turned(row), read_turned({k: (row[half_turn(k, list(row))][0], v) for k, (_, v) in row.items()})
+    (False, True)
+    """
+    keys = list(cells)
+    pairs = [(cells[turned][0], label) for key, (_, label) in cells.items() if (turned := half_turn(key, keys)) is not None]
+    labels = [label for _, label in pairs if str(label or "") not in EMPTY]
+    if len(labels) < SHIFT_MIN_CELLS:
+        return False
+    turned_agree = sum(read == label for read, label in pairs if str(label or "") not in EMPTY)
+    in_place = sum(cells[key][0] == label for key, (_, label) in cells.items() if str(label or "") not in EMPTY)
+    return turned_agree >= max(SHIFT_MIN_CELLS, SHIFT_AGREEMENT * len(labels), 2 * in_place + 1)
+
+
 def corner_error(found: Sequence[Sequence[float]], truth: Sequence[Sequence[float]]) -> float:
     """How far found corners lie from the true ones, as a share of the true board's mean side (any corner first).
 
