@@ -366,3 +366,45 @@ def test_adapted_reader_never_loses_a_board_the_shipped_one_finds() -> None:
     assert reading.adapted  # read with the adapted heads, on the board the shipped reader found
     # the adapted reader found nothing; the shipped one found the board; the adapted heads read it there
     assert shipped.calls == [(True, None), (False, None), (True, [[0, 0], [9, 0], [9, 9], [0, 9]])]
+
+
+def test_a_board_read_turned_round_is_left_out() -> None:
+    from scanner.adapt.boards import half_turn
+    from tablescan.adapt import misplaced_photos
+
+    truth = ["B4 Y3 G6 R3 B6", "G2 P5 B1 G4 R1", "B3 G6 Y2 P6 Y5", "Y1 B4 R1 G5 P2"]
+    labels = {f"{r},{c}": v for r, row in enumerate(truth) for c, v in enumerate(row.split())}
+    keys = list(labels)
+    rows = [
+        {"player_id": 1, "photo_id": 3, "cell": key, "read_value": labels[half_turn(key, keys)], "label": value}
+        for key, value in labels.items()
+    ]
+    left_out, notes = misplaced_photos(rows)
+    assert left_out == {(1, 3)} and "read upside down" in notes[0]
+
+
+@pytest.mark.e2e
+def test_true_corners_cut_the_crops_the_reader_cuts_in_their_order(tmp_path) -> None:
+    """Examples cut on the true corners are the reader's own crops when it keeps their order; turned, they follow the truth."""
+    from scanner.adapt import decode_crop
+    from scanner.pipeline import Scanner
+    from tablescan.adapt import CorrectedScan, _examples_on, _turned
+
+    doc = _document("sagrada_straight_01")
+    corners = doc["render"]["corners"]
+    photo = SAMPLES / "sagrada_straight_01.jpg"
+    result = Scanner().scan(photo, "sagrada", corners=np.asarray(corners))
+    assert not _turned(corners, [list(p) for p in result.scan.corners])
+    assert _turned(corners[2:] + corners[:2], [list(p) for p in result.scan.corners])
+    item = CorrectedScan(photo, photo.with_suffix(".json"), "sagrada", "Ana", {}, corners)
+    cut = {example["cell"]: decode_crop(example["crop"]) for example in _examples_on(item, [])}
+    assert len(cut) == 20
+    for reading in result.cells:
+        key = ",".join(str(v) for v in reading.cell)
+        assert np.abs(cut[key].astype(int) - reading.crop.astype(int)).mean() < 3.0
+    turned = CorrectedScan(photo, photo.with_suffix(".json"), "sagrada", "Ana", {}, corners[2:] + corners[:2])
+    upside = {example["cell"]: decode_crop(example["crop"]) for example in _examples_on(turned, [])}
+    # cut from the opposite corner, cell 0,0 is the board's last cell, turned round
+    turned_back = np.rot90(upside["0,0"], 2).astype(int)
+    distance = {reading.cell: np.abs(turned_back - reading.crop.astype(int)).mean() for reading in result.cells}
+    assert min(distance, key=distance.get) == (3, 4)
