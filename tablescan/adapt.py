@@ -77,6 +77,7 @@ MAX_CELLS = 1200
 MAX_CHECK_BOARDS = 12
 # how much further (a share of the board's side) adapted scans' grids may lie from the players' corners
 GRID_TOLERANCE = 0.02
+NO_FALL = "no figure fell"
 
 
 def _pct(right: int, total: int) -> str:
@@ -429,7 +430,8 @@ def adapt_profile(
     What passes the held-out check is then checked where it matters (``end_to_end``, default: with
     the shipped models): the review database's corrected photos are re-read end to end with and
     without it (``check_end_to_end``), and a model's adaptation is kept only if neither boards
-    entirely right nor cells right fall there.
+    entirely right nor cells right fall there, and something rose (there, or held-out cells
+    entirely right).
 
     Raises:
         AdaptationError: no examples at all, or the adaptation cannot be saved.
@@ -481,6 +483,10 @@ def adapt_profile(
                 notes.append(f"{fitted.model}: no corrected photos to re-read end to end; kept on the held-out check alone")
                 continue
             check = check_end_to_end(boards, games[fitted.model], fitted, base)
+            report = next(r for r in reports if r.model == fitted.model)
+            if check.kept and check.reason == NO_FALL and not report.cells_after > report.cells_before:
+                # nothing read better anywhere it was checked: a change with no gain is only a risk
+                check = replace(check, kept=False, reason=f"{NO_FALL}, but none rose (nor held-out cells entirely right)")
             checks.append(check)
             if not check.kept:
                 kept.remove(fitted)
@@ -583,7 +589,7 @@ def check_end_to_end(
     elif after.right * before.cells > before.right * after.cells or after.whole > before.whole:
         kept, reason = True, "more read right"
     else:
-        kept, reason = True, "no figure fell"
+        kept, reason = True, NO_FALL
     return BoardCheck(
         fitted.model,
         len(boards),
