@@ -50,6 +50,7 @@ from scanner.adapt import (
     decode_crop,
     encode_crop,
     examples_from_crops,
+    holdout_folds,
     load_adaptation,
     pad_cell_crop,
     profile_reference,
@@ -104,6 +105,7 @@ class BoardCheck:
     grid_after: float
     kept: bool
     reason: str
+    held_out: bool = False  # each photo read with an adaptation fitted without it
 
     def to_json(self) -> dict:
         """The figures as a JSON object (nan as null)."""
@@ -113,6 +115,7 @@ class BoardCheck:
 
         return {
             "model": self.model,
+            "held_out": self.held_out,
             "boards": self.boards,
             "cells_right": {"shipped": self.right_before, "adapted": self.right_after},
             "cells": {"shipped": self.cells_before, "adapted": self.cells_after},
@@ -130,7 +133,7 @@ class BoardCheck:
             else f", grids {self.grid_before:.3f} -> {self.grid_after:.3f} of a side off the players' corners"
         )
         return (
-            f"  re-reading the {self.boards} corrected photos end to end: cells right {_pct(self.right_before, self.cells_before)} -> "
+            f"  re-reading the {self.boards} corrected photos end to end{', each fitted without it' if self.held_out else ''}: cells right {_pct(self.right_before, self.cells_before)} -> "
             f"{_pct(self.right_after, self.cells_after)}, boards entirely right {self.whole_before}/{self.boards} -> "
             f"{self.whole_after}/{self.boards}{grid}: {'kept' if self.kept else 'not kept'} ({self.reason})"
         )
@@ -482,13 +485,20 @@ def adapt_profile(
             if not boards:
                 notes.append(f"{fitted.model}: no corrected photos to re-read end to end; kept on the held-out check alone")
                 continue
-            check = check_end_to_end(boards, games[fitted.model], fitted, base)
+            cache: dict = {}
+            check = check_end_to_end(boards, games[fitted.model], fitted, base, cache=cache)
             report = next(r for r in reports if r.model == fitted.model)
-            if check.kept and check.reason == NO_FALL and not report.cells_after > report.cells_before:
+            held = held_out_end_to_end(load(fitted.model), sets[fitted.model], boards, games[fitted.model], fitted, base, cache, seed)
+            if check.kept and held is not None and not held.kept:
+                check = replace(check, kept=False, reason=f"{check.reason}, but photos held out read worse end to end ({held.reason})")
+            rose = check.reason != NO_FALL or report.cells_after > report.cells_before or (held is not None and held.reason != NO_FALL)
+            if check.kept and not rose:
                 # nothing read better anywhere it was checked: a change with no gain is only a risk
                 check = replace(check, kept=False, reason=f"{NO_FALL}, but none rose (nor held-out cells entirely right)")
             checks.append(check)
-            if not check.kept:
+            if held is not None:
+                checks.append(held)
+            if not check.kept and fitted in kept:
                 kept.remove(fitted)
     if not kept:
         earlier = profile.adaptation.get("models", []) if isinstance(profile.adaptation, dict) else []
@@ -521,6 +531,7 @@ def corrected_boards(store: Store, game: str, limit: int = MAX_CHECK_BOARDS) -> 
                     "name": player["photo"].original_name or player["photo"].filename,
                     "truth": {r["cell"]: r["value"] for r in player["readings"]},
                     "corners": player["corners"] or None,
+                    "photo_id": int(player["photo"].id),
                     "order": (entry["id"], player["id"]),
                 }
             )
@@ -549,12 +560,21 @@ class _Tally:
 
 
 def check_end_to_end(
-    boards: list[dict], game: str, fitted: ModelAdaptation, base: Any = None, shipped: Scanner | None = None
+    boards: list[dict],
+    game: str,
+    fitted: ModelAdaptation,
+    base: Any = None,
+    shipped: Scanner | None = None,
+    *,
+    per_board: list[ModelAdaptation | None] | None = None,
+    cache: dict | None = None,
 ) -> BoardCheck:
     """Re-read ``boards`` end to end with the shipped models and with ``fitted``: keep it only if neither cells right,
     nor boards entirely right fall, and its grids lie no further from the players' corners.
 
-    ``base`` is the profile without its adaptation (camera and colour), or None.
+    ``base`` is the profile without its adaptation (camera and colour), or None. ``per_board`` reads
+    each board with an adaptation of its own instead (None: the shipped models), e.g. one fitted
+    without that board's photo; ``cache`` keeps the shipped readings between calls.
 
     Raises:
         AdaptationError: ``fitted`` does not belong to the shipped model.
@@ -562,13 +582,23 @@ def check_end_to_end(
     fixed = cell_classifier(game).fixed_cells
     factories = readers()
     shipped = shipped or Scanner(profile=base, readers=factories)
-    adaptation = Adaptation((fitted,))
     make = factories[game]
-    adapted = Scanner(profile=base, readers={**factories, game: lambda: adapt_reader(make(), adaptation)})
+    cache = {} if cache is None else cache
+    scanners: dict[int, Scanner] = {}
+
+    def adapted_scanner(fit: ModelAdaptation) -> Scanner:
+        if id(fit) not in scanners:
+            adaptation = Adaptation((fit,))
+            scanners[id(fit)] = Scanner(profile=base, readers={**factories, game: lambda: adapt_reader(make(), adaptation)})
+        return scanners[id(fit)]
+
     before, after = _Tally(), _Tally()
-    for board in boards:
-        for tally, scanner in ((before, shipped), (after, adapted)):
-            read, corners = _read_board(scanner, game, board)
+    for board, fit in zip(boards, per_board or [fitted] * len(boards)):
+        key = str(board["photo"])
+        if key not in cache:
+            cache[key] = _read_board(shipped, game, board)
+        readings = [cache[key], cache[key] if fit is None else _read_board(adapted_scanner(fit), game, board)]
+        for tally, (read, corners) in zip((before, after), readings):
             score = compare_boards(board["truth"], read, fixed)
             tally.right += score.right
             tally.cells += score.cells
@@ -604,6 +634,38 @@ def check_end_to_end(
         kept,
         reason,
     )
+
+
+def held_out_end_to_end(
+    model: Any,
+    examples: ExampleSet,
+    boards: list[dict],
+    game: str,
+    fitted: ModelAdaptation,
+    base: Any = None,
+    cache: dict | None = None,
+    seed: int = 0,
+) -> BoardCheck | None:
+    """Re-read each corrected photo end to end with an adaptation fitted without it (whole photos held out, as the
+    held-out check holds them out), against the shipped models; None with fewer than two photos.
+
+    A head that only learnt the corrected photos themselves shows here: the players' next photos
+    are read as these are.
+    """
+    groups = examples.groups
+    ids = [board.get("photo_id") for board in boards]
+    if len(np.unique(groups)) < 2 or any(i is None for i in ids):
+        return None
+    temperatures = _temperatures(model)
+    per_board: list[ModelAdaptation | None] = [None] * len(boards)
+    for train, test in holdout_folds(groups, examples.item_ids, seed):
+        held = set(np.unique(groups[test]).tolist())
+        fold, _ = adapt_model(model, examples.subset(train), temperatures=temperatures, seed=seed)
+        for index, photo_id in enumerate(ids):
+            if photo_id in held:
+                per_board[index] = fold
+    check = check_end_to_end(boards, game, fitted, base, per_board=per_board, cache=cache)
+    return replace(check, model=fitted.model, held_out=True)
 
 
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff")
