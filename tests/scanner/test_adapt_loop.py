@@ -408,3 +408,38 @@ def test_true_corners_cut_the_crops_the_reader_cuts_in_their_order(tmp_path) -> 
     turned_back = np.rot90(upside["0,0"], 2).astype(int)
     distance = {reading.cell: np.abs(turned_back - reading.crop.astype(int)).mean() for reading in result.cells}
     assert min(distance, key=distance.get) == (3, 4)
+
+
+def test_each_corrected_photo_is_also_read_with_heads_fitted_without_it(monkeypatch) -> None:
+    """The end-to-end check holds whole photos out too: a fold's heads read the photo they never saw."""
+    import tablescan.adapt as adapt
+    from scanner.adapt import ModelAdaptation
+
+    truth = {"0,0": "fountain", "1,0": "tower:N"}
+    boards = [{"photo": Path(f"p{i}.jpg"), "name": f"p{i}.jpg", "truth": truth, "corners": None, "photo_id": i} for i in (1, 2)]
+    examples = ExampleSet("alhambra_tiles", {"kind": np.zeros((4, 8))}, {"kind": np.zeros(4, np.int64)}, np.array([1, 1, 2, 2]))
+    fitted_on: list[list[int]] = []
+
+    def fit(model, subset, **options):
+        fitted_on.append(sorted(set(subset.groups.tolist())))
+        return ModelAdaptation("alhambra_tiles", "7" * 64, ("embedding",), ()), None
+
+    class _Adapted:
+        pass
+
+    def read(scanner, game, board):  # heads fitted without a photo misread it: a tile on an empty cell
+        adapted = isinstance(scanner.factories.get(game)(), _Adapted)
+        return ({**truth, "2,0": "garden:"} if adapted else dict(truth)), None
+
+    monkeypatch.setattr(adapt, "adapt_model", fit)
+    monkeypatch.setattr(adapt, "_read_board", read)
+    monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation: _Adapted())
+    monkeypatch.setattr(adapt, "readers", lambda: {"alhambra": lambda: object()})
+    model = type("M", (), {"manifest": ToyTiles().manifest})()
+    everything = ModelAdaptation("alhambra_tiles", "7" * 64, ("embedding",), ())
+    held = adapt.held_out_end_to_end(model, examples, boards, "alhambra", everything)
+    assert sorted(fitted_on) == [[1], [2]]  # each photo's heads were fitted on the other photo only
+    assert held is not None and held.held_out and not held.kept and "fewer" in held.reason
+    assert "each fitted without it" in held.to_text()
+    one_photo = ExampleSet("alhambra_tiles", {"kind": np.zeros((2, 8))}, {"kind": np.zeros(2, np.int64)}, np.array([1, 1]))
+    assert adapt.held_out_end_to_end(model, one_photo, boards[:1], "alhambra", everything) is None
