@@ -11,6 +11,7 @@ import numpy as np
 
 from scanner.adapt.examples import CROP_FEATURES
 from scanner.adapt.fitting import ModelAdaptation
+from scanner.adapt.labels import CLASSIFIERS, cell_classifier
 from scanner.adapt.storage import Adaptation
 from scanner.errors import AdaptationError, BoardNotFoundError, Remedy
 from scanner.model import OnnxModel
@@ -99,22 +100,39 @@ def adapt_reader(reader: Any, adaptation: Adaptation | None) -> Any:
 
 
 def read_with_fallback(adapted_read: Any, shipped: Any, photo: Any, **options: Any) -> Any:
-    """Read with the adapted models; where they find no board, let the shipped reader find it and read it there.
+    """Read with the adapted models; where they find no board, or fewer cells than the shipped reader, read its board.
 
     The readers judge the boards they find by how surely their cells read, so adapted heads may
-    choose another grid than the shipped ones; where that loses the board, the shipped reader's
-    board is read instead (with the adapted heads, on its corners): adapting never loses a board.
+    choose another grid or lattice than the shipped ones; where that loses the board, the shipped
+    reader's board is read instead (with the adapted heads, on its corners): adapting never loses a
+    board. On boards of cells relative to one another (a palace: ``fixed_cells`` false) adapted heads
+    may also call tiles empty that the shipped ones see; a reading of fewer cells than the shipped
+    reader's is read again on its board, and when that still sees fewer, the shipped reading stands.
 
     Raises:
         BoardNotFoundError: neither finds a board (the shipped reader's error).
     """
+    given = options.get("corners") is not None
     try:
-        return adapted_read(photo, **options)
+        reading = adapted_read(photo, **options)
     except BoardNotFoundError:
-        if options.get("corners") is not None:
+        if given:
             raise
-    found = shipped.read(photo, **options)
+        reading = None
+    game = getattr(shipped, "game", None)
+    counts = game in CLASSIFIERS and not cell_classifier(game).fixed_cells
+    if given or (reading is not None and not counts):
+        return reading
     try:
-        return adapted_read(photo, **{**options, "corners": np.asarray(found.corners, dtype=np.float32)})
+        found = shipped.read(photo, **options)
+    except BoardNotFoundError:
+        if reading is not None:
+            return reading
+        raise
+    if reading is not None and len(reading.cells) >= len(found.cells):
+        return reading
+    try:
+        again = adapted_read(photo, **{**options, "corners": np.asarray(found.corners, dtype=np.float32)})
     except BoardNotFoundError:
         return found
+    return again if len(again.cells) >= len(found.cells) else found

@@ -347,30 +347,44 @@ def test_from_scans_learns_as_the_review_screen_does_and_reset_returns_to_shippe
         assert load_profile("default", profiles).adaptation is None
 
 
-def test_adapted_reader_never_loses_a_board_the_shipped_one_finds() -> None:
-    """Adapted heads judge retried grids differently; where they find no board, the shipped reader's is read."""
+def test_adapted_reader_never_loses_a_board_or_tiles_the_shipped_one_finds() -> None:
+    """Adapted heads judge retried grids differently; where they find no board, or fewer tiles, the shipped reader's is read."""
     from scanner.adapt import Adaptation, ModelAdaptation, adapt_reader
     from scanner.errors import BoardNotFoundError
 
+    box = [[0, 0], [9, 0], [9, 9], [0, 9]]
+
     class Reader:
-        def __init__(self) -> None:
+        game = "alhambra"
+
+        def __init__(self, found: int | None, on_box: int) -> None:
             self.tiles = ToyTiles()
             self.calls: list = []
+            self.found, self.on_box = found, on_box  # cells the adapted heads read alone and on the shipped board
 
         def read(self, photo, *, corners=None, timings=None):
             adapted = type(self.tiles).__name__ != "ToyTiles"
             self.calls.append((adapted, None if corners is None else np.asarray(corners).tolist()))
-            if adapted and corners is None:
+            cells = 6 if not adapted else (self.on_box if corners is not None else self.found)
+            if cells is None:
                 raise BoardNotFoundError("photo: no board")
-            return type("Reading", (), {"corners": np.array([[0, 0], [9, 0], [9, 9], [0, 9]]), "adapted": adapted})()
+            return type("Reading", (), {"corners": np.array(box), "adapted": adapted, "cells": (None,) * cells})()
 
-    shipped = Reader()
     adaptation = Adaptation((ModelAdaptation("alhambra_tiles", "7" * 64, ("embedding",), ()),))
-    adapted = adapt_reader(shipped, adaptation)
-    reading = adapted.read("photo")
-    assert reading.adapted  # read with the adapted heads, on the board the shipped reader found
-    # the adapted reader found nothing; the shipped one found the board; the adapted heads read it there
-    assert shipped.calls == [(True, None), (False, None), (True, [[0, 0], [9, 0], [9, 9], [0, 9]])]
+    # no board: the shipped reader finds it, the adapted heads read it there
+    shipped = Reader(None, 6)
+    reading = adapt_reader(shipped, adaptation).read("photo")
+    assert reading.adapted and shipped.calls == [(True, None), (False, None), (True, box)]
+    # fewer tiles than the shipped reader sees: read again on its board
+    shipped = Reader(2, 6)
+    assert adapt_reader(shipped, adaptation).read("photo").adapted and shipped.calls[-1] == (True, box)
+    # still fewer there: the shipped reading stands
+    shipped = Reader(2, 3)
+    assert not adapt_reader(shipped, adaptation).read("photo").adapted
+    # as many or more: the adapted reading as it is
+    shipped = Reader(7, 0)
+    reading = adapt_reader(shipped, adaptation).read("photo")
+    assert reading.adapted and len(reading.cells) == 7 and len(shipped.calls) == 2
 
 
 def test_a_board_read_turned_round_is_left_out() -> None:
