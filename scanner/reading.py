@@ -261,12 +261,31 @@ class CellClassifier:
     """A game's adaptable cell classifier: the model's name, its crops' margin, and how a cell value labels its heads.
 
     ``head_labels(value)`` gives the class each head should give a cell whose (corrected) value is
-    ``value`` (an empty dict when the value says nothing the heads read).
+    ``value`` (an empty dict when the value says nothing the heads read); a head in ``binary_heads``
+    reads independent yes/no classes (sigmoid logits, e.g. a tile's four walls) and is labelled with
+    a 0/1 tuple, one per class. ``turn_labels(labels, variant)`` gives the labels of the crop turned
+    or mirrored (``scanner.adapt.dihedral`` variant 1-7; None: every label stays, a head missing from
+    the result is unknown for that copy). ``empty_cells(image_rgb, cells)`` gives ``(cell, crop)`` for
+    the cells the reader also classified around the read ones (``CellReading``s) that hold nothing,
+    examples of "no tile" (None: every cell the reader reads is among its readings). With
+    ``fixed_cells`` a board always shows the same cells (a window's 20); without, its cells are
+    positions relative to one of them (a palace's fountain) and a cell absent from a board is empty.
+    ``crop_features[head]`` names the features computed from the crop itself that an adapted head
+    may read beside the model's own (``scanner.adapt.examples``: ``crop_colour``, ``crop_sides``);
+    a head not named reads the crop's colour. ``grid_crops(image_rgb, corners)`` cuts every cell's crop
+    of a board whose corners (TL, TR, BR, BL, image pixels) are given in that order, as the reader
+    would (None: the game's boards have no such corners).
     """
 
     model: str
     margin: float  # context around a cell in its crops, in cell pitches each side
-    head_labels: Callable[[str], dict[str, str]]
+    head_labels: Callable[[str], dict[str, Any]]
+    binary_heads: frozenset[str] = frozenset()
+    turn_labels: Callable[[dict[str, Any], int], dict[str, Any]] | None = None
+    empty_cells: Callable[[np.ndarray, tuple[CellReading, ...]], list[tuple[tuple[int, int], np.ndarray]]] | None = None
+    fixed_cells: bool = True
+    crop_features: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    grid_crops: Callable[[np.ndarray, np.ndarray], list[tuple[tuple[int, int], np.ndarray]]] | None = None
 
     def __post_init__(self) -> None:
         if not self.model:

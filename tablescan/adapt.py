@@ -10,13 +10,18 @@ changed, and ``--reset`` returns to them.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import dataclass, field
+import math
+import mimetypes
+import tempfile
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import click
 import numpy as np
+from PIL import Image
 
 from calibration.errors import CalibrationError
 from calibration.image import load_image
@@ -34,14 +39,18 @@ from scanner.adapt import (
     AdaptationError,
     ExampleSet,
     LabelledPhoto,
+    ModelAdaptation,
     ModelReport,
     adapt_model,
+    adapt_reader,
     adaptation_file,
+    cell_classifier,
     classifier_manifest,
     crop_margin,
     decode_crop,
     encode_crop,
     examples_from_crops,
+    holdout_folds,
     load_adaptation,
     pad_cell_crop,
     profile_reference,
@@ -49,18 +58,90 @@ from scanner.adapt import (
     save_adaptation,
     without_adaptation,
 )
+from scanner.adapt.boards import EMPTY, align, compare_boards, corner_error, misplaced_shift, parse_key, read_turned
+from scanner.errors import BoardNotFoundError
+from scanner.photo import load_photo
 from scanner.pipeline import Scanner
-from tablescan.games import readers
+from scoring.errors import StateError, TableError
+from scoring.registry import game_of
+from tablescan.games import game_entry, readers
+from tablescan.review.board import readings_from_scan
 from tablescan.review.db import Store, default_db_path, now_text
+from tablescan.review.scanning import scan_photo
 
 DEFAULT_PROFILE = "default"
 # the newest cells per game an adaptation learns from (each is read 8 ways): keeps a run within seconds
 MAX_CELLS = 1200
 
 
+# the newest corrected boards per game the never-worse check re-reads end to end (twice each)
+MAX_CHECK_BOARDS = 12
+# how much further (a share of the board's side) adapted scans' grids may lie from the players' corners
+GRID_TOLERANCE = 0.02
+NO_FALL = "no figure fell"
+
+
+def _pct(right: int, total: int) -> str:
+    return f"{right}/{total} ({100 * right / total:.1f}%)" if total else "0/0"
+
+
+@dataclass(frozen=True)
+class BoardCheck:
+    """The corrected photos re-read end to end with the shipped models and with the adaptation, and the verdict.
+
+    ``grid_before``/``grid_after``: the found grids' mean distance from the corners the players left
+    (a share of the board's side; nan when no board had corners).
+    """
+
+    model: str
+    boards: int
+    cells_before: int
+    cells_after: int
+    right_before: int
+    right_after: int
+    whole_before: int
+    whole_after: int
+    grid_before: float
+    grid_after: float
+    kept: bool
+    reason: str
+    held_out: bool = False  # each photo read with an adaptation fitted without it
+
+    def to_json(self) -> dict:
+        """The figures as a JSON object (nan as null)."""
+
+        def num(x: float) -> float | None:
+            return None if math.isnan(x) else round(float(x), 4)
+
+        return {
+            "model": self.model,
+            "held_out": self.held_out,
+            "boards": self.boards,
+            "cells_right": {"shipped": self.right_before, "adapted": self.right_after},
+            "cells": {"shipped": self.cells_before, "adapted": self.cells_after},
+            "boards_right": {"shipped": self.whole_before, "adapted": self.whole_after},
+            "grid_error": {"shipped": num(self.grid_before), "adapted": num(self.grid_after)},
+            "kept": self.kept,
+            "reason": self.reason,
+        }
+
+    def to_text(self) -> str:
+        """One line for people."""
+        grid = (
+            ""
+            if math.isnan(self.grid_before)
+            else f", grids {self.grid_before:.3f} -> {self.grid_after:.3f} of a side off the players' corners"
+        )
+        return (
+            f"  re-reading the {self.boards} corrected photos end to end{', each fitted without it' if self.held_out else ''}: cells right {_pct(self.right_before, self.cells_before)} -> "
+            f"{_pct(self.right_after, self.cells_after)}, boards entirely right {self.whole_before}/{self.boards} -> "
+            f"{self.whole_after}/{self.boards}{grid}: {'kept' if self.kept else 'not kept'} ({self.reason})"
+        )
+
+
 @dataclass(frozen=True)
 class AdaptOutcome:
-    """What one ``adapt`` run did: per-model reports, notes, and where the kept adaptation went."""
+    """What one ``adapt`` run did: per-model reports, the end-to-end checks, notes, and where the kept adaptation went."""
 
     profile: str
     reports: tuple[ModelReport, ...]
@@ -68,6 +149,7 @@ class AdaptOutcome:
     saved: Path | None = None
     kept_models: tuple[str, ...] = field(default=())
     earlier: tuple[str, ...] = ()  # models an earlier run adapted, still in the profile
+    checks: tuple[BoardCheck, ...] = ()
 
     def to_json(self) -> dict:
         """The outcome as a JSON object (for the review screen)."""
@@ -78,27 +160,50 @@ class AdaptOutcome:
             "earlier": list(self.earlier),
             "notes": list(self.notes),
             "models": [r.to_json() for r in self.reports],
+            "end_to_end": [c.to_json() for c in self.checks],
+            "summary": self.summary,
         }
+
+    @property
+    def summary(self) -> str:
+        """What was kept and why, in one sentence."""
+        refused = [c for c in self.checks if not c.kept]
+        if self.saved is not None:
+            checked = {c.model for c in self.checks}
+            why = (
+                "its heads read held-out photos better and re-reading the corrected photos end to end no figure fell"
+                if set(self.kept_models) <= checked
+                else "its heads read held-out photos better"
+            )
+            text = f"kept the adaptation of {', '.join(self.kept_models)}: {why}"
+            if refused:
+                text += f"; not {', '.join(c.model for c in refused)}: re-reading its corrected photos, {refused[0].reason}"
+            return text
+        if refused:
+            why = f"re-reading the corrected photos with it, {refused[0].reason}"
+        else:
+            why = "it did not read the held-out examples better"
+        still = (
+            (
+                f"the profile's earlier adaptation of {', '.join(self.earlier)} stays in use "
+                f"(`tablescan adapt --profile {self.profile} --reset` drops it)"
+            )
+            if self.earlier
+            else "scans keep using the shipped models"
+        )
+        return f"kept nothing new: {why}; {still}"
 
     def to_text(self) -> str:
         """Lines for people."""
-        lines = [report.to_text() for report in self.reports]
+        lines = []
+        for report in self.reports:
+            lines.append(report.to_text())
+            lines += [check.to_text() for check in self.checks if check.model == report.model]
         lines += [f"note: {note}" for note in self.notes]
         if self.saved is not None:
-            lines.append(
-                f"kept the adaptation of {', '.join(self.kept_models)}: saved {self.saved}; "
-                f"scan with `tablescan scan PHOTO --profile {self.profile}` to use it"
-            )
+            lines.append(f"{self.summary}: saved {self.saved}; scan with `tablescan scan PHOTO --profile {self.profile}` to use it")
         else:
-            still = (
-                (
-                    f"the profile's earlier adaptation of {', '.join(self.earlier)} stays in use "
-                    f"(`tablescan adapt --profile {self.profile} --reset` drops it)"
-                )
-                if self.earlier
-                else "scans keep using the shipped models"
-            )
-            lines.append(f"kept nothing new: it did not read the held-out examples better; {still}")
+            lines.append(self.summary)
         return "\n".join(lines)
 
 
@@ -191,9 +296,13 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
         load = scanner_model.load_model  # looked up at call time (tests stand in a toy model)
     by_game: dict[str, tuple[list, list, list]] = {}
     unreadable = unlabelled = 0
-    for row in store.examples(tuple(CLASSIFIERS)):
+    rows = store.examples(tuple(CLASSIFIERS))
+    misplaced, notes = misplaced_photos(rows)
+    for row in rows:
         if row["label"] is None:
             unlabelled += 1
+            continue
+        if (row["player_id"], row["photo_id"]) in misplaced:
             continue
         try:
             crop = decode_crop(row["crop"], f"example {row['id']}")
@@ -204,7 +313,6 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
         crops.append(crop)
         values.append(row["label"])
         groups.append(int(row["photo_id"]))
-    notes = []
     if unreadable:
         notes.append(f"{unreadable} stored crops could not be decoded and were left out")
     if unlabelled:
@@ -224,6 +332,44 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
                 model, np.stack([crops[i] for i in fits]), [values[i] for i in fits], game, [groups[i] for i in fits]
             )
     return sets, notes
+
+
+def misplaced_photos(rows: list[dict]) -> tuple[set[tuple[int, int]], list[str]]:
+    """The (player, photo) whose grid reads as misplaced, from their stored examples, and a note for each.
+
+    Corrections that match the readings one cell over say the grid lay a cell off: each crop shows
+    another cell than the one it was labelled as, so its examples would teach the wrong thing.
+    """
+    boards: dict[tuple[int, int], dict[str, tuple[str, str]]] = {}
+    names: dict[tuple[int, int], str] = {}
+    for row in rows:
+        if row["label"] is None:
+            continue
+        key = (int(row["player_id"]), int(row["photo_id"]))
+        boards.setdefault(key, {})[str(row["cell"])] = (str(row.get("read_value") or ""), str(row["label"]))
+        names[key] = str(row.get("photo_name") or f"photo {row['photo_id']}")
+    misplaced, notes = set(), []
+    for key, cells in boards.items():
+        shift = misplaced_shift(cells)
+        if shift is not None:
+            how = f"its corrections match the readings one cell {_direction(shift)}"
+        elif read_turned(cells):
+            how = "its corrections match the readings turned round: the board was read upside down"
+        else:
+            continue
+        misplaced.add(key)
+        notes.append(
+            f"{names[key]}: left out, its grid reads as misplaced ({how}); "
+            "place its corners on the board's own corners, top-left first, and rescan it, then correct its cells"
+        )
+    return misplaced, notes
+
+
+def _direction(shift: tuple[int, int]) -> str:
+    """A one-cell shift (rows or y, columns or x) in words: 'to the right', 'down and to the left'."""
+    down, right = shift
+    parts = [{1: "down", -1: "up"}.get(down, ""), {1: "to the right", -1: "to the left"}.get(right, "")]
+    return " and ".join(part for part in parts if part)
 
 
 def exported_examples(folder: Path, load: Any = None) -> dict[str, ExampleSet]:
@@ -280,8 +426,15 @@ def adapt_profile(
     seed: int = 0,
     scanner: Any = None,
     load: Any = None,
+    end_to_end: bool | None = None,
 ) -> AdaptOutcome:
     """Collect examples, adapt every classifier that has some, and save what helps into the profile.
+
+    What passes the held-out check is then checked where it matters (``end_to_end``, default: with
+    the shipped models): the review database's corrected photos are re-read end to end with and
+    without it (``check_end_to_end``), and a model's adaptation is kept only if neither boards
+    entirely right nor cells right fall there, and something rose (there, or held-out cells
+    entirely right).
 
     Raises:
         AdaptationError: no examples at all, or the adaptation cannot be saved.
@@ -320,9 +473,36 @@ def adapt_profile(
         reports.append(report)
         if fitted is not None:
             kept.append(fitted)
+    checks: list[BoardCheck] = []
+    if end_to_end is None:  # with the shipped models (tests stand in toy ones, which no reader reads with)
+        end_to_end = load is scanner_model.load_model
+    if store is not None and end_to_end and kept:
+        base = without_adaptation(profile)
+        base = base if (base.camera or base.colour) else None
+        games = {model: game for game, model in CLASSIFIERS.items()}
+        for fitted in list(kept):
+            boards = corrected_boards(store, games[fitted.model])
+            if not boards:
+                notes.append(f"{fitted.model}: no corrected photos to re-read end to end; kept on the held-out check alone")
+                continue
+            cache: dict = {}
+            check = check_end_to_end(boards, games[fitted.model], fitted, base, cache=cache)
+            report = next(r for r in reports if r.model == fitted.model)
+            held = held_out_end_to_end(load(fitted.model), sets[fitted.model], boards, games[fitted.model], fitted, base, cache, seed)
+            if check.kept and held is not None and not held.kept:
+                check = replace(check, kept=False, reason=f"{check.reason}, but photos held out read worse end to end ({held.reason})")
+            rose = check.reason != NO_FALL or report.cells_after > report.cells_before or (held is not None and held.reason != NO_FALL)
+            if check.kept and not rose:
+                # nothing read better anywhere it was checked: a change with no gain is only a risk
+                check = replace(check, kept=False, reason=f"{NO_FALL}, but none rose (nor held-out cells entirely right)")
+            checks.append(check)
+            if held is not None:
+                checks.append(held)
+            if not check.kept and fitted in kept:
+                kept.remove(fitted)
     if not kept:
         earlier = profile.adaptation.get("models", []) if isinstance(profile.adaptation, dict) else []
-        return AdaptOutcome(profile_name, tuple(reports), tuple(notes), earlier=tuple(str(m) for m in earlier))
+        return AdaptOutcome(profile_name, tuple(reports), tuple(notes), earlier=tuple(str(m) for m in earlier), checks=tuple(checks))
     new = Adaptation(tuple(kept), now_text(), tuple(r.to_json() for r in reports if r.kept))
     path = adaptation_file(profile_name, directory)
     if profile.adaptation is not None and path.exists():
@@ -332,7 +512,335 @@ def adapt_profile(
             notes.append(f"previous adaptation dropped ({error})")
     sha256 = save_adaptation(new, path)
     save_profile(Profile(profile.name, profile.camera, profile.colour, profile_reference(path, sha256, new)), directory)
-    return AdaptOutcome(profile_name, tuple(reports), tuple(notes), path, tuple(m.model for m in kept))
+    return AdaptOutcome(profile_name, tuple(reports), tuple(notes), path, tuple(m.model for m in kept), checks=tuple(checks))
+
+
+def corrected_boards(store: Store, game: str, limit: int = MAX_CHECK_BOARDS) -> list[dict]:
+    """The newest scanned boards of ``game`` with their photo: ``photo`` (path), ``name``, ``truth`` (cell -> the
+    value the players left), ``corners`` (the corners they left: found, dragged or given)."""
+    boards = []
+    for entry in store.list_games():
+        if entry["game"] != game:
+            continue
+        for player in store.players(entry["id"]):
+            if player["photo"] is None or not any(r.get("polygon") for r in player["readings"]):
+                continue
+            boards.append(
+                {
+                    "photo": store.photo_path(player["photo"]),
+                    "name": player["photo"].original_name or player["photo"].filename,
+                    "truth": {r["cell"]: r["value"] for r in player["readings"]},
+                    "corners": player["corners"] or None,
+                    "photo_id": int(player["photo"].id),
+                    "order": (entry["id"], player["id"]),
+                }
+            )
+    boards.sort(key=lambda board: board["order"])
+    return boards[-limit:]
+
+
+def _read_board(scanner: Any, game: str, board: dict) -> tuple[dict[str, str] | None, Any]:
+    """The board as ``scanner`` reads its photo end to end (cell -> stored value), and the found corners; None when not found."""
+    try:
+        result = scanner.scan(board["photo"], game, name=board["name"])
+    except TableError:
+        return None, None
+    readings = readings_from_scan(game, result.player, result.cells)
+    return {r["cell"]: r["value"] for r in readings}, result.scan.corners
+
+
+@dataclass
+class _Tally:
+    """Counts over boards read one way: cells right, cells, boards entirely right, grid errors."""
+
+    right: int = 0
+    cells: int = 0
+    whole: int = 0
+    grid: list[float] = field(default_factory=list)
+
+
+def check_end_to_end(
+    boards: list[dict],
+    game: str,
+    fitted: ModelAdaptation,
+    base: Any = None,
+    shipped: Scanner | None = None,
+    *,
+    per_board: list[ModelAdaptation | None] | None = None,
+    cache: dict | None = None,
+) -> BoardCheck:
+    """Re-read ``boards`` end to end with the shipped models and with ``fitted``: keep it only if neither cells right,
+    nor boards entirely right fall, and its grids lie no further from the players' corners.
+
+    ``base`` is the profile without its adaptation (camera and colour), or None. ``per_board`` reads
+    each board with an adaptation of its own instead (None: the shipped models), e.g. one fitted
+    without that board's photo; ``cache`` keeps the shipped readings between calls.
+
+    Raises:
+        AdaptationError: ``fitted`` does not belong to the shipped model.
+    """
+    fixed = cell_classifier(game).fixed_cells
+    factories = readers()
+    shipped = shipped or Scanner(profile=base, readers=factories)
+    make = factories[game]
+    cache = {} if cache is None else cache
+    scanners: dict[int, Scanner] = {}
+
+    def adapted_scanner(fit: ModelAdaptation) -> Scanner:
+        if id(fit) not in scanners:
+            adaptation = Adaptation((fit,))
+            scanners[id(fit)] = Scanner(profile=base, readers={**factories, game: lambda: adapt_reader(make(), adaptation)})
+        return scanners[id(fit)]
+
+    before, after = _Tally(), _Tally()
+    for board, fit in zip(boards, per_board or [fitted] * len(boards)):
+        key = str(board["photo"])
+        if key not in cache:
+            cache[key] = _read_board(shipped, game, board)
+        readings = [cache[key], cache[key] if fit is None else _read_board(adapted_scanner(fit), game, board)]
+        for tally, (read, corners) in zip((before, after), readings):
+            score = compare_boards(board["truth"], read, fixed)
+            tally.right += score.right
+            tally.cells += score.cells
+            tally.whole += int(score.entirely_right)
+            if board["corners"]:  # not found: as far off as a board's side
+                tally.grid.append(1.0 if corners is None else corner_error(corners, board["corners"]))
+    grid_before = float(np.mean(before.grid)) if before.grid else float("nan")
+    grid_after = float(np.mean(after.grid)) if after.grid else float("nan")
+    falls = []
+    if after.whole < before.whole:
+        falls.append("fewer boards entirely right")
+    if after.right * before.cells < before.right * after.cells:  # a share of cells: a phantom tile adds a cell read wrong
+        falls.append("fewer cells right")
+    if not math.isnan(grid_before) and grid_after > grid_before + GRID_TOLERANCE:
+        falls.append("its grids lie further from the corners the players left")
+    if falls:
+        kept, reason = False, " and ".join(falls)
+    elif after.right * before.cells > before.right * after.cells or after.whole > before.whole:
+        kept, reason = True, "more read right"
+    else:
+        kept, reason = True, NO_FALL
+    return BoardCheck(
+        fitted.model,
+        len(boards),
+        before.cells,
+        after.cells,
+        before.right,
+        after.right,
+        before.whole,
+        after.whole,
+        grid_before,
+        grid_after,
+        kept,
+        reason,
+    )
+
+
+def held_out_end_to_end(
+    model: Any,
+    examples: ExampleSet,
+    boards: list[dict],
+    game: str,
+    fitted: ModelAdaptation,
+    base: Any = None,
+    cache: dict | None = None,
+    seed: int = 0,
+) -> BoardCheck | None:
+    """Re-read each corrected photo end to end with an adaptation fitted without it (whole photos held out, as the
+    held-out check holds them out), against the shipped models; None with fewer than two photos.
+
+    A head that only learnt the corrected photos themselves shows here: the players' next photos
+    are read as these are. It is judged on the share of cells right (boards entirely right are
+    judged on the re-read of all corrected photos).
+    """
+    groups = examples.groups
+    ids = [board.get("photo_id") for board in boards]
+    if len(np.unique(groups)) < 2 or any(i is None for i in ids):
+        return None
+    temperatures = _temperatures(model)
+    per_board: list[ModelAdaptation | None] = [None] * len(boards)
+    for train, test in holdout_folds(groups, examples.item_ids, seed):
+        held = set(np.unique(groups[test]).tolist())
+        fold, _ = adapt_model(model, examples.subset(train), temperatures=temperatures, seed=seed)
+        for index, photo_id in enumerate(ids):
+            if photo_id in held:
+                per_board[index] = fold
+    check = check_end_to_end(boards, game, fitted, base, per_board=per_board, cache=cache)
+    # judged on the share of cells right only: with two to five photos a board more or less entirely
+    # right is one photo's chance (the re-read on all corrected photos judges boards too)
+    fell = check.right_after * check.cells_before < check.right_before * check.cells_after
+    rose = check.right_after * check.cells_before > check.right_before * check.cells_after
+    reason = "fewer cells right" if fell else ("more cells right" if rose else NO_FALL)
+    return replace(check, model=fitted.model, held_out=True, kept=not fell, reason=reason)
+
+
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff")
+
+
+@dataclass(frozen=True)
+class CorrectedScan:
+    """A photo and the corrected document beside it: its game, its player's name, the true board (cell -> stored
+    value, keyed as the review screen keys cells) and, when given, the board's true corners."""
+
+    photo: Path
+    document: Path
+    game: str
+    player: str
+    truth: dict[str, str]
+    corners: list[list[float]] | None = None
+
+
+def _corners_of(doc: dict, where: Path) -> list[list[float]] | None:
+    """``players[0].scan.corners`` of a corrected document: 4 [x, y] photo pixels (TL, TR, BR, BL), or None."""
+    scan = doc["players"][0].get("scan") if isinstance(doc["players"][0], dict) else None
+    if scan is None:
+        return None
+    if not isinstance(scan, dict):
+        raise AdaptationError(f"{where}: players[0].scan: expected an object, got {type(scan).__name__}")
+    corners = scan.get("corners")
+    if corners is None:
+        return None
+    ok = isinstance(corners, list) and len(corners) == 4
+    ok = ok and all(
+        isinstance(p, list) and len(p) == 2 and all(isinstance(v, (int, float)) and math.isfinite(v) for v in p) for p in corners
+    )
+    if not ok:
+        raise AdaptationError(
+            f"{where}: players[0].scan.corners: expected 4 [x, y] points (TL, TR, BR, BL) in photo pixels, got {corners!r}"
+        )
+    return [[float(x), float(y)] for x, y in corners]
+
+
+def read_scans_folder(folder: Path) -> list[CorrectedScan]:
+    """Every photo in ``folder`` with the corrected document beside it (``IMG.jpg`` + ``IMG.json``, FORMATS.md).
+
+    Raises:
+        AdaptationError: not a folder, no photos, a photo without its document, a document that is not
+            JSON, not a one-board game, or of a game not read from photos (naming the file).
+        StateError: a document's JSON path is wrong (the message names the file and the path).
+    """
+    if not folder.is_dir():
+        raise AdaptationError(f"{folder}: not a folder; expected photos with their corrected documents beside them")
+    photos = sorted(path for path in folder.iterdir() if path.is_file() and path.suffix.lower() in PHOTO_SUFFIXES)
+    if not photos:
+        raise AdaptationError(f"{folder}: no photos ({', '.join(PHOTO_SUFFIXES)}) with corrected documents beside them")
+    scans = []
+    for photo in photos:
+        where = photo.with_suffix(".json")
+        if not where.is_file():
+            raise AdaptationError(f"{photo}: no corrected document beside it (expected {where.name}, the board as it truly is)")
+        try:
+            doc = json.loads(where.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, ValueError) as error:
+            raise AdaptationError(f"{where}: not a JSON document ({error})") from None
+        except OSError as error:
+            raise AdaptationError(f"{where}: cannot be read ({error.strerror})") from None
+        try:
+            game = game_of(doc)
+            state = game.parse(doc)
+        except StateError as error:
+            raise StateError(f"{where}: {error}") from None
+        if game.id not in CLASSIFIERS:
+            raise AdaptationError(f"{where}: game: {game.id} is not read from photos (adaptable: {', '.join(sorted(CLASSIFIERS))})")
+        players = state.to_json()["players"]
+        if len(players) != 1:
+            raise AdaptationError(f"{where}: players: expected the one board the photo shows, got {len(players)} players")
+        truth = game_entry(game.id).form.scanned_values(players[0])
+        scans.append(CorrectedScan(photo, where, game.id, str(players[0]["name"]), truth, _corners_of(doc, where)))
+    return scans
+
+
+def store_corrected_scans(store: Store, scans: list[CorrectedScan], scan: Any = None) -> int:
+    """Scan each photo into ``store`` as the review screen does, then correct every cell to its document; return
+    how many cells were corrected.
+
+    A Sagrada document's true corners are used as dragged corners are (the board is read on them); a
+    palace is matched to the photo where the most tiles agree (its fountain, unless that was misread).
+
+    Raises:
+        AdaptationError: a photo's board is not found (naming the photo and its document).
+        TableError: a photo cannot be read (naming it).
+    """
+    if scan is None:
+        scan = scan_photo  # looked up at call time, the review screen's own scanning door
+    corrected = 0
+    for item in scans:
+        try:
+            outcome = scan(item.photo, item.game, corners=item.corners, name=str(item.photo))
+        except BoardNotFoundError as error:
+            raise AdaptationError(f"{error}; or give the board's corners in {item.document.name}: players[0].scan.corners") from None
+        data = item.photo.read_bytes()
+        with Image.open(item.photo) as image:
+            size = image.size
+        media = mimetypes.guess_type(item.photo.name)[0] or "application/octet-stream"
+        record = store.add_photo(hashlib.sha256(data).hexdigest(), item.photo.suffix.lower(), data, media, size, item.photo.name)
+        game_id = store.create_game(item.game, item.photo.stem, {}, [(item.player, {})])
+        player_id = store.players(game_id)[0]["id"]
+        store.attach_photo(game_id, player_id, record.id)
+        examples = outcome.examples
+        if item.corners is not None and _turned(item.corners, outcome.corners):
+            examples = _examples_on(item, examples)
+        store.store_scan(game_id, player_id, outcome.corners, outcome.model, outcome.readings, examples=examples, review=outcome.review)
+        read = {r["cell"]: r["value"] for r in outcome.readings}
+        truth = dict(item.truth)
+        changes = []
+        if not cell_classifier(item.game).fixed_cells:  # cells relative to one of them: put the truth where it was read
+            dx, dy = align(truth, read)
+            truth = {f"{at[0] + dx},{at[1] + dy}": value for key, value in truth.items() if (at := parse_key(key)) is not None}
+            changes += [(key, "") for key, value in read.items() if key not in truth and value not in EMPTY]
+        changes += list(truth.items())
+        corrected += store.correct_cells(game_id, player_id, changes)
+    return corrected
+
+
+def _turned(given: list[list[float]], used: list[list[float]]) -> bool:
+    """Whether a scan used the given corners listed from another corner (the reader turned the board: it orients
+    corners given to it by itself)."""
+    a, b = np.asarray(given, dtype=np.float64).reshape(4, 2), np.asarray(used, dtype=np.float64).reshape(4, 2)
+    errors = [float(np.abs(np.roll(a, -k, axis=0) - b).max()) for k in range(4)]
+    return int(np.argmin(errors)) != 0
+
+
+def _examples_on(item: CorrectedScan, scanned: list[dict]) -> list[dict]:
+    """The examples of a photo cut on its true corners, in their order (the game's ``grid_crops``), else ``scanned``.
+
+    Each crop is then the cell its key names in the true board, whichever way the reader turned it.
+    """
+    cut = cell_classifier(item.game).grid_crops
+    if cut is None or item.corners is None:
+        return scanned
+    photo = load_photo(item.photo, name=str(item.photo))
+    corners = np.asarray(item.corners, dtype=np.float64) / photo.scale
+    model = scanned[0] if scanned else {}
+    return [
+        {
+            "cell": ",".join(str(int(v)) for v in cell),
+            "crop": encode_crop(np.ascontiguousarray(crop)),
+            "read": None,  # not read this way round
+            "confidence": None,
+            "model": model.get("model"),
+            "model_sha256": model.get("model_sha256"),
+        }
+        for cell, crop in cut(photo.image_rgb, corners)
+    ]
+
+
+def adapt_from_scans(folder: Path, profile_name: str = DEFAULT_PROFILE, directory: Path | None = None, seed: int = 0) -> AdaptOutcome:
+    """Learn from a folder of photos with their corrected documents, exactly as from the review screen's corrections.
+
+    The photos are scanned into a scratch review database, every cell is corrected to its document,
+    and ``adapt_profile`` runs on that database (the same examples, the same checks).
+
+    Raises:
+        AdaptationError, StateError, TableError: bad input (naming the file), or nothing could be learnt.
+    """
+    scans = read_scans_folder(folder)
+    with tempfile.TemporaryDirectory(prefix="tablescan-adapt-") as work:
+        store = Store(Path(work) / "scans.sqlite3")
+        corrected = store_corrected_scans(store, scans)
+        outcome = adapt_profile(profile_name, store=store, directory=directory, seed=seed)
+    note = f"learnt from {len(scans)} corrected photos in {folder} ({corrected} cells corrected)"
+    return replace(outcome, notes=(note, *outcome.notes))
 
 
 def _shift_groups(examples: ExampleSet, before: ExampleSet) -> ExampleSet:
@@ -386,6 +894,13 @@ def reset_profile(profile_name: str = DEFAULT_PROFILE, directory: Path | None = 
     default=None,
     help="Learn from a folder written by `tablescan export-corrections` instead.",
 )
+@click.option(
+    "--from-scans",
+    "scans_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Learn from a folder of photos, each with its corrected document beside it (IMG.jpg + IMG.json).",
+)
 @click.option("--reset", is_flag=True, help="Forget the profile's adaptation: scans use the shipped models again.")
 @click.option(
     "--profile-dir",
@@ -395,13 +910,27 @@ def reset_profile(profile_name: str = DEFAULT_PROFILE, directory: Path | None = 
     help=f"Where profiles are kept (default: the user's config dir; env {PROFILE_DIR_ENV}).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def adapt(profile_name: str, db_path: Path | None, from_dir: Path | None, reset: bool, profile_dir: Path | None, as_json: bool) -> None:
-    """Adapt the scanner to your own game set from the boards corrected in the review screen."""
+def adapt(
+    profile_name: str,
+    db_path: Path | None,
+    from_dir: Path | None,
+    scans_dir: Path | None,
+    reset: bool,
+    profile_dir: Path | None,
+    as_json: bool,
+) -> None:
+    """Adapt the scanner to your own game set from the boards corrected in the review screen (or photos and their documents)."""
     if reset:
         had = reset_profile(profile_name, profile_dir)
         click.echo(
             f"profile '{profile_name}': " + ("adaptation removed" if had else "had no adaptation") + "; scans use the shipped models"
         )
+        return
+    if scans_dir is not None:
+        if from_dir is not None or db_path is not None:
+            raise StateError("--from-scans: learn from one source at a time (not with --from or --db)")
+        outcome = adapt_from_scans(scans_dir, profile_name, profile_dir)
+        click.echo(json.dumps(outcome.to_json(), indent=2) if as_json else outcome.to_text())
         return
     store = None
     if from_dir is None or db_path is not None:

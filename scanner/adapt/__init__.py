@@ -34,12 +34,16 @@ from scanner.adapt import adapted, examples, fitting, head, labels, photos, prof
 from scanner.adapt.adapted import AdaptedModel, adapt_reader, check_model
 from scanner.adapt.examples import (
     CROP_COLOUR,
+    CROP_FEATURES,
+    CROP_SIDES,
     HUE_BINS,
     ExampleSet,
     crop_colour_features,
+    crop_side_features,
     dihedral,
     examples_from_crops,
     label_indices,
+    labelled_rows,
     with_crop_colour,
 )
 from scanner.adapt.fitting import (
@@ -56,10 +60,11 @@ from scanner.adapt.fitting import (
     feature_matrix,
     fitting_basis,
     holdout_folds,
+    rows_right,
     split_holdout,
 )
 from scanner.adapt.head import LEARNING_RATE, SCALE_L2, STEPS, HeadFit, accuracy, fit_head, log_loss
-from scanner.adapt.labels import CLASSIFIERS, cell_classifier, crop_margin, head_labels
+from scanner.adapt.labels import CLASSIFIERS, cell_classifier, crop_margin, head_crop_features, head_labels
 from scanner.adapt.photos import (
     LabelledPhoto,
     classifier_manifest,
@@ -97,6 +102,8 @@ __all__ = [
     "ADAPTATION_VERSION",
     "CLASSIFIERS",
     "CROP_COLOUR",
+    "CROP_FEATURES",
+    "CROP_SIDES",
     "EMBEDDING",
     "HOLDOUT_FRACTION",
     "HUE_BINS",
@@ -125,6 +132,7 @@ __all__ = [
     "choose_basis",
     "classifier_manifest",
     "crop_colour_features",
+    "crop_side_features",
     "crop_margin",
     "decode_crop",
     "dihedral",
@@ -136,15 +144,18 @@ __all__ = [
     "fit_head",
     "fitting_basis",
     "from_npz_bytes",
+    "head_crop_features",
     "head_labels",
     "holdout_folds",
     "label_indices",
+    "labelled_rows",
     "load_adaptation",
     "log_loss",
     "pad_cell_crop",
     "profile_adaptation",
     "profile_reference",
     "read_labelled_photo",
+    "rows_right",
     "save_adaptation",
     "scan_examples",
     "split_holdout",

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from scanner.adapt.examples import CROP_COLOUR
+from scanner.adapt.examples import CROP_FEATURES
 from scanner.adapt.fitting import ModelAdaptation
+from scanner.adapt.labels import CLASSIFIERS, cell_classifier
 from scanner.adapt.storage import Adaptation
-from scanner.errors import AdaptationError, Remedy
+from scanner.errors import AdaptationError, BoardNotFoundError, Remedy
 from scanner.model import OnnxModel
 
 
@@ -45,7 +47,7 @@ def check_model(fitted: ModelAdaptation, model: Any, source: str = "adaptation",
             )
     outputs = set(getattr(model, "output_names", ())) or None
     if outputs is not None:
-        missing = sorted(set(fitted.inputs) - outputs - {CROP_COLOUR})
+        missing = sorted(set(fitted.inputs) - outputs - set(CROP_FEATURES))
         if missing:
             raise AdaptationError(f"{source}: {fitted.model} has no outputs {missing}; {redo}", remedy=Remedy.ADAPT_AGAIN, profile=profile)
 
@@ -93,4 +95,44 @@ def adapt_reader(reader: Any, adaptation: Adaptation | None) -> Any:
     adapted = copy.copy(reader)
     for attribute, value in swaps.items():
         setattr(adapted, attribute, value)
+    adapted.read = functools.partial(read_with_fallback, type(reader).read.__get__(adapted), reader)
     return adapted
+
+
+def read_with_fallback(adapted_read: Any, shipped: Any, photo: Any, **options: Any) -> Any:
+    """Read with the adapted models; where they find no board, or fewer cells than the shipped reader, read its board.
+
+    The readers judge the boards they find by how surely their cells read, so adapted heads may
+    choose another grid or lattice than the shipped ones; where that loses the board, the shipped
+    reader's board is read instead (with the adapted heads, on its corners): adapting never loses a
+    board. On boards of cells relative to one another (a palace: ``fixed_cells`` false) adapted heads
+    may also call tiles empty that the shipped ones see; a reading of fewer cells than the shipped
+    reader's is read again on its board, and when that still sees fewer, the shipped reading stands.
+
+    Raises:
+        BoardNotFoundError: neither finds a board (the shipped reader's error).
+    """
+    given = options.get("corners") is not None
+    try:
+        reading = adapted_read(photo, **options)
+    except BoardNotFoundError:
+        if given:
+            raise
+        reading = None
+    game = getattr(shipped, "game", None)
+    counts = game in CLASSIFIERS and not cell_classifier(game).fixed_cells
+    if given or (reading is not None and not counts):
+        return reading
+    try:
+        found = shipped.read(photo, **options)
+    except BoardNotFoundError:
+        if reading is not None:
+            return reading
+        raise
+    if reading is not None and len(reading.cells) >= len(found.cells):
+        return reading
+    try:
+        again = adapted_read(photo, **{**options, "corners": np.asarray(found.corners, dtype=np.float32)})
+    except BoardNotFoundError:
+        return found
+    return again if len(again.cells) >= len(found.cells) else found

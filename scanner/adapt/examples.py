@@ -8,11 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from scanner.adapt.labels import head_labels
+from scanner.adapt.labels import cell_classifier, head_labels
 from scanner.errors import AdaptationError
 
 # not a model output: colour features computed from the crop itself (``crop_colour_features``)
 CROP_COLOUR = "crop_colour"
+CROP_SIDES = "crop_sides"
+CROP_FEATURES = (CROP_COLOUR, CROP_SIDES)
 HUE_BINS = 12
 
 
@@ -20,7 +22,8 @@ HUE_BINS = 12
 class ExampleSet:
     """Labelled examples for one model: its outputs on the crops, labels per head, photo per example.
 
-    ``labels[head]`` holds class indices into the model's head classes, -1 where unknown. ``items``
+    ``labels[head]`` holds class indices into the model's head classes, -1 where unknown (a binary
+    head's, one 0/1 column per class, -1 where unknown). ``items``
     numbers the cells the examples show (a cell seen turned or mirrored gives several examples of
     one item); ``variants`` is 0 for a crop as the reader saw it, 1-7 for its turned/mirrored copies.
     """
@@ -76,7 +79,8 @@ class ExampleSet:
         if any(s.model != first.model or set(s.outputs) != set(first.outputs) for s in sets):
             raise ValueError("examples: sets of different models cannot be joined")
         heads = sorted({h for s in sets for h in s.labels})
-        labels = {h: np.concatenate([s.labels.get(h, np.full(len(s), -1, np.int64)) for s in sets]) for h in heads}
+        shapes = {h: next(s.labels[h].shape[1:] for s in sets if h in s.labels) for h in heads}
+        labels = {h: np.concatenate([s.labels.get(h, np.full((len(s), *shapes[h]), -1, np.int64)) for s in sets]) for h in heads}
         items, offset = [], 0
         for s in sets:
             items.append(s.item_ids + offset)
@@ -141,16 +145,53 @@ def examples_from_crops(
         for name, array in model.run(batch).items():
             outputs.setdefault(name, []).append(np.asarray(array))
         outputs.setdefault(CROP_COLOUR, []).append(crop_colour_features(batch))
+        outputs.setdefault(CROP_SIDES, []).append(crop_side_features(batch))
     joined = {name: np.concatenate(parts) for name, parts in outputs.items()}
-    heads = dict(model.manifest.heads)
-    per_cell = [head_labels(game, value) for value in values]
-    labels = {
-        head: np.repeat(label_indices(heads[head], [cell.get(head) for cell in per_cell]), copies)
-        for head in sorted({h for cell in per_cell for h in cell})
-        if head in heads
-    }
+    labels = _variant_labels(model.manifest, game, values, variants if augment else None, copies)
     items = np.repeat(np.arange(len(values)), copies)
     return ExampleSet(model.manifest.name, joined, labels, np.repeat(np.asarray(groups, dtype=np.int64), copies), items, variants)
+
+
+def _variant_labels(manifest: Any, game: str, values: Sequence[str], variants: np.ndarray | None, copies: int) -> dict[str, np.ndarray]:
+    """Each example's label per head the manifest declares: a class index (-1 unknown), or 0/1 per class for a binary head.
+
+    Copies of a turned or mirrored crop take the labels the game's ``turn_labels`` gives them.
+    """
+    classifier = cell_classifier(game)
+    heads = dict(manifest.heads)
+    per_cell = [head_labels(game, value) for value in values]
+    rows: list[dict[str, Any]] = []
+    for index, cell in enumerate(per_cell):
+        for copy in range(copies):
+            variant = 0 if variants is None else int(variants[index * copies + copy])
+            turn = classifier.turn_labels
+            rows.append(cell if variant == 0 or turn is None else turn(cell, variant))
+    labels: dict[str, np.ndarray] = {}
+    for head in sorted({h for cell in per_cell for h in cell}):
+        if head not in heads:
+            continue
+        classes = heads[head]
+        if head in classifier.binary_heads:
+            array = np.full((len(rows), len(classes)), -1, np.int64)
+            for i, row in enumerate(rows):
+                bits = row.get(head)
+                if bits is not None and len(bits) == len(classes):
+                    array[i] = np.asarray(bits, np.int64)
+            labels[head] = array
+        else:
+            labels[head] = label_indices(classes, [row.get(head) for row in rows])
+    return labels
+
+
+def labelled_rows(labels: np.ndarray) -> np.ndarray:
+    """Which examples a head's labels say something about: a class index >= 0, or every bit of a binary head known.
+
+    >>> import numpy as np
+    >>> labelled_rows(np.array([2, -1])).tolist(), labelled_rows(np.array([[0, 1], [-1, -1]])).tolist()
+    ([True, False], [True, False])
+    """
+    labels = np.asarray(labels)
+    return labels >= 0 if labels.ndim == 1 else np.all(labels >= 0, axis=1)
 
 
 def crop_colour_features(batch: np.ndarray) -> np.ndarray:
@@ -204,14 +245,47 @@ def crop_colour_features(batch: np.ndarray) -> np.ndarray:
     )
 
 
+def crop_side_features(batch: np.ndarray) -> np.ndarray:
+    """Colour of a band along each side of each crop (top, right, bottom, left): mean and spread of R, G, B, (N, 24).
+
+    The bands are an eighth of the crop deep and leave the corners out; turning the crop turns them with it.
+
+    >>> import numpy as np
+    >>> crop_side_features(np.zeros((2, 3, 64, 64), np.float32)).shape
+    (2, 24)
+
+    Raises:
+        AdaptationError: the batch is not (N, 3, H, W).
+    """
+    batch = np.asarray(batch)
+    if batch.ndim != 4 or batch.shape[1] != 3:
+        raise AdaptationError(f"crop side features: expected a (N, 3, H, W) RGB batch, got {batch.shape}")
+    height, width = batch.shape[2:]
+    deep_y, deep_x = max(1, height // 8), max(1, width // 8)
+    span_y, span_x = slice(height // 8, height - height // 8), slice(width // 8, width - width // 8)
+    bands = (
+        batch[:, :, :deep_y, span_x],
+        batch[:, :, span_y, width - deep_x :],
+        batch[:, :, height - deep_y :, span_x],
+        batch[:, :, span_y, :deep_x],
+    )
+    parts = []
+    for band in bands:
+        pixels = band.astype(np.float64).reshape(len(batch), 3, -1)
+        parts += [pixels.mean(axis=2), pixels.std(axis=2)]
+    return np.concatenate(parts, axis=1)
+
+
 def with_crop_colour(outputs: Mapping[str, np.ndarray], batch: np.ndarray | None, basis: Iterable[str]) -> Mapping[str, np.ndarray]:
     """``outputs`` plus the crop colour features of ``batch`` when ``basis`` needs them (a new dict then).
 
     Raises:
         AdaptationError: they are needed and there is no batch to compute them from.
     """
-    if CROP_COLOUR not in set(basis) or CROP_COLOUR in outputs:
+    wanted = [name for name in CROP_FEATURES if name in set(basis) and name not in outputs]
+    if not wanted:
         return outputs
     if batch is None:
         raise AdaptationError("an adapted head reads the crops' colour; pass the model's input batch")
-    return {**outputs, CROP_COLOUR: crop_colour_features(batch)}
+    compute = {CROP_COLOUR: crop_colour_features, CROP_SIDES: crop_side_features}
+    return {**outputs, **{name: compute[name](batch) for name in wanted}}

@@ -9,14 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from scanner.adapt.examples import CROP_COLOUR, ExampleSet, with_crop_colour
+from scanner.adapt.examples import CROP_COLOUR, CROP_FEATURES, ExampleSet, labelled_rows, with_crop_colour
 from scanner.adapt.head import STEPS, HeadFit, accuracy, fit_head, log_loss
+from scanner.adapt.labels import head_crop_features
 from scanner.errors import AdaptationError
 
 EMBEDDING = "embedding"
 HOLDOUT_FRACTION = 0.34
 MIN_EXAMPLES = 6
-L2_CHOICES = (1e-2, 1e-1, 1.0)
+L2_CHOICES = (3e-3, 1e-2, 1e-1, 1.0)
 
 
 @dataclass(frozen=True)
@@ -259,28 +260,47 @@ def _choose_l2(
     return L2_CHOICES[int(np.argmin(losses))]
 
 
-def holdout_folds(groups: np.ndarray, items: np.ndarray | None = None, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(train, held-out) index pairs that hold every example out once when data are few.
+MAX_FOLDS = 3  # keeps a run within seconds: each fold fits every head again
 
-    One to four photos: their cells (each with its turned copies) in three folds, so that each
-    check trains on two thirds of every photo; holding out a whole photo of two would fit on one
-    photo's 20 cells, often without a colour or value at all, and refuse what the two photos
-    together teach. Five or more: one split holding out a third of the photos.
+
+def holdout_folds(groups: np.ndarray, items: np.ndarray | None = None, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(train, held-out) index pairs that hold every example out once, whole photos at a time.
+
+    Two photos or more: each fold holds out whole photos with every cell they show (empty cells
+    and the cells read around a board included), at most ``MAX_FOLDS`` folds; a head is judged on
+    photos it never saw, as the players' next photos will be. One photo: its cells (each with its
+    turned copies) in three folds.
 
     >>> import numpy as np
-    >>> [len(test) for _, test in holdout_folds(np.array([0, 0, 1, 1, 2]))]
-    [2, 2, 1]
+    >>> sorted(len(test) for _, test in holdout_folds(np.array([0, 0, 1, 1, 2])))
+    [1, 2, 2]
     >>> [len(test) for _, test in holdout_folds(np.array([0, 0, 0, 1, 1, 1]))]
-    [2, 2, 2]
+    [3, 3]
+    >>> [len(test) for _, test in holdout_folds(np.array([4, 4, 4]))]
+    [1, 1, 1]
     """
     index = np.arange(len(groups))
     unique = np.unique(groups)
-    if len(unique) >= 5:
-        return [split_holdout(groups, seed=seed, items=items)]
+    rng = np.random.default_rng(seed)
+    if len(unique) >= 2:
+        folds = [part for part in np.array_split(rng.permutation(unique), min(MAX_FOLDS, len(unique))) if len(part)]
+        return [(index[~np.isin(groups, part)], index[np.isin(groups, part)]) for part in folds]
     keys = index if items is None else np.asarray(items)
-    distinct = np.random.default_rng(seed).permutation(np.unique(keys))
-    folds = [part for part in np.array_split(distinct, min(3, len(distinct))) if len(part)]
-    return [(index[~np.isin(keys, part)], index[np.isin(keys, part)]) for part in folds]
+    distinct = rng.permutation(np.unique(keys))
+    parts = [part for part in np.array_split(distinct, min(3, len(distinct))) if len(part)]
+    return [(index[~np.isin(keys, part)], index[np.isin(keys, part)]) for part in parts]
+
+
+def rows_right(logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Which rows a head reads right: the arg-max is the label, or (a binary head) every class is on the right side of 0.
+
+    >>> import numpy as np
+    >>> rows_right(np.array([[2.0, -1.0], [0.5, 1.0]]), np.array([[1, 0], [0, 1]])).tolist()
+    [True, False]
+    """
+    if np.ndim(labels) == 2:
+        return np.all((np.asarray(logits) >= 0) == (np.asarray(labels) == 1), axis=1)
+    return np.argmax(logits, axis=1) == labels
 
 
 def _verdict(before: float, after: float, loss_before: float, loss_after: float) -> tuple[bool, str]:
@@ -320,6 +340,7 @@ def _fit_members(
     bias = np.zeros(len(classes))
     trust = 0.0
     l2s = []
+    binary = np.ndim(y) == 2
     for columns in members:
         l2 = _choose_l2(head, classes, x[:, columns], z, y, groups, items, temperature, seed)
         fit = fit_head(head, classes, x[:, columns], z, y, temperature=temperature, l2=l2)
@@ -328,7 +349,8 @@ def _fit_members(
         trust += fit.logit_scale / len(members)
         l2s.append(l2)
     mean, scale = _standardiser(x)  # the members standardised each column the same way
-    return (HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias, tuple(basis), float(trust)), float(np.mean(l2s)))
+    fitted = HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias, tuple(basis), float(trust), binary)
+    return fitted, float(np.mean(l2s))
 
 
 def _held_out_logits(
@@ -352,7 +374,7 @@ def _held_out_logits(
     offset = 0
     for train, test in folds:
         adapted[offset : offset + len(test)] = z_all[test]
-        tr, te = train[y_all[train] >= 0], y_all[test] >= 0
+        tr, te = train[labelled_rows(y_all[train])], labelled_rows(y_all[test])
         if len(np.unique(items[tr])) >= MIN_EXAMPLES and te.any():
             trial, _ = _fit_members(
                 head, classes, x_all[tr], z_all[tr], y_all[tr], groups[tr], items[tr], temperature, seed, members, basis
@@ -421,16 +443,34 @@ def adapt_model(
     basis, member_bases = fitting_basis(examples.outputs.keys(), heads)
     if not basis:
         raise AdaptationError(f"{manifest.name}: examples hold no features to fit on (outputs {sorted(examples.outputs)})")
-    x_all = feature_matrix(examples.outputs, basis, manifest.name)
-    widths = np.cumsum([0] + [np.asarray(examples.outputs[name]).reshape(len(examples), -1).shape[1] for name in basis])
-    columns = {name: np.arange(widths[i], widths[i + 1]) for i, name in enumerate(basis)}
-    members = [np.concatenate([columns[name] for name in member]) for member in member_bases]
-    # the crops' colour first; where that does not help a head, the model's own features alone (as before it)
     own = choose_basis(examples.outputs.keys(), heads)
-    strategies = [(basis, x_all, members)]
-    if own and own != basis:
-        own_columns = np.concatenate([columns[name] for name in own])
-        strategies.append((own, x_all[:, own_columns], [np.arange(len(own_columns))]))
+    every = own + tuple(name for name in CROP_FEATURES if name in examples.outputs and name not in own)
+    x_every = feature_matrix(examples.outputs, every, manifest.name)
+    widths = np.cumsum([0] + [np.asarray(examples.outputs[name]).reshape(len(examples), -1).shape[1] for name in every])
+    columns = {name: np.arange(widths[i], widths[i + 1]) for i, name in enumerate(every)}
+
+    def strategy(names: tuple[str, ...], member_names: list[tuple[str, ...]]) -> tuple[tuple[str, ...], np.ndarray, list[np.ndarray]]:
+        """A basis's feature matrix, and each member's columns within it."""
+        chosen = np.concatenate([columns[name] for name in names])
+        position = {int(column): i for i, column in enumerate(chosen)}
+        members = [np.array([position[int(c)] for name in member for c in columns[name]]) for member in member_names]
+        return names, x_every[:, chosen], members
+
+    def head_strategies(head: str) -> list[tuple[tuple[str, ...], np.ndarray, list[np.ndarray]]]:
+        """The ways to try a head, in order: the crop features its game names for it alone (a wall is a side's
+        colour), else the crops' colour with the model's own features; then the model's own alone."""
+        named = head_crop_features(manifest.name, head, ())
+        crop = tuple(name for name in (named or member_bases[0]) if name in columns and name not in own)
+        if not crop:
+            return [strategy(own, [own])] if own else [strategy(basis, member_bases)]
+        if named or not own:
+            options = [strategy(crop, [crop])]
+        else:
+            options = [strategy(own + crop, [crop, own + crop])]
+        if own:
+            options.append(strategy(own, [own]))  # where the crop's features do not help, the model's own alone
+        return options
+
     temperatures = dict(temperatures or {})
     items = examples.item_ids
     folds = [(train, test[examples.as_read[test]]) for train, test in holdout_folds(examples.groups, items, seed)]
@@ -447,12 +487,12 @@ def adapt_model(
         y_all = examples.labels[head]
         z_all = np.asarray(examples.outputs[head], dtype=np.float64)
         temperature = float(temperatures.get(head, manifest.temperature or 1.0))
-        labelled_items = np.unique(items[y_all >= 0])
+        labelled_items = np.unique(items[labelled_rows(y_all)])
         if len(labelled_items) < MIN_EXAMPLES:
             reports.append(_too_few(head, len(labelled_items)))
             continue
         trials: list[HeadTrial] = []
-        for head_basis, x_head, head_members in strategies:
+        for head_basis, x_head, head_members in head_strategies(head):
             adapted, tested = _held_out_logits(
                 head, classes, x_head, z_all, y_all, folds, examples.groups, items, temperature, seed, head_members, head_basis
             )
@@ -480,7 +520,7 @@ def adapt_model(
         final: HeadFit | None = None
         l2 = 0.0
         if kept:  # re-fit on every example
-            everything = np.flatnonzero(y_all >= 0)
+            everything = np.flatnonzero(labelled_rows(y_all))
             final, l2 = _fit_members(
                 head,
                 classes,
@@ -510,12 +550,12 @@ def adapt_model(
             )
         )
         any_cells |= tested
-        before_right[tested] &= np.argmax(z_test, axis=1) == y_test
+        before_right[tested] &= rows_right(z_test, y_test)
         if final is not None:  # kept, and re-fitted on every example
-            after_right[tested] &= np.argmax(a_test, axis=1) == y_test
+            after_right[tested] &= rows_right(a_test, y_test)
             fitted.append(final)
         else:
-            after_right[tested] &= np.argmax(z_test, axis=1) == y_test
+            after_right[tested] &= rows_right(z_test, y_test)
     cells_before = float(np.mean(before_right[any_cells])) if any_cells.any() else float("nan")
     cells_after = float(np.mean(after_right[any_cells])) if any_cells.any() else float("nan")
     if fitted and cells_after < cells_before:  # heads better one by one, cells worse together: keep none

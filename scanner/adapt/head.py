@@ -21,7 +21,8 @@ class HeadFit:
     """A residual head: ``logit_scale * logits + ((features - mean) / scale) @ weights + bias``.
 
     ``basis`` names the outputs its features are read from (empty: its model's basis);
-    ``logit_scale`` is how far the shipped logits are still trusted (1: as shipped).
+    ``logit_scale`` is how far the shipped logits are still trusted (1: as shipped). A ``binary``
+    head's classes are independent yes/no logits (read through a sigmoid, e.g. a tile's walls).
     """
 
     head: str
@@ -33,6 +34,7 @@ class HeadFit:
     bias: np.ndarray
     basis: tuple[str, ...] = ()
     logit_scale: float = 1.0
+    binary: bool = False
 
     def __post_init__(self) -> None:
         dims, count = len(self.mean), len(self.classes)
@@ -67,15 +69,26 @@ class HeadFit:
         return (self.logit_scale * logits.astype(np.float64) + delta).astype(logits.dtype)
 
 
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
 def log_loss(logits: np.ndarray, labels: np.ndarray, temperature: float = 1.0) -> float:
     """Mean negative log-likelihood of ``labels`` under ``softmax(logits / temperature)``.
+
+    Labels (N, C) of 0/1 are a binary head's: the per-row sum of each class's sigmoid log-loss.
 
     >>> import numpy as np
     >>> round(log_loss(np.array([[0.0, 0.0]]), np.array([1])), 4)
     0.6931
+    >>> round(log_loss(np.array([[0.0, 0.0]]), np.array([[1, 0]])), 4)
+    1.3863
     """
     if len(labels) == 0:
         return float("nan")
+    if np.ndim(labels) == 2:
+        p = np.clip(_sigmoid(np.asarray(logits, np.float64) / temperature), 1e-12, 1 - 1e-12)
+        return float(-np.mean(np.sum(labels * np.log(p) + (1 - labels) * np.log(1 - p), axis=1)))
     p = softmax(logits, temperature)
     return float(-np.mean(np.log(np.clip(p[np.arange(len(labels)), labels], 1e-12, 1.0))))
 
@@ -86,9 +99,13 @@ def accuracy(logits: np.ndarray, labels: np.ndarray) -> float:
     >>> import numpy as np
     >>> accuracy(np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([0, 0]))
     0.5
+
+    A binary head's row is right when every class is (logit >= 0 exactly where the label is 1).
     """
     if len(labels) == 0:
         return float("nan")
+    if np.ndim(labels) == 2:
+        return float(np.mean(np.all((np.asarray(logits) >= 0) == (np.asarray(labels) == 1), axis=1)))
     return float(np.mean(np.argmax(logits, axis=1) == labels))
 
 
@@ -104,17 +121,19 @@ def fit_head(
     steps: int = STEPS,
     basis: Sequence[str] = (),
     fit_scale: bool = True,
+    binary: bool = False,
 ) -> HeadFit:
     """Fit a residual head on labelled rows by full-batch Adam on log-loss + ``l2`` * |W|^2 / 2.
 
     With ``fit_scale`` the shipped logits' weight is fitted too (from 1, pulled back to 1 by
     ``SCALE_L2``): a new game copy the shipped model reads confidently wrong needs them trusted less.
-    Deterministic: the weights start at zero, there is no sampling.
+    A ``binary`` head (labels (N, C) of 0/1) is fitted on each class's sigmoid log-loss. Deterministic: the weights start at zero, there is no sampling.
 
     Raises:
         ValueError: no labelled rows, or sizes that do not agree.
     """
-    keep = labels >= 0
+    binary = binary or np.ndim(labels) == 2
+    keep = np.all(labels >= 0, axis=1) if binary else labels >= 0
     x, z, y = features[keep].astype(np.float64), logits[keep].astype(np.float64), labels[keep]
     if len(y) == 0:
         raise ValueError(f"head {head}: no labelled examples")
@@ -124,7 +143,7 @@ def fit_head(
     scale = x.std(axis=0)
     scale = np.where(scale > 1e-6, scale, 1.0)
     xs = (x - mean) / scale
-    onehot = np.eye(len(classes))[y]
+    onehot = y.astype(np.float64) if binary else np.eye(len(classes))[y]
     weights = np.zeros((x.shape[1], len(classes)))
     bias = np.zeros(len(classes))
     trust = np.ones(1)
@@ -133,7 +152,8 @@ def fit_head(
     squares = [np.zeros_like(p) for p in params]
     beta1, beta2 = 0.9, 0.999
     for step in range(1, steps + 1):
-        p = softmax(trust[0] * z + xs @ weights + bias, temperature)
+        logits = trust[0] * z + xs @ weights + bias
+        p = _sigmoid(logits / temperature) if binary else softmax(logits, temperature)
         error = (p - onehot) / (temperature * len(y))
         grads = [
             xs.T @ error + l2 * weights,
@@ -146,4 +166,4 @@ def fit_head(
             v *= beta2
             v += (1 - beta2) * grad * grad
             param -= LEARNING_RATE * (m / (1 - beta1**step)) / (np.sqrt(v / (1 - beta2**step)) + 1e-8)
-    return HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias, tuple(basis), float(trust[0]))
+    return HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias, tuple(basis), float(trust[0]), binary)

@@ -6,6 +6,8 @@ only looks it up in ``scanner.readers.CLASSIFIERS``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from scanner.errors import AdaptationError
 from scanner.readers import CLASSIFIERS as GAME_CLASSIFIERS
 from scanner.reading import CellClassifier
@@ -26,13 +28,13 @@ def cell_classifier(game: str) -> CellClassifier:
         raise AdaptationError(f"game {game!r}: no adaptable classifier (adaptable: {', '.join(sorted(GAME_CLASSIFIERS))})") from None
 
 
-def head_labels(game: str, value: str) -> dict[str, str]:
+def head_labels(game: str, value: str) -> dict[str, Any]:
     """Return the class each classifier head should give a cell whose (corrected) value is ``value``.
 
     >>> head_labels("sagrada", "B4")
     {'die': 'die', 'colour': 'B', 'value': '4'}
     >>> head_labels("alhambra", "garden:NS")
-    {'kind': 'garden'}
+    {'kind': 'garden', 'walls': (1, 0, 1, 0), 'rotation': '0'}
 
     Raises:
         AdaptationError: the game has no adaptable classifier.
@@ -50,3 +52,17 @@ def crop_margin(model_name: str) -> float:
         if classifier.model == model_name:
             return float(classifier.margin)
     raise AdaptationError(f"model {model_name!r}: not an adaptable classifier")
+
+
+def head_crop_features(model_name: str, head: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    """The crop features head ``head`` of ``model_name`` may read (its game's ``crop_features``), else ``default``.
+
+    >>> head_crop_features("alhambra_tiles", "walls", ("crop_colour",))
+    ('crop_sides',)
+    >>> head_crop_features("sagrada_dice", "colour", ("crop_colour",))
+    ('crop_colour',)
+    """
+    for classifier in GAME_CLASSIFIERS.values():
+        if classifier.model == model_name:
+            return tuple(classifier.crop_features.get(head, default))
+    return default

@@ -81,27 +81,39 @@ def scan_examples(result: Any, game: str, manifest: Any = None) -> list[dict]:
     """One stored example per read cell of a scan: ``cell`` ("row,col" / "x,y", as the review keys cells),
     ``crop`` (PNG bytes of the crop the classifier read), ``read``, ``confidence``, ``model``, ``model_sha256``.
 
-    Games without an adaptable classifier, and cells without a crop, give none.
+    The cells the classifier also read around the board's and found empty (a palace's ring) are
+    examples too, ``read`` "" at confidence 0 (examples of "no tile", labelled by what the players
+    leave there). Games without an adaptable classifier, and cells without a crop, give none.
     """
     if game not in CLASSIFIERS:
         return []
     label = None if manifest is None else manifest.label
     sha256 = None if manifest is None else manifest.sha256
     examples = []
-    for reading in result.cells:
-        if reading.crop is None:
-            continue
+    read = [reading for reading in result.cells if reading.crop is not None]
+    seen = [(reading.cell, reading.crop, reading.value, float(reading.confidence)) for reading in read]
+    seen += [(cell, crop, "", 0.0) for cell, crop in empty_crops(result, game)]
+    for cell, crop, value, confidence in seen:
         examples.append(
             {
-                "cell": ",".join(str(int(v)) for v in reading.cell),
-                "crop": encode_crop(reading.crop),
-                "read": reading.value,
-                "confidence": float(reading.confidence),
+                "cell": ",".join(str(int(v)) for v in cell),
+                "crop": encode_crop(np.ascontiguousarray(crop)),
+                "read": value,
+                "confidence": confidence,
                 "model": label,
                 "model_sha256": sha256,
             }
         )
     return examples
+
+
+def empty_crops(result: Any, game: str) -> list[tuple[tuple[int, int], np.ndarray]]:
+    """``(cell, crop)`` of the cells around a scan's read ones that hold nothing (the game's ``empty_cells``; none without)."""
+    classifier = cell_classifier(game)
+    if classifier.empty_cells is None:
+        return []
+    read = tuple(reading for reading in result.cells if reading.crop is not None)
+    return classifier.empty_cells(result.photo.image_rgb, read)
 
 
 def read_labelled_photo(scanner: Any, photo: LabelledPhoto) -> tuple[list[tuple[Any, str]], str | None]:

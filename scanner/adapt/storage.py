@@ -19,7 +19,7 @@ from scanner.adapt.head import HeadFit
 from scanner.errors import AdaptationError, Remedy
 
 ADAPTATION_FORMAT = "tablescan-adaptation"
-ADAPTATION_VERSION = 2  # 2: each head names its own basis, which may include the crop's colour features
+ADAPTATION_VERSION = 3  # 2: each head names its own basis, which may include the crop's colour features; 3: binary heads
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,7 @@ def to_npz_bytes(adaptation: Adaptation) -> bytes:
                     "temperature": fit.temperature,
                     "basis": list(fit.basis),
                     "logit_scale": fit.logit_scale,
+                    "binary": fit.binary,
                 }
             )
         models.append({"model": fitted.model, "sha256": fitted.sha256, "basis": list(fitted.basis), "heads": heads})
@@ -134,6 +135,7 @@ def from_npz_bytes(data: bytes, source: str = "adaptation") -> Adaptation:
                         **parts,
                         basis=tuple(str(b) for b in head.get("basis", ())),
                         logit_scale=float(head.get("logit_scale", 1.0)),
+                        binary=bool(head.get("binary", False)),
                     )
                 )
             models.append(ModelAdaptation(str(entry["model"]), str(entry["sha256"]), tuple(str(b) for b in entry["basis"]), tuple(heads)))

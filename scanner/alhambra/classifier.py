@@ -1,25 +1,84 @@
-"""The Alhambra tile classifier as adaptation sees it: its model, its crops' margin, a cell value's head labels."""
+"""The Alhambra tile classifier as adaptation sees it: its model, its crops' margin, a cell value's head labels.
+
+The crops a reading keeps are upright (``scanner.alhambra.decode.turn_upright``), so a tile's walls
+N, E, S, W are its crop's top, right, bottom and left. ``scanner.alhambra.adaptable`` joins these
+into the game's ``CellClassifier`` with the crops of the empty cells around a palace.
+"""
 
 from __future__ import annotations
 
-from scanner.reading import CellClassifier
+from functools import cache
+from typing import Any
+
+from scoring.alhambra.palace import BUILDING_TYPES
+from scoring.alhambra.tiles import CATALOGUE
 
 MODEL = "alhambra_tiles"
 CROP_MARGIN = 0.06  # extra border around a cell, in tile pitches
+UPRIGHT_SIDES = "NESW"  # the walls head's classes (top, right, bottom, left) on an upright crop
+MIRROR = (0, 3, 2, 1)  # a crop mirrored left to right: its right wall is the left one, and back
+KINDS = ("none", "fountain", *BUILDING_TYPES)  # the kind head's classes (scanner.alhambra.tiles.KINDS)
 
 
-def head_labels(value: str) -> dict[str, str]:
-    """Return the class each adapted head of ``alhambra_tiles`` should give a cell whose value is ``value``.
+@cache
+def _unique_prices() -> dict[tuple[str, str], str]:
+    """(type, walls) -> price for the catalogue tiles that have no twin of the same type and walls."""
+    prices: dict[tuple[str, str], set[int]] = {}
+    for tile in CATALOGUE:
+        if tile.price is not None:
+            prices.setdefault((tile.type, tile.walls), set()).add(tile.price)
+    return {key: str(next(iter(found))) for key, found in prices.items() if len(found) == 1}
+
+
+def head_labels(value: str) -> dict[str, Any]:
+    """Return the class each adapted head of ``alhambra_tiles`` should give an upright crop of a cell whose value is ``value``.
+
+    ``walls`` is 0/1 per crop side (top, right, bottom, left); ``price`` only when the type and walls
+    name one catalogue tile (four have a twin of another price); ``rotation`` is the upright crop's.
 
     >>> head_labels("garden:NS")
-    {'kind': 'garden'}
+    {'kind': 'garden', 'walls': (1, 0, 1, 0), 'rotation': '0'}
+    >>> head_labels("tower:NEW")["price"]
+    '7'
+    >>> head_labels("fountain")
+    {'kind': 'fountain', 'walls': (0, 0, 0, 0), 'rotation': '0'}
     >>> head_labels("")
     {'kind': 'none'}
+    >>> head_labels("castle:N")
+    {}
     """
     text = str(value).strip()
     if text in ("", "."):
         return {"kind": "none"}
-    return {"kind": text.partition(":")[0]}
+    kind, _, walls = text.partition(":")
+    if kind not in KINDS or any(side not in UPRIGHT_SIDES for side in walls):
+        return {}
+    labels: dict[str, Any] = {"kind": kind, "walls": tuple(int(side in walls) for side in UPRIGHT_SIDES), "rotation": "0"}
+    price = _unique_prices().get((kind, "".join(side for side in UPRIGHT_SIDES if side in walls)))
+    if price is not None:
+        labels["price"] = price
+    return labels
 
 
-CLASSIFIER = CellClassifier(model=MODEL, margin=CROP_MARGIN, head_labels=head_labels)
+def turn_labels(labels: dict[str, Any], variant: int) -> dict[str, Any]:
+    """The labels of the upright crop turned ``variant % 4`` quarter turns counter-clockwise, then mirrored when ``variant >= 4``.
+
+    Kind and price do not turn; the walls move round with the crop's sides; a mirrored tile has no rotation.
+
+    >>> turn_labels({"kind": "garden", "walls": (1, 0, 0, 0), "rotation": "0"}, 1)
+    {'kind': 'garden', 'walls': (0, 0, 0, 1), 'rotation': '90'}
+    >>> turn_labels({"walls": (0, 1, 0, 0), "rotation": "0"}, 4)
+    {'walls': (0, 0, 0, 1)}
+    """
+    turned = dict(labels)
+    quarter = variant % 4
+    if "walls" in labels:
+        walls = labels["walls"]
+        walls = tuple(walls[(side + quarter) % 4] for side in range(4))  # crop = rot90(upright, k): side j shows upright side j + k
+        turned["walls"] = tuple(walls[i] for i in MIRROR) if variant >= 4 else walls
+    if "rotation" in labels:
+        if variant >= 4:
+            del turned["rotation"]
+        else:
+            turned["rotation"] = ("0", "90", "180", "270")[quarter]
+    return turned

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from scanner.reading import CellClassifier
-from scanner.sagrada.cells import MARGIN
+from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN, cell_crops, lift_corners, rectify_grid
 
 MODEL = "sagrada_dice"
 
@@ -26,4 +28,15 @@ def head_labels(value: str) -> dict[str, str]:
     return {}
 
 
-CLASSIFIER = CellClassifier(model=MODEL, margin=float(MARGIN), head_labels=head_labels)
+def grid_crops(image_rgb: np.ndarray, corners: np.ndarray) -> list[tuple[tuple[int, int], np.ndarray]]:
+    """Each cell's crop, as the reader cuts it, of the window whose grid corners are ``corners`` (TL, TR, BR, BL, in that order).
+
+    The reader orients corners given to it by itself; true corners keep their order here.
+    """
+    height, width = image_rgb.shape[:2]
+    lifted = lift_corners(np.asarray(corners, dtype=np.float64).reshape(4, 2), (width, height), CROP_HEIGHT_MM)
+    rectified, _ = rectify_grid(image_rgb, lifted)
+    return [((index // COLS, index % COLS), crop) for index, crop in enumerate(cell_crops(rectified))]
+
+
+CLASSIFIER = CellClassifier(model=MODEL, margin=float(MARGIN), head_labels=head_labels, grid_crops=grid_crops)

@@ -546,21 +546,26 @@ class Store:
                 _insert_example(conn, player_id, photo_id, example, origin, stamp, replace=False)
             return conn.total_changes - before
 
-    def examples(self, games: tuple[str, ...] | None = None) -> list[dict]:
+    def examples(self, games: tuple[str, ...] | None = None, player_id: int | None = None) -> list[dict]:
         """Return every stored example with its game, photo and label, oldest first.
 
         The label is the frozen one, else the cell's current value (a correction, or the reading the
-        players confirmed by leaving it); examples whose cell no longer exists have label None.
+        players confirmed by leaving it); an empty cell read around the board (``read`` "") that the
+        players left empty is labelled ""; other examples whose cell no longer exists have label None.
         """
         query = (
-            "SELECT e.*, g.game AS game, g.id AS game_id, ph.sha256 AS photo_sha256, "
-            "COALESCE(e.label, CASE WHEN p.photo_id = e.photo_id THEN r.value END) AS current_label, "
+            "SELECT e.*, g.game AS game, g.id AS game_id, ph.sha256 AS photo_sha256, ph.original_name AS photo_name, "
+            # a cell read as empty around the board (read_value '') with no reading stays empty
+            "COALESCE(e.label, CASE WHEN p.photo_id = e.photo_id THEN COALESCE(r.value, "
+            "CASE WHEN e.read_value = '' THEN '' END) END) AS current_label, "
             "r.source AS source FROM examples e "
             "JOIN players p ON p.id = e.player_id JOIN games g ON g.id = p.game_id JOIN photos ph ON ph.id = e.photo_id "
-            "LEFT JOIN readings r ON r.player_id = e.player_id AND r.cell = e.cell ORDER BY e.id"
+            "LEFT JOIN readings r ON r.player_id = e.player_id AND r.cell = e.cell "
+            + ("WHERE e.player_id = ? " if player_id is not None else "")
+            + "ORDER BY e.id"
         )
         with self.reading() as conn:
-            rows = conn.execute(query).fetchall()
+            rows = conn.execute(query, () if player_id is None else (player_id,)).fetchall()
         result = []
         for row in rows:
             if games is not None and row["game"] not in games:
@@ -773,8 +778,9 @@ def _insert_example(
 def _freeze_labels(conn: sqlite3.Connection, player_id: int, new_photo_id: int | None) -> None:
     """Give the examples of the player's current photo the labels their cells have now (it is being replaced)."""
     conn.execute(
-        "UPDATE examples SET label = (SELECT r.value FROM readings r WHERE r.player_id = examples.player_id "
-        "AND r.cell = examples.cell) WHERE player_id = ? AND label IS NULL AND photo_id IS NOT ? "
+        "UPDATE examples SET label = COALESCE((SELECT r.value FROM readings r WHERE r.player_id = examples.player_id "
+        "AND r.cell = examples.cell), CASE WHEN examples.read_value = '' THEN '' END) "
+        "WHERE player_id = ? AND label IS NULL AND photo_id IS NOT ? "
         "AND photo_id = (SELECT photo_id FROM players WHERE id = ?)",
         (player_id, new_photo_id, player_id),
     )

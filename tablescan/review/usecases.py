@@ -18,6 +18,7 @@ from typing import Any
 from PIL import Image, UnidentifiedImageError
 
 from scoring.errors import StateError, TableError
+from tablescan.adapt import misplaced_photos
 from tablescan.games import GAMES, game_entry
 from tablescan.review import scanning
 from tablescan.review.board import normalize_cell
@@ -123,8 +124,8 @@ def change_player(store: Store, game_id: int, player_id: int, change: dict) -> N
     store.update_player(game_id, player_id, name=name, fields=fields, label="; ".join(what) or "change a player")
 
 
-def correct_cells(store: Store, game_id: int, player_id: int, changes: Any) -> None:
-    """Store the players' values for some cells (a list of ``{cell, value}``).
+def correct_cells(store: Store, game_id: int, player_id: int, changes: Any) -> str | None:
+    """Store the players' values for some cells (a list of ``{cell, value}``); return ``corners_first``'s advice.
 
     Raises:
         StateError: not a list of cell edits, or a cell or value the game has no such thing as.
@@ -145,6 +146,26 @@ def correct_cells(store: Store, game_id: int, player_id: int, changes: Any) -> N
         else f"set {len(cleaned)} cells of {player['name']}'s board"
     )
     store.correct_cells(game_id, player_id, cleaned, label=label)
+    return corners_first(store, game_id, player_id)
+
+
+def corners_first(store: Store, game_id: int, player_id: int) -> str | None:
+    """What to do before correcting more cells when the board's corrections say its grid lies a cell off, else None.
+
+    Crops cut from a misplaced grid show other cells than the ones they are corrected as (adapting
+    leaves such a photo out, ``tablescan.adapt.misplaced_photos``): the corners come first, then the cells.
+    """
+    player = store.player(game_id, player_id)
+    if player["photo"] is None:
+        return None
+    rows = [row for row in store.examples(player_id=player_id) if row["photo_id"] == player["photo"].id]
+    misplaced, _ = misplaced_photos(rows)
+    if not misplaced:
+        return None
+    return (
+        "the corrections match the readings one cell over: the grid lies off the board; drag its four corners onto "
+        "the board's own corners first (the photo is read again, your corrections kept), then correct what is still wrong"
+    )
 
 
 def check_image(data: bytes, label: str) -> tuple[str, str, tuple[int, int]]:

@@ -38,8 +38,11 @@ async def api_cells(request: Request) -> Response:
     changes = body.get("cells")
     if changes is None:
         changes = [{"cell": body.get("cell"), "value": body.get("value")}]
-    usecases.correct_cells(store, game_id, player_id, changes)
-    return JSONResponse(game_view(store, game_id))
+    advice = usecases.correct_cells(store, game_id, player_id, changes)
+    view = game_view(store, game_id)
+    if advice is not None:  # a grid that reads as misplaced: the corners come before more cell corrections
+        view["corners_first"] = {"player": player_id, "message": advice}
+    return JSONResponse(view)
 
 
 async def api_corrections(request: Request) -> Response:
