@@ -33,6 +33,7 @@ from scanner.alhambra.decode import (
     TileEvidence,
     UprightTiles,
     assemble_palace,
+    check_joined,
     decode_palace,
     palace_corners,
     tile_log_scores,
@@ -209,6 +210,7 @@ class AlhambraReader:
         with timings.stage("rules"):
             is_tile = tiles_present(photo, region, predictions.kind)
             tiles = turn_upright(photo, region, is_tile, predictions, crops.crops)
+            check_joined(photo, tiles)
             fountain, chosen = decode_palace(tiles.evidence)
             if trace is not None:
                 trace.update(
