@@ -118,10 +118,20 @@ def _smooth_noise(rng: np.random.Generator, shape: tuple[int, int], cells: int) 
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC).clip(0, 1)
 
 
-def table_texture(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
-    """Return a random table surface (wood, cloth, stone, plain, tiles) as (H, W, 3) uint8."""
+TABLE_KINDS = ("wood", "cloth", "stone", "plain", "tiles")
+
+
+def table_texture(rng: np.random.Generator, size: tuple[int, int], kind: str | None = None) -> np.ndarray:
+    """Return a random table surface (``kind`` one of ``TABLE_KINDS``, random when None) as (H, W, 3) uint8.
+
+    Raises:
+        ValueError: ``kind`` is not one of ``TABLE_KINDS``.
+    """
     width, height = size
-    kind = rng.choice(["wood", "cloth", "stone", "plain", "tiles", "wood"])
+    if kind is None:
+        kind = rng.choice(["wood", "cloth", "stone", "plain", "tiles", "wood"])
+    elif kind not in TABLE_KINDS:
+        raise ValueError(f"table: expected one of {', '.join(TABLE_KINDS)}, got {kind!r}")
     base = rng.uniform(20, 235, 3)
     if rng.random() < 0.5:  # browns and greys are the common tables
         base = np.array([rng.uniform(60, 200)] * 3) * np.array([1.0, rng.uniform(0.75, 0.95), rng.uniform(0.5, 0.85)])
@@ -249,13 +259,15 @@ def place_on_table(
     clutter: bool = True,
     camera: dict[str, float] | None = None,
     raised: list[Raised] | None = None,
+    table: str | None = None,
 ) -> Shot:
     """Photograph ``board_rgb`` (top-down art, ``px_per_mm`` pixels per millimetre) lying on a table.
 
     ``raised`` lists prisms standing on the board (dice): each is drawn with its side faces and its
     top face (the art inside its footprint) at its height, nearest the camera last. ``height_map``
     (mm above the board, same size as the art) is a cruder alternative drawn as stacked slices.
-    ``fill`` is the board's long side as a fraction of the photo's short side (random when None).
+    ``fill`` is the board's long side as a fraction of the photo's short side (random when None);
+    ``table`` the surface's kind (``TABLE_KINDS``, random when None).
     Returns a ``Shot`` with the (not yet JPEG-compressed) photo and where the board landed.
     """
     board_rgb = np.ascontiguousarray(board_rgb)
@@ -291,9 +303,9 @@ def place_on_table(
     corners = cv2.perspectiveTransform(art_corners.reshape(-1, 1, 2), board_to_photo).reshape(-1, 2)
 
     # table with clutter kept off the board, then the board's drop shadow
-    table = table_texture(rng, (width, height))
+    surface = table_texture(rng, (width, height), table)
     if clutter:
-        table = add_clutter(table, rng, keep_out=corners)
+        surface = add_clutter(surface, rng, keep_out=corners)
     alpha = np.full((art_h, art_w), 255, np.uint8) if board_alpha is None else board_alpha.astype(np.uint8)
     shadow_h = plane_photo(0.0).copy()
     sdx, sdy = rng.normal(0, 0.012 * min(width, height), 2)
@@ -302,7 +314,7 @@ def place_on_table(
     small = cv2.resize(shadow, (width // 4, height // 4), interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (0, 0), 0.5 + 0.0025 * min(width, height)).astype(np.float32) / 255
     dark = 1 - rng.uniform(0.2, 0.5) * cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR)
-    image = cv2.multiply(table.astype(np.float32), cv2.merge([dark, dark, dark]))
+    image = cv2.multiply(surface.astype(np.float32), cv2.merge([dark, dark, dark]))
 
     # the board itself, then raised slices (side faces darker and blurred, the top face sharp)
     levels = [(0.0, board_rgb, alpha)]

@@ -3,26 +3,83 @@
 Every crop goes through ``scanner.alhambra.reader.crop_cells`` and every locator input through
 ``scanner.alhambra.reader.locate_input``, so training sees exactly what the scanner sees.
 
-    python -m models.alhambra.make_dataset --split train --count 1500
+The tile art of each render comes from ``ART_MIX``: which styles (never ``styles.HELD_OUT_STYLE``,
+the one the transfer benchmark reads), how often the classic icons are randomised, how often the
+tiles are card stock. ``CLASSIC_ONLY`` renders as before the styles existed.
+
+    python -m models.alhambra.make_dataset --split train --count 1500 [--art classic-only]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
 import multiprocessing
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
-from models.alhambra.render import render
+from models.alhambra.render import ART_STYLES, render
+from models.alhambra.styles import HELD_OUT_STYLE
 from scanner.alhambra.reader import KINDS, LOCATE_SIZE, LOCATE_STRIDE, PRICES, crop_cells, locate_input, upright_walls_to_crop
 
 CACHE = Path(__file__).resolve().parents[2] / "build" / "alhambra"
 SEED_BASE = {"train": 0, "val": 1_000_000, "test": 2_000_000}
 TILE_VIEWS = 2
 HEAT_SHAPE = (LOCATE_SIZE[1] // LOCATE_STRIDE, LOCATE_SIZE[0] // LOCATE_STRIDE)
+
+
+@dataclass(frozen=True)
+class ArtMix:
+    """The tile art of a training set: style -> share of renders, and the shares randomised and on card stock.
+
+    Raises:
+        ValueError: a style is unknown or held out, or a share is outside 0-1.
+    """
+
+    styles: tuple[tuple[str, float], ...] = (("classic", 0.3), ("woodcut", 0.35), ("collage", 0.35))
+    randomise_classic: float = 0.75  # classic renders whose icons are any type's, in any colours, in every font
+    card: float = 0.7  # renders whose tiles are card stock (grain, glare, rounded corners, thickness)
+
+    def __post_init__(self) -> None:
+        for name, weight in self.styles:
+            if name not in ART_STYLES:
+                raise ValueError(f"styles: expected names from {', '.join(ART_STYLES)}, got {name!r}")
+            if name == HELD_OUT_STYLE:
+                raise ValueError(f"styles: {name!r} is the held-out style; the transfer benchmark must never see it in training")
+            if weight <= 0:
+                raise ValueError(f"styles[{name!r}]: expected a positive share, got {weight}")
+        for field_name in ("randomise_classic", "card"):
+            if not 0 <= getattr(self, field_name) <= 1:
+                raise ValueError(f"{field_name}: expected a share from 0 to 1, got {getattr(self, field_name)}")
+
+    @property
+    def tag(self) -> str:
+        """A short name of this mix for cache files ("" for the classic-only mix, whose files keep their old names)."""
+        if self == CLASSIC_ONLY:
+            return ""
+        return hashlib.sha256(repr(self).encode()).hexdigest()[:8]
+
+    def art_for(self, seed: int) -> dict[str, Any]:
+        """The ``render`` keywords of training seed ``seed`` (its own generator: the render's stays as it was)."""
+        if self == CLASSIC_ONLY:
+            return {}
+        rng = np.random.default_rng([seed, 4_242_424])
+        names = [name for name, _ in self.styles]
+        weights = np.array([weight for _, weight in self.styles], np.float64)
+        style = names[int(rng.choice(len(names), p=weights / weights.sum()))]
+        randomise = bool(style == "classic" and rng.random() < self.randomise_classic)
+        return {"style": style, "randomise": randomise, "card": bool(rng.random() < self.card)}
+
+
+CLASSIC_ONLY = ArtMix(styles=(("classic", 1.0),), randomise_classic=0.0, card=0.0)
+ART_MIX = ArtMix()
+ART_MIXES = {"mix": ART_MIX, "classic-only": CLASSIC_ONLY}
 
 
 def out_size_for(seed: int) -> tuple[int, int]:
@@ -32,10 +89,10 @@ def out_size_for(seed: int) -> tuple[int, int]:
     return (height, width) if rng.random() < 0.2 else (width, height)
 
 
-def sample_arrays(seed: int) -> dict[str, np.ndarray]:
-    """Render one seed and return its locator input/targets and labelled tile crops."""
+def sample_arrays(seed: int, art: ArtMix = ART_MIX) -> dict[str, np.ndarray]:
+    """Render one seed (its tile art from ``art``) and return its locator input/targets and labelled tile crops."""
     cv2.setNumThreads(1)
-    sample = render(seed, out_size=out_size_for(seed))
+    sample = render(seed, out_size=out_size_for(seed), **art.art_for(seed))
     rng = np.random.default_rng(seed + 99_999_999)
     image = sample.image_rgb
     info = sample.label["render"]
@@ -119,9 +176,9 @@ def sample_arrays(seed: int) -> dict[str, np.ndarray]:
     }
 
 
-def build(split: str, count: int, workers: int = 2, cache: Path = CACHE) -> dict[str, np.ndarray]:
-    """Render ``count`` samples of ``split`` (seeds ``SEED_BASE[split] + i``), cached as .npz."""
-    path = cache / f"{split}_{count}.npz"
+def build(split: str, count: int, workers: int = 2, cache: Path = CACHE, art: ArtMix = ART_MIX) -> dict[str, np.ndarray]:
+    """Render ``count`` samples of ``split`` (seeds ``SEED_BASE[split] + i``, tile art from ``art``), cached as .npz."""
+    path = cache / (f"{split}_{count}_{art.tag}.npz" if art.tag else f"{split}_{count}.npz")
     if path.is_file():
         with np.load(path) as data:
             return {key: data[key] for key in data.files}
@@ -130,9 +187,9 @@ def build(split: str, count: int, workers: int = 2, cache: Path = CACHE) -> dict
     start = time.perf_counter()
     if workers > 1:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(sample_arrays, seeds, chunksize=8)
+            parts = pool.map(functools.partial(sample_arrays, art=art), seeds, chunksize=8)
     else:
-        parts = [sample_arrays(seed) for seed in seeds]
+        parts = [sample_arrays(seed, art) for seed in seeds]
     data = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
     np.savez(path, **data)
     print(f"{split}: {count} renders, {len(data['kind'])} crops in {time.perf_counter() - start:.0f} s -> {path}")
@@ -145,8 +202,11 @@ def main() -> None:
     parser.add_argument("--split", choices=sorted(SEED_BASE), default="train")
     parser.add_argument("--count", type=int, default=1500)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--art", choices=sorted(ART_MIXES), default="mix", help="tile art: the style mix (default) or the classic icons only"
+    )
     args = parser.parse_args()
-    build(args.split, args.count, args.workers)
+    build(args.split, args.count, args.workers, art=ART_MIXES[args.art])
 
 
 if __name__ == "__main__":

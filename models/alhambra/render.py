@@ -4,6 +4,12 @@
 one player plus a ``render`` block (seed, the palace's lattice homography, every tile's outline
 and centre in photo pixels, camera and lighting). Tile art is drawn top-down at ``TILE_PX``
 pixels with OpenCV; the table, clutter, camera and lighting come from ``models.scene``.
+
+``style`` picks the tile art: ``classic`` (the flat icons below, the default; ``randomise`` draws
+any type's icon in any colours with the digits in every training font) or one of
+``models.alhambra.styles.STYLES`` (painted, woodcut, collage). ``card`` prints the tiles on card
+stock: print grain, a cut edge, glare, rounded corners and a visible thickness under a tilted
+camera. With the defaults a seed renders exactly as it always has.
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ import cv2
 import numpy as np
 
 from models import scene
+from models.alhambra import art as tile_art
+from models.alhambra import styles
 from scoring.alhambra import BUILDING_TYPES, generate_palace
 from scoring.data import load_data
 
@@ -25,15 +33,11 @@ TYPES = BUILDING_TYPES  # the scoring core's order
 SIDES = "NESW"
 STEPS = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}
 OPPOSITE = {"N": "S", "E": "W", "S": "N", "W": "E"}
-# fill of the price octagon per type (RGB)
-PRICE_FILL = {
-    "pavilion": (125, 195, 230),
-    "seraglio": (205, 55, 45),
-    "arcades": (150, 95, 55),
-    "chambers": (242, 240, 232),
-    "garden": (75, 155, 65),
-    "tower": (150, 85, 165),
-}
+PRICE_FILL = tile_art.OCTAGON_RGB  # fill of the price octagon per type (RGB)
+ART_STYLES = ("classic", *styles.STYLES)
+CARD_THICKNESS_MM = (1.6, 2.6)  # printed tiles are thick card
+CARD_CORNER = (0.02, 0.06)  # corner radius, of the tile side
+CARD_EDGE_RGB = (168, 158, 140)  # the card's cut side: grey-brown board
 PLAYER_COLOURS = {
     "blue": (60, 100, 190),
     "green": (70, 150, 80),
@@ -267,8 +271,26 @@ def _walls(img: np.ndarray, size: int, rng: np.random.Generator, walls: str) -> 
             img[:, size - width :] = strip.transpose(1, 0, 2)[:, ::-1]
 
 
-def draw_tile(item: dict[str, Any], rng: np.random.Generator, size: int = TILE_PX, *, player_colour: str = "blue") -> np.ndarray:
-    """Return the top-down RGB art of one palace item (a building tile or the fountain)."""
+def draw_tile(
+    item: dict[str, Any],
+    rng: np.random.Generator,
+    size: int = TILE_PX,
+    *,
+    player_colour: str = "blue",
+    style: str = "classic",
+    randomise: bool = False,
+) -> np.ndarray:
+    """Return the top-down RGB art of one palace item (a building tile or the fountain) in ``style``.
+
+    Raises:
+        ValueError: ``style`` is not one of ``ART_STYLES``.
+    """
+    if style != "classic":
+        if style not in styles.STYLES:
+            raise ValueError(f"style: expected one of {', '.join(ART_STYLES)}, got {style!r}")
+        return styles.STYLES[style](item, rng, size, player_colour)
+    if randomise:
+        return _classic_randomised(item, rng, size, player_colour)
     img = _ground(rng, size)
     if item.get("tile") == "fountain":
         _draw_fountain(img, size, rng, player_colour)
@@ -277,6 +299,30 @@ def draw_tile(item: dict[str, Any], rng: np.random.Generator, size: int = TILE_P
         DRAW[item["type"]](img, size, rng, float(dx), float(dy))
         _walls(img, size, rng, item["walls"])
         _price(img, size, rng, item["type"], int(item["price"]))
+    edge = tuple(int(c) for c in _jitter(rng, (170, 140, 90), 8))
+    cv2.rectangle(img, (0, 0), (size - 1, size - 1), edge, max(1, size // 128))
+    return img
+
+
+def _classic_randomised(item: dict[str, Any], rng: np.random.Generator, size: int, player_colour: str) -> np.ndarray:
+    """The flat icons with the building unrelated to the type: any type's icon, any hue, digits in every training font."""
+    img = _ground(rng, size)
+    if item.get("tile") == "fountain":
+        _draw_fountain(img, size, rng, player_colour)
+        return img
+    kind = item["type"]
+    shape = kind if rng.random() < styles.SHAPE_FOLLOWS_TYPE else TYPES[int(rng.integers(len(TYPES)))]
+    ground = img.copy()
+    dx, dy = rng.normal(0, 0.015, 2)
+    DRAW[shape](img, size, rng, float(dx), float(dy))
+    if rng.random() >= styles.COLOUR_FOLLOWS_TYPE:  # turn the building's hues, keep the ground
+        drawn = np.abs(img.astype(np.int16) - ground.astype(np.int16)).sum(axis=2) > 24
+        hsv = cv2.cvtColor(img, cv2.COLOR_RGB2HSV)
+        hsv[..., 0] = ((hsv[..., 0].astype(np.int16) + int(rng.integers(20, 160))) % 180).astype(np.uint8)
+        hsv[..., 1] = np.clip(hsv[..., 1].astype(np.float32) * rng.uniform(0.5, 1.4), 0, 255).astype(np.uint8)
+        img[drawn] = cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB)[drawn]
+    tile_art.wall_strips(img, rng, item["walls"], look="brick")
+    tile_art.price_octagon(img, rng, kind, int(item["price"]), tile_art.usable(tile_art.TRAINING_FONTS), look="flat")
     edge = tuple(int(c) for c in _jitter(rng, (170, 140, 90), 8))
     cv2.rectangle(img, (0, 0), (size - 1, size - 1), edge, max(1, size // 128))
     return img
@@ -309,11 +355,23 @@ def _draw_fountain(img: np.ndarray, size: int, rng: np.random.Generator, player_
 # palace layout and the photo
 
 
-def layout_palace(items: list[dict[str, Any]], rng: np.random.Generator, *, tile_px: int = TILE_PX, player_colour: str = "blue"):
+def layout_palace(
+    items: list[dict[str, Any]],
+    rng: np.random.Generator,
+    *,
+    tile_px: int = TILE_PX,
+    player_colour: str = "blue",
+    style: str = "classic",
+    randomise: bool = False,
+    card_rng: np.random.Generator | None = None,
+):
     """Lay the palace's tiles out top-down with small gaps and misalignment.
 
-    Returns ``(art_rgb, alpha, grid_to_art, outlines)``: ``grid_to_art`` maps grid (x, y) (tile
-    centres at integers) to art pixels; ``outlines`` maps each ``at`` to its 4 corners in art px.
+    Returns ``(art_rgb, alpha, grid_to_art, outlines, footprints)``: ``grid_to_art`` maps grid
+    (x, y) (tile centres at integers) to art pixels; ``outlines`` maps each ``at`` to its 4 corners
+    in art px. With ``card_rng`` the tiles are card stock (grain, cut edge, glare, rounded corners)
+    drawn from that generator, so the layout itself is the same as without, and ``footprints``
+    lists their rounded outlines in art px (for the card's thickness); otherwise it is empty.
     """
     gap = rng.uniform(0.01, 0.05) * tile_px
     pitch = tile_px + gap
@@ -331,9 +389,14 @@ def layout_palace(items: list[dict[str, Any]], rng: np.random.Generator, *, tile
     half = tile_px / 2
     square = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
     outlines: dict[tuple[int, int], np.ndarray] = {}
+    footprints: list[np.ndarray] = []
     for item in items:
         at = (int(item["at"][0]), int(item["at"][1]))
-        tile = draw_tile(item, rng, tile_px, player_colour=player_colour)
+        tile = draw_tile(item, rng, tile_px, player_colour=player_colour, style=style, randomise=randomise)
+        shape = square
+        if card_rng is not None:
+            tile = tile_art.card_stock(tile, card_rng)
+            shape = tile_art.rounded_square(tile_px, card_rng.uniform(*CARD_CORNER) * tile_px)
         centre = grid_to_art @ np.array([at[0], at[1], 1.0])
         shift = rng.normal(0, 0.012 * tile_px, 2)
         angle = rng.normal(0, 0.8)
@@ -346,26 +409,51 @@ def layout_palace(items: list[dict[str, Any]], rng: np.random.Generator, *, tile
         local[:, 2] -= [x0, y0]
         size = (int(x1 - x0), int(y1 - y0))
         warped = cv2.warpAffine(tile, local, size, flags=cv2.INTER_LINEAR)
-        mask = cv2.warpAffine(np.full((tile_px, tile_px), 255, np.uint8), local, size, flags=cv2.INTER_LINEAR)
+        if card_rng is None:
+            mask = cv2.warpAffine(np.full((tile_px, tile_px), 255, np.uint8), local, size, flags=cv2.INTER_LINEAR)
+        else:
+            flat = np.zeros((tile_px, tile_px), np.uint8)
+            cv2.fillPoly(flat, [np.round((shape + half) * 4).astype(np.int32)], 255, cv2.LINE_AA, shift=2)
+            mask = cv2.warpAffine(flat, local, size, flags=cv2.INTER_LINEAR)
+            footprints.append((shape + half) @ rot[:, :2].T + rot[:, 2])
         m = mask.astype(np.float32)[..., None] / 255.0
         region = art[y0:y1, x0:x1]
         art[y0:y1, x0:x1] = (region * (1 - m) + warped * m).astype(np.uint8)
         alpha[y0:y1, x0:x1] = np.maximum(alpha[y0:y1, x0:x1], mask)
         outlines[at] = (square + half) @ rot[:, :2].T + rot[:, 2]
-    return art, alpha, grid_to_art, outlines
+    return art, alpha, grid_to_art, outlines, footprints
 
 
-def _place(board_rgb, rng, *, out_size, board_alpha, tile_px, camera=None, clutter=True, fill=None):
+def _place(board_rgb, rng, *, out_size, board_alpha, tile_px, camera=None, clutter=True, fill=None, raised=None, table=None, top_mm=0.0):
     """Photograph the palace art on a table with the shared scene, then JPEG-compress it.
 
     Returns ``(image, art_to_photo, project, meta)``; ``project`` maps art px to photo px
-    (lens distortion included).
+    (lens distortion included). ``raised`` (the tiles as card prisms) stand ``top_mm`` tall:
+    ``art_to_photo`` and ``project`` then map the tiles' top faces.
     """
+    extra: dict[str, Any] = {} if raised is None else {"raised": raised}
+    if table is not None:
+        extra["table"] = table
     shot = scene.place_on_table(
-        board_rgb, rng, out_size=out_size, board_alpha=board_alpha, px_per_mm=tile_px / TILE_MM, camera=camera, clutter=clutter, fill=fill
+        board_rgb,
+        rng,
+        out_size=out_size,
+        board_alpha=board_alpha,
+        px_per_mm=tile_px / TILE_MM,
+        camera=camera,
+        clutter=clutter,
+        fill=fill,
+        **extra,
     )
     image, quality = scene.jpeg_roundtrip(shot.image_rgb, rng)
     meta = scene.public_meta(shot.meta) | {"jpeg_quality": quality}
+    if top_mm:
+        art_to_photo = np.asarray(shot.meta["_plane"](top_mm), dtype=np.float64)
+
+        def project(points: np.ndarray) -> np.ndarray:
+            return shot.project(points, top_mm)
+
+        return image, art_to_photo, project, meta
     return image, np.asarray(shot.board_to_photo, dtype=np.float64), shot.project, meta
 
 
@@ -378,12 +466,24 @@ def render(
     camera: dict[str, float] | None = None,
     clutter: bool = True,
     fill: float | None = None,
+    style: str = "classic",
+    randomise: bool = False,
+    card: bool = False,
+    table: str | None = None,
 ) -> Sample:
     """Render one seeded photo of one player's palace with its exact label.
 
     ``size`` is the number of building tiles (random 1-25 when None); ``camera`` ({tilt_deg,
-    azimuth_deg, roll_deg}), ``clutter`` and ``fill`` pass to the scene (random when None).
+    azimuth_deg, roll_deg}), ``clutter``, ``fill`` and ``table`` (a ``scene.TABLE_KINDS`` surface)
+    pass to the scene (random when None). ``style`` is one of ``ART_STYLES`` (``randomise``: see
+    the module's docstring); ``card`` prints the tiles on card stock with a random thickness,
+    drawn from its own generator so the palace, its tiles and their layout stay those of the seed.
+
+    Raises:
+        ValueError: ``style`` is not one of ``ART_STYLES``.
     """
+    if style not in ART_STYLES:
+        raise ValueError(f"style: expected one of {', '.join(ART_STYLES)}, got {style!r}")
     rng = np.random.default_rng(seed)
     tiles = int(size if size is not None else rng.integers(1, 26))
     items = palace_of(seed, tiles)
@@ -395,9 +495,28 @@ def render(
                 item["tile_id"] = lookup[(item["type"], item["walls"])]["id"]
             item["price"] = prices[item["tile_id"]]
     player_colour = list(PLAYER_COLOURS)[int(rng.integers(len(PLAYER_COLOURS)))]
-    art, alpha, grid_to_art, outlines = layout_palace(items, rng, tile_px=tile_px, player_colour=player_colour)
+    card_rng = np.random.default_rng([seed, 2_718_281]) if card else None
+    art, alpha, grid_to_art, outlines, footprints = layout_palace(
+        items, rng, tile_px=tile_px, player_colour=player_colour, style=style, randomise=randomise, card_rng=card_rng
+    )
+    raised, top_mm = None, 0.0
+    if card_rng is not None:
+        top_mm = float(card_rng.uniform(*CARD_THICKNESS_MM))
+        edge = tile_art.jitter(card_rng, CARD_EDGE_RGB, 12)
+        side = (float(edge[0]), float(edge[1]), float(edge[2]))
+        raised = [scene.Raised(footprint, top_mm, side) for footprint in footprints]
     image, art_to_photo, project, meta = _place(
-        art, rng, out_size=out_size, board_alpha=alpha, tile_px=tile_px, camera=camera, clutter=clutter, fill=fill
+        art,
+        rng,
+        out_size=out_size,
+        board_alpha=alpha,
+        tile_px=tile_px,
+        camera=camera,
+        clutter=clutter,
+        fill=fill,
+        raised=raised,
+        table=table,
+        top_mm=top_mm,
     )
     grid_to_photo = art_to_photo @ grid_to_art
     grid_to_photo /= grid_to_photo[2, 2]
@@ -437,6 +556,8 @@ def render(
             "seed": int(seed),
             "size": list(out_size),
             "player_colour": player_colour,
+            **({} if style == "classic" and not randomise else {"style": style, "randomise": randomise}),
+            **({"card_mm": round(top_mm, 3)} if card else {}),
             "grid_to_photo": grid_to_photo.round(8).tolist(),
             "corners": corners.round(2).tolist(),
             "cells": cells,

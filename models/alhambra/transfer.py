@@ -1,0 +1,357 @@
+"""Transfer benchmark: the shipped scanner reads whole photos of palaces in tile art it never trained on.
+
+    python -m models.alhambra.transfer [--count 40] [--size WxH] [--sets held_out,training] [--out FILE]
+
+Two sets of ``--count`` photos each, rendered with fixed seeds used nowhere else (training renders
+use 0+, calibration 1,000,000+, evaluation 2,000,000-2,800,000, the samples 3,000,000+):
+
+- ``held_out`` (seeds 6,000,000+): every tile in ``styles.HELD_OUT_STYLE`` (painted volumes,
+  battlemented walls, lit octagons, digit faces of ``art.HELD_OUT_FONTS``), never in a training render;
+- ``training`` (seeds 6,100,000+): the training mix's styles in turn (``make_dataset.ART_MIX``), for reference.
+
+Every photo: a legal palace of 4-25 building tiles on card stock (grain, rounded corners, visible
+thickness, glare), 3000x2250 or 4000x3000 (a fifth in portrait; ``--size`` forces one size), camera
+tilt 0-35 degrees from straight down, roll within +-20 degrees, the palace turned any way on the
+table, a wood or cloth table, clutter on half, the scene's light, shadows, blur and noise, then JPEG
+(the scene's random quality, then quality 92 as a file). Each is read from the photo alone by the
+registry's Alhambra reader (``scanner.readers.READERS``) through ``Scanner.scan``, as ``tablescan
+scan`` reads it, and compared with its truth.
+
+Per set it prints (and writes to ``models/alhambra/transfer.json``): tiles found (true tile centres
+inside a read cell), tiles right (type and walls, every position in either palace counts, as in
+``evaluate``), palaces entirely right, price digit right (the tile classifier's own price reading),
+type right and walls right (per true building tile), the share of wrong readings given >= 90%
+confidence, wrong palaces that ``scan.review`` left unflagged, and right palaces it flagged.
+``measure()`` returns the same figures for other code (e.g. a training script).
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from models.alhambra.make_dataset import ART_MIX
+from models.alhambra.render import render
+from models.alhambra.styles import HELD_OUT_STYLE
+from scanner.alhambra.tiles import PRICES
+from scanner.errors import PhotoError
+from scanner.pipeline import Scanner
+from scanner.readers import READERS
+
+GAME = "alhambra"
+SEEDS = {"held_out": 6_000_000, "training": 6_100_000}
+SIZES = ((3000, 2250), (4000, 3000))
+MAX_TILT_DEG = 35.0
+MAX_ROLL_DEG = 20.0
+CONFIDENT = 0.9
+OUT = Path(__file__).with_name("transfer.json")
+
+
+@dataclass(frozen=True)
+class Shot:
+    """How one benchmark photo is rendered: its seed, art, size, camera and table."""
+
+    seed: int
+    style: str
+    randomise: bool
+    tiles: int
+    out_size: tuple[int, int]
+    camera: dict[str, float]
+    table: str
+    clutter: bool
+    fill: float
+
+
+def shot_for(set_name: str, index: int, out_size: tuple[int, int] | None = None) -> Shot:
+    """The ``index``-th photo of ``set_name`` (``held_out`` or ``training``).
+
+    Raises:
+        ValueError: ``set_name`` is not a benchmark set.
+    """
+    if set_name not in SEEDS:
+        raise ValueError(f"set: expected one of {', '.join(SEEDS)}, got {set_name!r}")
+    seed = SEEDS[set_name] + index
+    rng = np.random.default_rng([seed, 1_618_033])
+    if set_name == "held_out":
+        style, randomise = HELD_OUT_STYLE, False
+    else:
+        names = [name for name, _ in ART_MIX.styles]
+        style = names[index % len(names)]
+        randomise = style == "classic"
+    size = SIZES[int(rng.integers(len(SIZES)))] if out_size is None else out_size
+    if out_size is None and rng.random() < 0.2:
+        size = (size[1], size[0])
+    camera = {
+        "tilt_deg": float(rng.uniform(0, MAX_TILT_DEG)),
+        "azimuth_deg": float(rng.uniform(0, 360)),
+        "roll_deg": float(rng.uniform(-MAX_ROLL_DEG, MAX_ROLL_DEG)),
+    }
+    table = ("wood", "cloth")[int(rng.integers(2))]
+    return Shot(
+        seed, style, randomise, int(rng.integers(4, 26)), size, camera, table, bool(rng.random() < 0.5), float(rng.uniform(0.5, 0.9))
+    )
+
+
+def photo_of(shot: Shot) -> tuple[bytes, dict[str, Any]]:
+    """Render ``shot``: the JPEG file's bytes (quality 92) and the render's label."""
+    sample = render(
+        shot.seed,
+        out_size=shot.out_size,
+        size=shot.tiles,
+        camera=shot.camera,
+        clutter=shot.clutter,
+        fill=shot.fill,
+        style=shot.style,
+        randomise=shot.randomise,
+        card=True,
+        table=shot.table,
+        tile_px=160,
+    )
+    ok, data = cv2.imencode(".jpg", cv2.cvtColor(sample.image_rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92])
+    if not ok:  # pragma: no cover - OpenCV always encodes uint8 RGB
+        raise RuntimeError("JPEG encoding failed")
+    return data.tobytes(), sample.label
+
+
+class _TracingReader:
+    """The registry's reader, keeping the trace of its last read (when it offers one) for the price digit."""
+
+    def __init__(self, reader: Any) -> None:
+        self.reader = reader
+        self.game = reader.game
+        self.traces = "trace" in inspect.signature(reader.read).parameters
+        self.trace: dict[str, Any] = {}
+
+    def read(self, photo: Any, *, corners: Any = None, timings: Any = None) -> Any:
+        self.trace = {}
+        if self.traces:
+            return self.reader.read(photo, corners=corners, timings=timings, trace=self.trace)
+        return self.reader.read(photo, corners=corners, timings=timings)
+
+
+def _inside(point: np.ndarray, polygon: np.ndarray) -> bool:
+    return cv2.pointPolygonTest(polygon.astype(np.float32).reshape(-1, 1, 2), (float(point[0]), float(point[1])), False) >= 0
+
+
+def _price_read(trace: dict[str, Any], at: tuple[int, int]) -> str | None:
+    """The tile classifier's own price reading at palace position ``at`` (None when the trace lacks it)."""
+    evidence, fountain = trace.get("evidence"), trace.get("fountain")
+    if not evidence or fountain is None:
+        return None
+    world = (at[0] + fountain[0], at[1] + fountain[1])
+    if world not in evidence:
+        return None
+    return PRICES[int(np.argmax(evidence[world].price))]
+
+
+def judge_photo(scanner: Scanner, tracer: _TracingReader, data: bytes, label: dict[str, Any], name: str) -> dict[str, Any]:
+    """Scan one photo and compare it with its truth; return its counts."""
+    truth: dict[tuple[int, int], dict[str, Any]] = {(int(c["at"][0]), int(c["at"][1])): c for c in label["render"]["cells"]}
+    buildings = [at for at, cell in truth.items() if cell["value"] != "fountain"]
+    counts: Counter[str] = Counter(tiles=len(truth), buildings=len(buildings))
+    confusions: Counter[str] = Counter()
+    try:
+        result = scanner.scan(data, GAME, name=name)
+    except PhotoError as error:  # refused (the board-not-found errors included): nothing read, nothing confidently wrong
+        counts.update(refused=1, compared=len(truth), flagged=1)
+        return {"counts": counts, "confusions": confusions, "right": False, "note": f"refused: {error}"}
+    scale = result.photo.scale
+    polygons = [np.asarray(cell.polygon, np.float64) * scale for cell in result.cells]
+    centres = {at: np.asarray(cell["centre"], np.float64) for at, cell in truth.items()}
+    counts["found"] = sum(1 for at in truth if any(_inside(centres[at], poly) for poly in polygons))
+    counts["extra"] = sum(1 for poly in polygons if not any(_inside(c, poly) for c in centres.values()))
+    read = {(int(cell.cell[0]), int(cell.cell[1])): cell for cell in result.cells}
+    positions = set(read) | set(truth)
+    right = 0
+    for at in positions:
+        want = truth[at]["value"] if at in truth else None
+        got = read[at].value if at in read else None
+        if got == want:
+            right += 1
+        elif got is not None:
+            counts["wrong_readings"] += 1
+            counts["wrong_confident"] += read[at].confidence >= CONFIDENT
+    counts.update(right=right, compared=len(positions))
+    for at in buildings:
+        kind, _, walls = truth[at]["value"].partition(":")
+        got = read[at].value if at in read else ""
+        got_kind, _, got_walls = got.partition(":")
+        counts["type_right"] += got_kind == kind
+        counts["walls_right"] += got_kind not in ("", "fountain") and got_walls == walls
+        if got_kind != kind:
+            confusions[f"{kind}->{got_kind or 'missing'}"] += 1
+        price = _price_read(tracer.trace, at)
+        counts["price_right"] += price == str(truth[at]["price"])
+    palace_right = right == len(positions)
+    review = result.review
+    flagged = bool(review is not None and review.needed)
+    counts.update(palace_right=palace_right, flagged=flagged)
+    counts["wrong_unflagged"] += not palace_right and not flagged
+    counts["right_flagged"] += palace_right and flagged
+    note = "" if palace_right else f"{len(positions) - right} of {len(positions)} tiles wrong" + ("" if flagged else ", not flagged")
+    return {"counts": counts, "confusions": confusions, "right": palace_right, "note": note}
+
+
+def measure_set(
+    set_name: str, count: int, *, out_size: tuple[int, int] | None = None, progress: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """Render and read ``count`` photos of ``set_name``; return the set's figures (see the module's docstring)."""
+    tracer = _TracingReader(READERS[GAME]())
+    scanner = Scanner(readers={GAME: lambda: tracer})
+    totals: Counter[str] = Counter()
+    confusions: Counter[str] = Counter()
+    styles: Counter[str] = Counter()
+    wrong: list[str] = []
+    seconds = {"render": 0.0, "scan": 0.0}
+    for index in range(count):
+        shot = shot_for(set_name, index, out_size)
+        start = time.perf_counter()
+        data, label = photo_of(shot)
+        seconds["render"] += time.perf_counter() - start
+        start = time.perf_counter()
+        outcome = judge_photo(scanner, tracer, data, label, f"transfer-{shot.seed}.jpg")
+        seconds["scan"] += time.perf_counter() - start
+        totals.update(outcome["counts"])
+        confusions.update(outcome["confusions"])
+        styles[shot.style + ("-randomised" if shot.randomise else "")] += 1
+        if not outcome["right"]:
+            wrong.append(f"{shot.seed} ({shot.style}, {shot.tiles} tiles): {outcome['note']}")
+        if progress is not None:
+            progress(f"{set_name} {index + 1}/{count}: seed {shot.seed} {shot.style} {'right' if outcome['right'] else outcome['note']}")
+    return summarise(set_name, count, totals, confusions, styles, wrong, seconds, out_size)
+
+
+def summarise(
+    set_name: str,
+    count: int,
+    totals: Counter[str],
+    confusions: Counter[str],
+    styles: Counter[str],
+    wrong: list[str],
+    seconds: dict[str, float],
+    out_size: tuple[int, int] | None,
+) -> dict[str, Any]:
+    """The figures of one set from its summed counts."""
+
+    def share(part: int, whole: int) -> float:
+        return round(part / whole, 4) if whole else 0.0
+
+    wrong_palaces = count - totals["palace_right"]
+    return {
+        "set": set_name,
+        "styles": dict(styles),
+        "seeds": f"{SEEDS[set_name]}..{SEEDS[set_name] + count - 1}",
+        "size": "x".join(map(str, out_size)) if out_size else "3000x2250 or 4000x3000",
+        "photos": count,
+        "refused": totals["refused"],
+        "tiles": totals["tiles"],
+        "tiles_found": totals["found"],
+        "extra_tiles": totals["extra"],
+        "tiles_right": totals["right"],
+        "tiles_compared": totals["compared"],
+        "tiles_right_share": share(totals["right"], totals["compared"]),
+        "palaces_right": totals["palace_right"],
+        "buildings": totals["buildings"],
+        "price_right": totals["price_right"],
+        "type_right": totals["type_right"],
+        "walls_right": totals["walls_right"],
+        "wrong_readings": totals["wrong_readings"],
+        "wrong_confident": totals["wrong_confident"],
+        "wrong_confident_share": share(totals["wrong_confident"], totals["wrong_readings"]),
+        "wrong_palaces": wrong_palaces,
+        "wrong_unflagged": totals["wrong_unflagged"],
+        "right_flagged": totals["right_flagged"],
+        "type_confusions": dict(confusions.most_common(12)),
+        "seconds_per_photo": {k: round(v / max(count, 1), 2) for k, v in seconds.items()},
+        "wrong": wrong[:20],
+    }
+
+
+def measure(
+    count: int = 40,
+    sets: tuple[str, ...] = ("held_out", "training"),
+    *,
+    out_size: tuple[int, int] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Run the benchmark: set name -> its figures (``measure_set``), with the shipped models.
+
+    Raises:
+        ValueError: a set name is not one of ``SEEDS``.
+        ModelError: a shipped model is missing or corrupt.
+    """
+    for name in sets:
+        if name not in SEEDS:
+            raise ValueError(f"set: expected one of {', '.join(SEEDS)}, got {name!r}")
+    return {name: measure_set(name, count, out_size=out_size, progress=progress) for name in sets}
+
+
+def markdown(figures: dict[str, dict[str, Any]]) -> list[str]:
+    """The benchmark's figures as a markdown table (one row per set) for the model card and the README."""
+    lines = [
+        "| set (tile art) | photos | tiles found | tiles right | palaces entirely right | price digit right | type right "
+        "| walls right | wrong readings at >= 90% | wrong palaces unflagged | right palaces flagged |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, f in figures.items():
+        label = f"held out: {HELD_OUT_STYLE}" if name == "held_out" else "training styles: " + ", ".join(sorted(f["styles"]))
+
+        def of(part: int, whole: int) -> str:
+            return f"{part}/{whole} ({100 * part / whole:.1f}%)" if whole else f"{part}/0"
+
+        lines.append(
+            f"| {label} | {f['photos']} | {of(f['tiles_found'], f['tiles'])} | {of(f['tiles_right'], f['tiles_compared'])} "
+            f"| {of(f['palaces_right'], f['photos'])} | {of(f['price_right'], f['buildings'])} | {of(f['type_right'], f['buildings'])} "
+            f"| {of(f['walls_right'], f['buildings'])} | {of(f['wrong_confident'], f['wrong_readings'])} "
+            f"| {f['wrong_unflagged']} of {f['wrong_palaces']} | {f['right_flagged']} of {f['palaces_right']} |"
+        )
+    return lines
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--size: expected WxH such as 3000x2250, got {text!r}") from None
+    if min(width, height) < 480:
+        raise argparse.ArgumentTypeError(f"--size: expected at least 480 px a side, got {text!r}")
+    return width, height
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line: run the benchmark, print its table, write ``transfer.json``."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--count", type=int, default=40, help="photos per set (default 40)")
+    parser.add_argument("--size", type=_size, default=None, help="one photo size for all, WxH (default 3000x2250 or 4000x3000)")
+    parser.add_argument("--sets", default="held_out,training", help="comma-separated sets (default held_out,training)")
+    parser.add_argument("--out", type=Path, default=OUT, help=f"where the figures go (default {OUT.name} beside this file)")
+    parser.add_argument("--quiet", action="store_true", help="no line per photo")
+    args = parser.parse_args(argv)
+    sets = tuple(name.strip() for name in args.sets.split(",") if name.strip())
+    unknown = [name for name in sets if name not in SEEDS]
+    if unknown or args.count < 1:
+        parser.error(
+            f"--sets: expected names from {', '.join(SEEDS)}, got {', '.join(unknown)}" if unknown else "--count: expected 1 or more"
+        )
+    start = time.perf_counter()
+    figures = measure(args.count, sets, out_size=args.size, progress=None if args.quiet else print)
+    for line in markdown(figures):
+        print(line)
+    for name, f in figures.items():
+        print(f"{name}: type confusions (truth->read) {f['type_confusions']}")
+    print(f"{time.perf_counter() - start:.0f} s in all")
+    args.out.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
