@@ -19,6 +19,7 @@ from scoring.alhambra.palace import CATALOGUE, FOUNTAIN_TILE, OPPOSITE, SIDES, T
 TILE_AT_CENTRE = 0.5  # a cell with a located centre holds a tile unless the classifier finds no tile likelier (a loose die, a card)
 TILE_OFF_CENTRE = 0.15  # an empty neighbour cell holds a tile only when P(no tile) is under this
 JOINED = 0.85  # a palace's tiles all join up: below this share in one group, what was read is not a palace
+NO_FOUNTAIN = 0.05  # below this P(fountain) at the likeliest cell, no fountain was seen
 
 
 @dataclass(frozen=True)
@@ -267,6 +268,25 @@ def check_joined(photo: Photo, tiles: UprightTiles) -> None:
         raise BoardNotFoundError(
             f"{photo.name}: not an Alhambra palace: of {count} squares read as tiles only {joined} join up "
             f"(a palace's tiles all touch); {HINT}",
+            remedy=Remedy.SET_CORNERS,
+        )
+
+
+def check_fountain(photo: Photo, tiles: UprightTiles, fountain: tuple[int, int]) -> None:
+    """Refuse a reading without a fountain, or with nothing but the fountain (nothing of a palace to score).
+
+    Raises:
+        BoardNotFoundError: no cell looks like the fountain, or no building tile was read.
+    """
+    count = len(tiles.evidence)
+    if float(tiles.evidence[fountain].kind[KINDS.index("fountain")]) < NO_FOUNTAIN:
+        raise BoardNotFoundError(
+            f"{photo.name}: not an Alhambra palace: no fountain among the {count} squares read as tiles; {HINT}",
+            remedy=Remedy.SET_CORNERS,
+        )
+    if count == 1:
+        raise BoardNotFoundError(
+            f"{photo.name}: not an Alhambra palace: only a fountain-like square, no building tile around it; {HINT}",
             remedy=Remedy.SET_CORNERS,
         )
 

@@ -33,6 +33,7 @@ from scanner.alhambra.decode import (
     TileEvidence,
     UprightTiles,
     assemble_palace,
+    check_fountain,
     check_joined,
     decode_palace,
     palace_corners,
@@ -212,6 +213,7 @@ class AlhambraReader:
             tiles = turn_upright(photo, region, is_tile, predictions, crops.crops)
             check_joined(photo, tiles)
             fountain, chosen = decode_palace(tiles.evidence)
+            check_fountain(photo, tiles, fountain)
             if trace is not None:
                 trace.update(
                     lattice=lattice,

@@ -121,3 +121,25 @@ def test_a_palace_whose_tiles_do_not_join_up_is_refused():
         check_joined(Photo.from_array(np.zeros((8, 8, 3), np.uint8), "loose.jpg"), Tiles())  # type: ignore[arg-type]
     Tiles.evidence = {(x, 0): None for x in range(7)} | {(9, 9): None}  # one stray square beside seven joined: read, flagged later
     check_joined(Photo.from_array(np.zeros((8, 8, 3), np.uint8), "stray.jpg"), Tiles())  # type: ignore[arg-type]
+
+
+def test_a_reading_without_a_fountain_or_with_only_one_is_refused():
+    from scanner.alhambra.decode import TileEvidence, check_fountain
+    from scanner.alhambra.reader import KINDS
+
+    def read_as(kind: str) -> TileEvidence:
+        p = np.full(len(KINDS), 0.01)
+        p[KINDS.index(kind)] = 1.0
+        return TileEvidence(p / p.sum(), np.zeros(4), np.full(12, 1 / 12))
+
+    class Tiles:  # what the check reads: each cell's evidence
+        evidence = {(0, 0): read_as("tower"), (1, 0): read_as("garden")}
+
+    photo = Photo.from_array(np.zeros((8, 8, 3), np.uint8), "dice.jpg")
+    with pytest.raises(BoardNotFoundError, match="no fountain among the 2 squares read as tiles"):
+        check_fountain(photo, Tiles(), (0, 0))  # type: ignore[arg-type]
+    Tiles.evidence = {(0, 0): read_as("fountain")}
+    with pytest.raises(BoardNotFoundError, match="only a fountain-like square"):
+        check_fountain(photo, Tiles(), (0, 0))  # type: ignore[arg-type]
+    Tiles.evidence = {(0, 0): read_as("fountain"), (1, 0): read_as("garden")}
+    check_fountain(photo, Tiles(), (0, 0))  # type: ignore[arg-type]
