@@ -266,7 +266,7 @@ def check_joined(photo: Photo, tiles: UprightTiles) -> None:
     joined = largest_group(set(tiles.evidence))
     if joined < JOINED * count:
         raise BoardNotFoundError(
-            f"{photo.name}: not an Alhambra palace: of {count} squares read as tiles only {joined} join up "
+            f"{photo.name}: no Alhambra palace read: of {count} squares read as tiles only {joined} join up "
             f"(a palace's tiles all touch); {HINT}",
             remedy=Remedy.SET_CORNERS,
         )
@@ -281,12 +281,12 @@ def check_fountain(photo: Photo, tiles: UprightTiles, fountain: tuple[int, int])
     count = len(tiles.evidence)
     if float(tiles.evidence[fountain].kind[KINDS.index("fountain")]) < NO_FOUNTAIN:
         raise BoardNotFoundError(
-            f"{photo.name}: not an Alhambra palace: no fountain among the {count} squares read as tiles; {HINT}",
+            f"{photo.name}: no Alhambra palace read: no fountain among the {count} squares read as tiles; {HINT}",
             remedy=Remedy.SET_CORNERS,
         )
     if count == 1:
         raise BoardNotFoundError(
-            f"{photo.name}: not an Alhambra palace: only a fountain-like square, no building tile around it; {HINT}",
+            f"{photo.name}: no Alhambra palace read: only a fountain-like square, no building tile around it; {HINT}",
             remedy=Remedy.SET_CORNERS,
         )
 

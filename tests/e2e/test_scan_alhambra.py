@@ -107,7 +107,7 @@ def test_a_sagrada_window_scanned_as_a_palace_exits_2_saying_what_was_seen(photo
     assert result.exit_code == 2, result.output
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and photo in lines[0], result.stderr
-    assert any(words in lines[0] for words in ("not an Alhambra palace", "tiles", "one palace at a time")), lines[0]
+    assert any(words in lines[0] for words in ("no Alhambra palace read", "tiles", "one palace at a time")), lines[0]
     assert result.stdout == ""
 
 
@@ -117,7 +117,7 @@ def test_a_palace_whose_tiles_do_not_join_up_is_refused():
     class Tiles:  # the only thing the check reads: the cells holding tiles
         evidence = {(0, 0): None, (1, 0): None, (0, 1): None, (5, 5): None, (7, 2): None}
 
-    with pytest.raises(BoardNotFoundError, match=r"not an Alhambra palace: of 5 squares read as tiles only 3 join up"):
+    with pytest.raises(BoardNotFoundError, match=r"no Alhambra palace read: of 5 squares read as tiles only 3 join up"):
         check_joined(Photo.from_array(np.zeros((8, 8, 3), np.uint8), "loose.jpg"), Tiles())  # type: ignore[arg-type]
     Tiles.evidence = {(x, 0): None for x in range(7)} | {(9, 9): None}  # one stray square beside seven joined: read, flagged later
     check_joined(Photo.from_array(np.zeros((8, 8, 3), np.uint8), "stray.jpg"), Tiles())  # type: ignore[arg-type]
