@@ -18,6 +18,8 @@ from scoring.alhambra.palace import CATALOGUE, FOUNTAIN_TILE, OPPOSITE, SIDES, T
 
 TILE_AT_CENTRE = 0.5  # a cell with a located centre holds a tile unless the classifier finds no tile likelier (a loose die, a card)
 TILE_OFF_CENTRE = 0.15  # an empty neighbour cell holds a tile only when P(no tile) is under this
+JOINED = 0.85  # a palace's tiles all join up: below this share in one group, what was read is not a palace
+NO_FOUNTAIN = 0.05  # below this P(fountain) at the likeliest cell, no fountain was seen
 
 
 @dataclass(frozen=True)
@@ -230,6 +232,63 @@ def turn_upright(
         lattice_of[world] = cells[i]
         crop_of[world] = np.rot90(crops[i], -k)
     return UprightTiles(k, evidence, lattice_of, crop_of)
+
+
+def largest_group(cells: set[tuple[int, int]]) -> int:
+    """The size of the largest group of cells joined side to side.
+
+    >>> largest_group({(0, 0), (1, 0), (1, 1), (5, 5)})
+    3
+    """
+    left, best = set(cells), 0
+    while left:
+        todo = [left.pop()]
+        size = 1
+        while todo:
+            cell = todo.pop()
+            for side in SIDES:
+                other = neighbour(cell, side)
+                if other in left:
+                    left.discard(other)
+                    todo.append(other)
+                    size += 1
+        best = max(best, size)
+    return best
+
+
+def check_joined(photo: Photo, tiles: UprightTiles) -> None:
+    """Refuse a reading whose tiles do not join up into one palace (another game's board, loose tiles, clutter).
+
+    Raises:
+        BoardNotFoundError: fewer than ``JOINED`` of the tiles read form one group.
+    """
+    count = len(tiles.evidence)
+    joined = largest_group(set(tiles.evidence))
+    if joined < JOINED * count:
+        raise BoardNotFoundError(
+            f"{photo.name}: no Alhambra palace read: of {count} squares read as tiles only {joined} join up "
+            f"(a palace's tiles all touch); {HINT}",
+            remedy=Remedy.SET_CORNERS,
+        )
+
+
+def check_fountain(photo: Photo, tiles: UprightTiles, fountain: tuple[int, int]) -> None:
+    """Refuse a reading without a fountain, or with nothing but the fountain (nothing of a palace to score).
+
+    Raises:
+        BoardNotFoundError: no cell looks like the fountain, or no building tile was read.
+    """
+    count = len(tiles.evidence)
+    if float(tiles.evidence[fountain].kind[KINDS.index("fountain")]) < NO_FOUNTAIN:
+        raise BoardNotFoundError(
+            f"{photo.name}: no Alhambra palace read: no fountain among the {count} squares read as tiles; {HINT}",
+            remedy=Remedy.SET_CORNERS,
+        )
+    if count == 1:
+        raise BoardNotFoundError(
+            f"{photo.name}: no Alhambra palace read: only a fountain-like square, no building tile around it; {HINT}",
+            remedy=Remedy.SET_CORNERS,
+        )
 
 
 def assemble_palace(

@@ -33,6 +33,8 @@ from scanner.alhambra.decode import (
     TileEvidence,
     UprightTiles,
     assemble_palace,
+    check_fountain,
+    check_joined,
     decode_palace,
     palace_corners,
     tile_log_scores,
@@ -209,7 +211,9 @@ class AlhambraReader:
         with timings.stage("rules"):
             is_tile = tiles_present(photo, region, predictions.kind)
             tiles = turn_upright(photo, region, is_tile, predictions, crops.crops)
+            check_joined(photo, tiles)
             fountain, chosen = decode_palace(tiles.evidence)
+            check_fountain(photo, tiles, fountain)
             if trace is not None:
                 trace.update(
                     lattice=lattice,

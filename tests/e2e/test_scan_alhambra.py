@@ -99,3 +99,47 @@ def test_two_palaces_in_view_are_refused(scanner):
     both = np.ascontiguousarray(np.concatenate([left, right], axis=1))
     with pytest.raises(BoardNotFoundError, match="one palace at a time"):
         scanner.scan(Photo.from_array(both, "two.jpg"), "alhambra")
+
+
+@pytest.mark.parametrize("photo", sorted(p.name for p in SAMPLES.glob("sagrada_*.jpg")))
+def test_a_sagrada_window_scanned_as_a_palace_exits_2_saying_what_was_seen(photo):
+    result = CliRunner().invoke(cli, ["scan", str(SAMPLES / photo), "--game", "alhambra", "--score"])
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and photo in lines[0], result.stderr
+    assert any(words in lines[0] for words in ("no Alhambra palace read", "tiles", "one palace at a time")), lines[0]
+    assert result.stdout == ""
+
+
+def test_a_palace_whose_tiles_do_not_join_up_is_refused():
+    from scanner.alhambra.decode import check_joined
+
+    class Tiles:  # the only thing the check reads: the cells holding tiles
+        evidence = {(0, 0): None, (1, 0): None, (0, 1): None, (5, 5): None, (7, 2): None}
+
+    with pytest.raises(BoardNotFoundError, match=r"no Alhambra palace read: of 5 squares read as tiles only 3 join up"):
+        check_joined(Photo.from_array(np.zeros((8, 8, 3), np.uint8), "loose.jpg"), Tiles())  # type: ignore[arg-type]
+    Tiles.evidence = {(x, 0): None for x in range(7)} | {(9, 9): None}  # one stray square beside seven joined: read, flagged later
+    check_joined(Photo.from_array(np.zeros((8, 8, 3), np.uint8), "stray.jpg"), Tiles())  # type: ignore[arg-type]
+
+
+def test_a_reading_without_a_fountain_or_with_only_one_is_refused():
+    from scanner.alhambra.decode import TileEvidence, check_fountain
+    from scanner.alhambra.reader import KINDS
+
+    def read_as(kind: str) -> TileEvidence:
+        p = np.full(len(KINDS), 0.01)
+        p[KINDS.index(kind)] = 1.0
+        return TileEvidence(p / p.sum(), np.zeros(4), np.full(12, 1 / 12))
+
+    class Tiles:  # what the check reads: each cell's evidence
+        evidence = {(0, 0): read_as("tower"), (1, 0): read_as("garden")}
+
+    photo = Photo.from_array(np.zeros((8, 8, 3), np.uint8), "dice.jpg")
+    with pytest.raises(BoardNotFoundError, match="no fountain among the 2 squares read as tiles"):
+        check_fountain(photo, Tiles(), (0, 0))  # type: ignore[arg-type]
+    Tiles.evidence = {(0, 0): read_as("fountain")}
+    with pytest.raises(BoardNotFoundError, match="only a fountain-like square"):
+        check_fountain(photo, Tiles(), (0, 0))  # type: ignore[arg-type]
+    Tiles.evidence = {(0, 0): read_as("fountain"), (1, 0): read_as("garden")}
+    check_fountain(photo, Tiles(), (0, 0))  # type: ignore[arg-type]
