@@ -35,6 +35,7 @@ def test_correcting_a_misplaced_grid_asks_for_the_corners_first(client, db_path)
     answer = client.put(url, json={"cells": rest}).json()
     assert answer["corners_first"]["player"] == player
     assert "drag its four corners" in answer["corners_first"]["message"]
+    assert answer["notice"] == answer["corners_first"]["message"]  # what the page shows above the boards
     # and adapting leaves that photo out, saying so
     from tablescan.adapt import misplaced_photos
 

@@ -42,6 +42,7 @@ async def api_cells(request: Request) -> Response:
     view = game_view(store, game_id)
     if advice is not None:  # a grid that reads as misplaced: the corners come before more cell corrections
         view["corners_first"] = {"player": player_id, "message": advice}
+        view["notice"] = advice  # the page shows it above the boards
     return JSONResponse(view)
 
 
