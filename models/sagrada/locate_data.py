@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import math
 from multiprocessing import get_context
+from pathlib import Path
 
 import cv2
 import numpy as np
 
+from models.sagrada.make_dataset import code_version
 from models.sagrada.render import render
 from scanner.sagrada.lattice import COLS, LOCATE_SIZE, ROWS, grid_homography, locate_targets
 
@@ -41,6 +43,21 @@ def renders(first_seed: int, count: int, workers: int = 1) -> tuple[list[np.ndar
     else:
         parts = [_render(seed) for seed in seeds]
     return [p[0] for p in parts], np.stack([p[1] for p in parts])
+
+
+CACHE = Path("build/sagrada_locate")
+
+
+def load_or_render(first_seed: int, count: int, workers: int = 1, cache: Path = CACHE) -> tuple[list[np.ndarray], np.ndarray]:
+    """``renders``, cached in ``cache`` by seed, count and the renderer's code version."""
+    path = cache / code_version() / f"renders_{first_seed}_{count}.npz"
+    if path.is_file():
+        with np.load(path) as data:
+            return [data[f"image{i}"] for i in range(count)], data["corners"]
+    images, corners = renders(first_seed, count, workers)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, corners=corners, **{f"image{i}": image for i, image in enumerate(images)})
+    return images, corners
 
 
 def _grown_quad(corners: np.ndarray, margins: np.ndarray) -> np.ndarray:

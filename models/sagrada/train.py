@@ -25,8 +25,7 @@ from torch import nn
 
 from models import fast
 from models.fit import FitConfig, fit, seeded
-from models.sagrada import evaluate, export, make_dataset
-from models.sagrada import locate_data
+from models.sagrada import evaluate, export, locate_data, make_dataset
 from models.sagrada.nets import CellNet, FinderNet, LocateNet, RefinerNet
 from scanner.sagrada.grid import heat_targets
 
@@ -358,7 +357,7 @@ def train_locate(
 def _train_locate_process(config: SagradaTraining, workers: int) -> None:
     """Render the locator's scenes, train it and export it."""
     started = time.perf_counter()
-    images, corners = locate_data.renders(LOCATE_SEED, config.locate_renders, workers=workers)
+    images, corners = locate_data.load_or_render(LOCATE_SEED, config.locate_renders, workers=workers)
     print(f"locator: {len(images)} renders in {time.perf_counter() - started:.0f} s", flush=True)
     _threads(1)
     export.export_locate(train_locate(images, corners, config.locate, views=config.locate_views))

@@ -24,6 +24,7 @@ import numpy as np
 from scanner.errors import BoardNotFoundError, Remedy
 from scanner.geometry import PixelCentres, Shrunk, footprint, order_clockwise, padded_box, shrink_photo, shrink_then_warp
 from scanner.model import softmax
+from scanner.sagrada import lattice
 
 FINDER_PX = 128
 FINDER_STRIDE = 4
@@ -543,3 +544,94 @@ def find_grid(
         flipped_probability=float(turn_prob[(turn + 2) % 4]),
         corner_peaks=tuple(float(peak) for peak in np.roll(peaks, turn)),
     )
+
+
+# --------------------------------------------------------------------------------------------- from the content
+
+REFINE_AGREE = 0.12  # the refiner's corners replace the lattice's only when each lies within this many pitches of it
+LEAVING = 0.35  # a grid corner this many pitches beyond the photo's edge: the window is cut off
+UPRIGHT_PRIOR = 0.75  # when the refiner cannot tell the top, the photo's up is taken with this probability
+FIT_SEEN = 12  # fewer cells seen than this: the grid was only guessed from part of the window
+
+
+@dataclass(frozen=True, eq=False)
+class ContentGrid:
+    """A grid found from its cells: the location the reader uses and the lattice fit behind it."""
+
+    location: BoardLocation
+    fit: lattice.WindowFit
+    looks: int
+
+
+def _two_way_turn(turn: np.ndarray) -> tuple[float, float]:
+    """The refiner's top-left probabilities for the two orientations a 4x5 grid allows (as given, half turned), normalised."""
+    keep, flip = float(turn[0]), float(turn[2])
+    total = keep + flip
+    if total < 1e-9:
+        return 0.5, 0.5
+    return keep / total, flip / total
+
+
+def _upright_first(corners: np.ndarray) -> float:
+    """Whether the grid's top edge as given is higher in the photo than its bottom edge: 1 yes, 0 no."""
+    top, bottom = corners[:2, 1].mean(), corners[2:, 1].mean()
+    return 1.0 if top <= bottom else 0.0
+
+
+def find_grid_by_content(image_rgb: np.ndarray, locator, refiner, *, name: str = "photo") -> ContentGrid:
+    """Find the window's grid from its cells (``scanner.sagrada.lattice``), oriented by the refiner's top-left head.
+
+    One look at the whole photo, a second at the grid enlarged when it is small; the lattice fit
+    gives the corners. The refiner then reads which long side is the top and may sharpen the
+    corners, but only where it agrees with the lattice (``REFINE_AGREE``).
+
+    Raises:
+        BoardNotFoundError: no 4x5 grid of cells, or a grid cut off by the photo's edge.
+    """
+    height, width = image_rgb.shape[:2]
+    seen = lattice.locate_centres(locator, image_rgb)
+    fit = lattice.fit_window(seen)
+    looks = 1
+    if fit is None:
+        spots = len(seen.points)
+        what = "nothing cell-like" if spots == 0 else f"{spots} cell-like spot{'s' if spots != 1 else ''}, not in a 4x5 grid"
+        raise BoardNotFoundError(f"{name}: no Sagrada window found ({what}); {RETRY_HINT}", remedy=Remedy.SET_CORNERS)
+    box = lattice.zoom_box(fit.corners, (width, height))
+    box_area = (box[2] - box[0]) * (box[3] - box[1])
+    if lattice.pitch_out(fit.corners, seen) < lattice.ZOOM_PITCH_OUT and box_area < 0.7 * width * height:
+        closer = lattice.locate_centres(locator, image_rgb, box)
+        again = lattice.fit_window(closer)
+        looks = 2
+        if again is not None and again.seen >= fit.seen - 1:
+            fit = again
+    pitch = float(np.mean(_sides(fit.corners))) / ((lattice.COLS + lattice.ROWS) / 2)
+    beyond = np.maximum.reduce([-fit.corners[:, 0], fit.corners[:, 0] - width, -fit.corners[:, 1], fit.corners[:, 1] - height])
+    if (beyond > LEAVING * pitch).any():
+        raise BoardNotFoundError(
+            f"{name}: the window is cut off by the photo's edge ({int((beyond > LEAVING * pitch).sum())} grid corner(s) outside); "
+            f"step back so the whole board is in frame, or {Remedy.SET_CORNERS.words}",
+            remedy=Remedy.SET_CORNERS,
+        )
+    step = refine_views(image_rgb, fit.corners, refiner)
+    keep, flip = _two_way_turn(step.turn)
+    if abs(keep - flip) < 0.2:  # the refiner cannot tell (no strip or name seen): the photo's own up, half-heartedly
+        keep = UPRIGHT_PRIOR if _upright_first(fit.corners) else 1.0 - UPRIGHT_PRIOR
+        flip = 1.0 - keep
+    corners = fit.corners
+    moved = np.linalg.norm(step.corners - corners, axis=1).max() / max(pitch, 1e-9)
+    if moved < REFINE_AGREE:
+        corners = step.corners
+    support = fit.corner_support()
+    if flip > keep:
+        corners = np.roll(corners, 2, axis=0)
+        support = support[2:] + support[:2]
+        keep, flip = flip, keep
+    location = BoardLocation(
+        corners=corners,
+        mask_confidence=float(min(1.0, max(0.0, fit.mask))),
+        corner_confidence=float(min(support)),
+        orientation_confidence=float(keep),
+        flipped_probability=float(flip),
+        corner_peaks=tuple(float(s) for s in support),
+    )
+    return ContentGrid(location, fit, looks)

@@ -30,6 +30,7 @@ TARGET_SIGMA = 0.12  # the centre targets' spread, in cell pitches
 ZOOM_PITCH_OUT = 8.0  # the second look enlarges the grid so a cell spans about this many output px
 MIN_CELLS = 8  # fewer linked centres than this is not a window's grid
 INLIER = 0.3  # a centre within this many pitches of a lattice point is on it
+MAX_RESIDUAL = 0.15  # the most the centres' median distance from their lattice points may be (pitches): chance spots give ~0.2
 
 
 # --------------------------------------------------------------------------------------------- input
@@ -244,6 +245,27 @@ def _basis(points: np.ndarray) -> tuple[float, float]:
     return step, math.atan2(np.sin(4 * a).mean(), np.cos(4 * a).mean()) / 4
 
 
+def _local_basis(points: np.ndarray, start: int, step: float) -> tuple[np.ndarray, np.ndarray]:
+    """The lattice's two steps at ``start``: to its nearest centre, and to the nearest one roughly across that (perspective and tilt
+    make the two steps differ in length and meet away from 90 degrees)."""
+    offsets = points - points[start]
+    lengths = np.linalg.norm(offsets, axis=1)
+    lengths[start] = np.inf
+    order = np.argsort(lengths)
+    u = offsets[order[0]]
+    if not np.isfinite(lengths[order[0]]) or lengths[order[0]] > 2.5 * step:
+        return np.array([step, 0.0]), np.array([0.0, step])
+    for j in order[1:6]:
+        if not np.isfinite(lengths[j]) or lengths[j] > 2.5 * lengths[order[0]]:
+            break
+        if abs(offsets[j] @ u) / (lengths[j] * lengths[order[0]]) < 0.5:
+            v = offsets[j]
+            if u[0] * v[1] - u[1] * v[0] < 0:
+                v = -v
+            return u, v
+    return u, np.array([-u[1], u[0]])
+
+
 def _link(points: np.ndarray, start: int, u: np.ndarray, v: np.ndarray) -> dict[int, tuple[int, int]]:
     """Grow lattice coordinates from ``start`` by stepping to the centre nearest each predicted neighbour (the step follows perspective)."""
     coords: dict[int, tuple[int, int]] = {start: (0, 0)}
@@ -258,15 +280,20 @@ def _link(points: np.ndarray, start: int, u: np.ndarray, v: np.ndarray) -> dict[
             cell = (ci[0] + di, ci[1] + dj)
             if cell in taken:
                 continue
-            gaps = np.linalg.norm(points - (points[i] + offset), axis=1)
-            j = int(np.argmin(gaps))
-            if j in coords or gaps[j] > 0.35 * np.linalg.norm(offset):
-                continue
-            coords[j] = cell
-            taken.add(cell)
-            seen = points[j] - points[i]
-            basis[j] = (seen * di, bv) if di else (bu, seen * dj)
-            queue.append(j)
+            for reach in (1, 2):  # one cell further when the neighbour's centre was not seen (an empty cell, a missed die)
+                far_cell = (ci[0] + di * reach, ci[1] + dj * reach)
+                if far_cell in taken:
+                    break
+                gaps = np.linalg.norm(points - (points[i] + reach * offset), axis=1)
+                j = int(np.argmin(gaps))
+                if j in coords or gaps[j] > 0.35 * np.linalg.norm(offset):
+                    continue
+                coords[j] = far_cell
+                taken.add(far_cell)
+                seen = (points[j] - points[i]) / reach
+                basis[j] = (seen * di, bv) if di else (bu, seen * dj)
+                queue.append(j)
+                break
     return coords
 
 
@@ -313,9 +340,12 @@ def fit_lattice(points: np.ndarray, heights: np.ndarray) -> tuple[np.ndarray, di
     centrality = np.linalg.norm(points - np.median(points, axis=0), axis=1) - 0.3 * step * heights
     best: dict[int, tuple[int, int]] = {}
     for start in np.argsort(centrality)[:5]:
-        coords = _link(points, int(start), u, v)
-        if len(coords) > len(best):
-            best = coords
+        for bu, bv in (_local_basis(points, int(start), step), (u, v)):
+            coords = _link(points, int(start), bu, bv)
+            if len(coords) > len(best):
+                best = coords
+            if len(best) >= 0.9 * len(points):
+                break
         if len(best) >= 0.9 * len(points):
             break
     if len(best) < MIN_CELLS:
@@ -336,6 +366,41 @@ def fit_lattice(points: np.ndarray, heights: np.ndarray) -> tuple[np.ndarray, di
     if grid is None or len(coords) < MIN_CELLS:
         return None
     return grid, coords
+
+
+def _simplest(src: np.ndarray, dst: np.ndarray, homography: np.ndarray) -> np.ndarray:
+    """The least-squares affine map instead of ``homography`` unless the homography fits clearly better.
+
+    Two perspective terms fitted to noise move the extrapolated outer corners most; a grid seen
+    straight on is affine, and one seen at a tilt shows it in the residuals.
+    """
+    design = np.column_stack([src, np.ones(len(src))])
+    coef, *_ = np.linalg.lstsq(design, dst, rcond=None)
+    affine = np.vstack([coef.T, [0, 0, 1]])
+    err_a = np.linalg.norm(design @ coef - dst, axis=1)
+    err_h = np.linalg.norm(cv2.perspectiveTransform(src.reshape(-1, 1, 2), homography).reshape(-1, 2) - dst, axis=1)
+    dof = max(1, len(src) - 4)
+    return homography if float((err_h**2).sum()) < 0.7 * float((err_a**2).sum()) * (dof - 2) / dof else affine
+
+
+def _refit(grid: np.ndarray, coords: dict[int, tuple[int, int]], inside: list[int], points: np.ndarray) -> np.ndarray:
+    """Least squares through the centres inside the chosen extent only (those beyond it would pull it), off-lattice ones left out."""
+    for _ in range(2):
+        src = np.array([coords[j] for j in inside], np.float64)
+        dst = points[inside]
+        if len(inside) < MIN_CELLS or len(set(src[:, 0])) < 3 or len(set(src[:, 1])) < 3:
+            return grid
+        h, _ = cv2.findHomography(src, dst, 0)
+        if h is None or abs(h[2, 2]) < 1e-12 or abs(np.linalg.det(h)) < 1e-12:
+            return grid
+        grid = _simplest(src, dst, h / h[2, 2])
+        lattice = cv2.perspectiveTransform(dst.reshape(-1, 1, 2), np.linalg.inv(grid)).reshape(-1, 2)
+        residual = np.linalg.norm(lattice - src, axis=1)
+        keep = [j for j, r in zip(inside, residual) if r < 0.2]
+        if len(keep) == len(inside):
+            break
+        inside = keep
+    return grid
 
 
 def _windows(coords: dict[int, tuple[int, int]]) -> list[tuple[int, int, int, int]]:
@@ -363,21 +428,35 @@ def fit_window(centres: Centres, image_size: tuple[int, int] | None = None) -> W
         return None
     grid, coords = fitted
     heights = centres.heights
+    cells = np.array(list(coords.values()), np.int64)
+    lo = cells.min(axis=0)
+    span = cells.max(axis=0) - lo + 1
+    board = np.zeros((span[1] + 2 * COLS, span[0] + 2 * COLS))  # heights on the lattice, padded by a window's size
+    for j, (x, y) in coords.items():
+        board[y - lo[1] + COLS, x - lo[0] + COLS] += heights[j]
+    summed = np.pad(board.cumsum(0).cumsum(1), ((1, 0), (1, 0)))
+    options = []
+    for width, height in ((COLS, ROWS), (ROWS, COLS)):
+        totals = summed[height:, width:] - summed[:-height, width:] - summed[height:, :-width] + summed[:-height, :-width]
+        for yy, xx in zip(*np.nonzero(totals >= totals.max() - 0.5)):
+            options.append((float(totals[yy, xx]), int(xx) + int(lo[0]) - COLS, int(yy) + int(lo[1]) - COLS, width, height))
+    top = max(option[0] for option in options)
     best_key, best = -math.inf, None
-    for x0, y0, width, height in _windows(coords):
-        inside = [j for j, (x, y) in coords.items() if x0 <= x < x0 + width and y0 <= y < y0 + height]
-        if not inside:
+    for total, x0, y0, width, height in options:
+        if total < top - 0.5:
             continue
         xs, ys = np.meshgrid(np.arange(x0, x0 + width), np.arange(y0, y0 + height))
         lattice_pts = np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float64)
         photo_pts = cv2.perspectiveTransform(lattice_pts.reshape(-1, 1, 2), grid).reshape(-1, 2)
         cover = float(centres.mask_at(photo_pts).mean())
-        key = float(heights[inside].sum()) + 2.0 * cover
+        key = total + 2.0 * cover
         if key > best_key:
+            inside = [j for j, (x, y) in coords.items() if x0 <= x < x0 + width and y0 <= y < y0 + height]
             best_key, best = key, (x0, y0, width, height, inside, cover)
-    if best is None:
+    if best is None or not best[4]:
         return None
     x0, y0, width, height, inside, cover = best
+    grid = _refit(grid, coords, inside, centres.points)
     # grid units (x along the 5 columns, y down the 4 rows) -> lattice coords
     if width == COLS:
         to_lattice = np.array([[1, 0, x0 - 0.5], [0, 1, y0 - 0.5], [0, 0, 1]], np.float64)
@@ -398,15 +477,21 @@ def fit_window(centres: Centres, image_size: tuple[int, int] | None = None) -> W
         if 0 <= r < ROWS and 0 <= c < COLS:
             seen_flags[r * COLS + c] = True
             residuals.append(math.hypot(gx - (c + 0.5), gy - (r + 0.5)))
+    residual = float(np.median(residuals)) if residuals else 1.0
+    if sum(seen_flags) < MIN_CELLS or residual > MAX_RESIDUAL:  # scattered spots link by chance, but not this closely
+        return None
     # centres near the grid (within half a cell of it) that are not on its lattice: something else is in there
     near = cv2.perspectiveTransform(centres.points.reshape(-1, 1, 2), lattice_inv).reshape(-1, 2)
     within = (near[:, 0] > -0.5) & (near[:, 0] < COLS + 0.5) & (near[:, 1] > -0.5) & (near[:, 1] < ROWS + 0.5)
     strays = int(sum(1 for j in np.nonzero(within)[0] if int(j) not in coords))
-    outside = sum(1 for j in coords if j not in inside and within[j])
+    if strays > max(4, sum(seen_flags) // 2):  # more spots off the lattice than a few marks: no grid of cells
+        return None
+    beside = (near[:, 0] > -1.0) & (near[:, 0] < COLS + 1.0) & (near[:, 1] > -1.0) & (near[:, 1] < ROWS + 1.0)
+    outside = sum(1 for j in coords if j not in inside and beside[j])  # a row or column of cells next to the grid
     return WindowFit(
         corners=corners,
         seen=int(sum(seen_flags)),
-        residual=float(np.median(residuals)) if residuals else 1.0,
+        residual=residual,
         strays=strays,
         outside=int(outside),
         mask=cover,
