@@ -1,6 +1,7 @@
 """Training views for the Sagrada cell-centre locator (``models/sagrada_locate``).
 
-Renders are made once (``renders``) and every training example is a fresh random *view* of one
+Renders of the training board styles (``models.sagrada.styles.TRAINING_STYLES``, never the held-out
+one) are made once (``renders``) and every training example is a fresh random *view* of one
 (``random_view``): the whole photo, a crop around the grid at any angle and off-centre, or the
 photo cut to the grid (rectified or not, as apps save it), each letterboxed exactly as the
 scanner letterboxes a photo (``scanner.sagrada.lattice.locate_input``). On top: the frame and table
@@ -14,12 +15,14 @@ from __future__ import annotations
 import math
 from multiprocessing import get_context
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
 from models.sagrada.make_dataset import code_version
 from models.sagrada.render import render
+from models.sagrada.styles import TRAINING_STYLES
 from scanner.sagrada.lattice import COLS, LOCATE_SIZE, ROWS, grid_homography, locate_targets
 
 RENDER_SIZES = ((1024, 768), (768, 1024), (960, 720), (800, 800))
@@ -30,7 +33,8 @@ def _render(seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng([seed, 11])
     size = RENDER_SIZES[int(rng.integers(len(RENDER_SIZES)))]
     fill = float(rng.uniform(0.3, 0.95)) if rng.random() < 0.7 else None
-    sample = render(seed, out_size=size, px_per_mm=4.0, fill=fill)
+    style = TRAINING_STYLES[int(rng.integers(len(TRAINING_STYLES)))]  # never the held-out style
+    sample = render(seed, out_size=size, px_per_mm=4.0, fill=fill, style=style, overlay=bool(rng.random() < 0.15))
     return sample.image_rgb, np.array(sample.label["render"]["corners"], np.float64)
 
 
@@ -56,7 +60,8 @@ def load_or_render(first_seed: int, count: int, workers: int = 1, cache: Path = 
             return [data[f"image{i}"] for i in range(count)], data["corners"]
     images, corners = renders(first_seed, count, workers)
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, corners=corners, **{f"image{i}": image for i, image in enumerate(images)})
+    arrays: dict[str, Any] = {f"image{i}": image for i, image in enumerate(images)}
+    np.savez(path, corners=corners, **arrays)
     return images, corners
 
 
@@ -80,8 +85,8 @@ def _view_homography(image_shape: tuple[int, ...], corners: np.ndarray, rng: np.
         px = float(rng.uniform(24, 90))
         size = (max(32, int(w_cells * px)), max(32, int(h_cells * px)))
         if rng.random() < 0.3:  # not rectified: the photo's own perspective, just cropped tight
-            x, y, w, h = cv2.boundingRect(quad.astype(np.float32))
-            return np.array([[1, 0, -x], [0, 1, -y], [0, 0, 1]], np.float64), (max(16, w), max(16, h))
+            x, y, box_w, box_h = cv2.boundingRect(quad.astype(np.float32))
+            return np.array([[1, 0, -x], [0, 1, -y], [0, 0, 1]], np.float64), (max(16, box_w), max(16, box_h))
         turn = int(rng.integers(4)) if rng.random() < 0.4 else 0
         if turn % 2:
             size = (size[1], size[0])
