@@ -12,6 +12,7 @@ and marks drawn over the photo (another app's guides), and colour swaps. The tar
 
 from __future__ import annotations
 
+import functools
 import math
 from multiprocessing import get_context
 from pathlib import Path
@@ -28,37 +29,45 @@ from scanner.sagrada.lattice import COLS, LOCATE_SIZE, ROWS, grid_homography, lo
 RENDER_SIZES = ((1024, 768), (768, 1024), (960, 720), (800, 800))
 
 
-def _render(seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _render(seed: int, styled: bool = True) -> tuple[np.ndarray, np.ndarray]:
     cv2.setNumThreads(1)
     rng = np.random.default_rng([seed, 11])
     size = RENDER_SIZES[int(rng.integers(len(RENDER_SIZES)))]
     fill = float(rng.uniform(0.3, 0.95)) if rng.random() < 0.7 else None
+    if not styled:  # our own board only
+        sample = render(seed, out_size=size, px_per_mm=4.0, fill=fill)
+        return sample.image_rgb, np.array(sample.label["render"]["corners"], np.float64)
     style = TRAINING_STYLES[int(rng.integers(len(TRAINING_STYLES)))]  # never the held-out style
     sample = render(seed, out_size=size, px_per_mm=4.0, fill=fill, style=style, overlay=bool(rng.random() < 0.15))
     return sample.image_rgb, np.array(sample.label["render"]["corners"], np.float64)
 
 
-def renders(first_seed: int, count: int, workers: int = 1) -> tuple[list[np.ndarray], np.ndarray]:
-    """Render ``count`` photos from ``first_seed`` on; returns the images and their grid corners (N, 4, 2)."""
+def renders(first_seed: int, count: int, workers: int = 1, *, styled: bool = True) -> tuple[list[np.ndarray], np.ndarray]:
+    """Render ``count`` photos from ``first_seed`` on (of the training styles, or only ours when not ``styled``).
+
+    Returns the images and their grid corners (N, 4, 2).
+    """
     seeds = list(range(first_seed, first_seed + count))
     if workers > 1:
         with get_context("fork").Pool(workers) as pool:
-            parts = pool.map(_render, seeds, chunksize=4)
+            parts = pool.map(functools.partial(_render, styled=styled), seeds, chunksize=4)
     else:
-        parts = [_render(seed) for seed in seeds]
+        parts = [_render(seed, styled) for seed in seeds]
     return [p[0] for p in parts], np.stack([p[1] for p in parts])
 
 
 CACHE = Path("build/sagrada_locate")
 
 
-def load_or_render(first_seed: int, count: int, workers: int = 1, cache: Path = CACHE) -> tuple[list[np.ndarray], np.ndarray]:
-    """``renders``, cached in ``cache`` by seed, count and the renderer's code version."""
-    path = cache / code_version() / f"renders_{first_seed}_{count}.npz"
+def load_or_render(
+    first_seed: int, count: int, workers: int = 1, cache: Path = CACHE, *, styled: bool = True
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """``renders``, cached in ``cache`` by seed, count, styles and the renderer's code version."""
+    path = cache / code_version() / f"{'renders' if styled else 'classic'}_{first_seed}_{count}.npz"
     if path.is_file():
         with np.load(path) as data:
             return [data[f"image{i}"] for i in range(count)], data["corners"]
-    images, corners = renders(first_seed, count, workers)
+    images, corners = renders(first_seed, count, workers, styled=styled)
     path.parent.mkdir(parents=True, exist_ok=True)
     arrays: dict[str, Any] = {f"image{i}": image for i, image in enumerate(images)}
     np.savez(path, corners=corners, **arrays)

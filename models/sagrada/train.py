@@ -53,6 +53,7 @@ class SagradaTraining:
     locate: FitConfig = FitConfig("locate", epochs=20, batch=16, lr=3e-3, peak_lr=3e-3, seed=SEED + 4)
     locate_renders: int = 480  # seeds LOCATE_SEED+
     locate_views: int = 960  # views per epoch
+    locate_styled: bool = True  # renders of every training board style (models.sagrada.styles), not only ours
 
     def __post_init__(self) -> None:
         for field in ("train_photos", "val_photos", "fine_tune_synthetic", "fine_tune_real_repeat", "locate_renders", "locate_views"):
@@ -357,7 +358,7 @@ def train_locate(
 def _train_locate_process(config: SagradaTraining, workers: int) -> None:
     """Render the locator's scenes, train it and export it."""
     started = time.perf_counter()
-    images, corners = locate_data.load_or_render(LOCATE_SEED, config.locate_renders, workers=workers)
+    images, corners = locate_data.load_or_render(LOCATE_SEED, config.locate_renders, workers=workers, styled=config.locate_styled)
     print(f"locator: {len(images)} renders in {time.perf_counter() - started:.0f} s", flush=True)
     _threads(1)
     export.export_locate(train_locate(images, corners, config.locate, views=config.locate_views))

@@ -551,7 +551,7 @@ def find_grid(
 REFINE_AGREE = 0.12  # the refiner's corners replace the lattice's only when each lies within this many pitches of it
 LEAVING = 0.35  # a grid corner this many pitches beyond the photo's edge: the window is cut off
 UPRIGHT_PRIOR = 0.75  # when the refiner cannot tell the top, the photo's up is taken with this probability
-FIT_SEEN = 12  # fewer cells seen than this: the grid was only guessed from part of the window
+MIN_SEEN = 10  # fewer cells seen than this: no window (a window shows its 20 cells, dice or prints; a few may be missed)
 
 
 @dataclass(frozen=True, eq=False)
@@ -590,7 +590,7 @@ def find_grid_by_content(image_rgb: np.ndarray, locator, refiner, *, name: str =
     """
     height, width = image_rgb.shape[:2]
     seen = lattice.locate_centres(locator, image_rgb)
-    fit = lattice.fit_window(seen)
+    fit = lattice.fit_window(seen, (width, height))
     looks = 1
     if fit is None:
         spots = len(seen.points)
@@ -600,10 +600,17 @@ def find_grid_by_content(image_rgb: np.ndarray, locator, refiner, *, name: str =
     box_area = (box[2] - box[0]) * (box[3] - box[1])
     if lattice.pitch_out(fit.corners, seen) < lattice.ZOOM_PITCH_OUT and box_area < 0.7 * width * height:
         closer = lattice.locate_centres(locator, image_rgb, box)
-        again = lattice.fit_window(closer)
+        again = lattice.fit_window(closer, (width, height))
         looks = 2
         if again is not None and again.seen >= fit.seen - 1:
             fit = again
+    other = lattice.second_window(seen, fit, (width, height))
+    if other is not None:
+        raise BoardNotFoundError(
+            f"{name}: 2 windows in view ({fit.seen} and {other.seen} cells seen); photograph one player's window at a time, "
+            f"or {Remedy.SET_CORNERS.words}",
+            remedy=Remedy.SET_CORNERS,
+        )
     pitch = float(np.mean(_sides(fit.corners))) / ((lattice.COLS + lattice.ROWS) / 2)
     beyond = np.maximum.reduce([-fit.corners[:, 0], fit.corners[:, 0] - width, -fit.corners[:, 1], fit.corners[:, 1] - height])
     if (beyond > LEAVING * pitch).any():
@@ -611,6 +618,10 @@ def find_grid_by_content(image_rgb: np.ndarray, locator, refiner, *, name: str =
             f"{name}: the window is cut off by the photo's edge ({int((beyond > LEAVING * pitch).sum())} grid corner(s) outside); "
             f"step back so the whole board is in frame, or {Remedy.SET_CORNERS.words}",
             remedy=Remedy.SET_CORNERS,
+        )
+    if fit.seen < MIN_SEEN:
+        raise BoardNotFoundError(
+            f"{name}: no Sagrada window found (only {fit.seen} of 20 cells seen in a grid); {RETRY_HINT}", remedy=Remedy.SET_CORNERS
         )
     step = refine_views(image_rgb, fit.corners, refiner)
     keep, flip = _two_way_turn(step.turn)

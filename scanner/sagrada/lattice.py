@@ -30,6 +30,7 @@ TARGET_SIGMA = 0.12  # the centre targets' spread, in cell pitches
 ZOOM_PITCH_OUT = 8.0  # the second look enlarges the grid so a cell spans about this many output px
 MIN_CELLS = 8  # fewer linked centres than this is not a window's grid
 INLIER = 0.3  # a centre within this many pitches of a lattice point is on it
+F_PERSPECTIVE = 3.0  # the F statistic above which a homography is preferred to an affine map (about p = 0.05)
 MAX_RESIDUAL = 0.15  # the most the centres' median distance from their lattice points may be (pitches): chance spots give ~0.2
 
 
@@ -379,8 +380,10 @@ def _simplest(src: np.ndarray, dst: np.ndarray, homography: np.ndarray) -> np.nd
     affine = np.vstack([coef.T, [0, 0, 1]])
     err_a = np.linalg.norm(design @ coef - dst, axis=1)
     err_h = np.linalg.norm(cv2.perspectiveTransform(src.reshape(-1, 1, 2), homography).reshape(-1, 2) - dst, axis=1)
-    dof = max(1, len(src) - 4)
-    return homography if float((err_h**2).sum()) < 0.7 * float((err_a**2).sum()) * (dof - 2) / dof else affine
+    rss_a, rss_h = float((err_a**2).sum()), float((err_h**2).sum())
+    dof = max(1, 2 * len(src) - 8)
+    # an F-test of the two perspective terms: they stay when they explain clearly more than noise would
+    return homography if (rss_a - rss_h) / 2 > F_PERSPECTIVE * max(rss_h, 1e-12) / dof else affine
 
 
 def _refit(grid: np.ndarray, coords: dict[int, tuple[int, int]], inside: list[int], points: np.ndarray) -> np.ndarray:
@@ -418,11 +421,11 @@ def _windows(coords: dict[int, tuple[int, int]]) -> list[tuple[int, int, int, in
 def fit_window(centres: Centres, image_size: tuple[int, int] | None = None) -> WindowFit | None:
     """Fit the 4x5 grid through the located centres; None when they form no lattice.
 
-    The extent is the 4x5 block of the lattice holding the most centres (their heights summed), the
-    mask's cover of its cells breaking near-ties; its 5-cell side becomes the top. ``image_size``
-    is unused (kept for callers that judge the result against the photo).
+    The extent is the 4x5 block of the lattice holding the most centres (their heights summed);
+    near-ties go to the block the mask covers most and that leaves the fewest cells unseen inside
+    the photo (``image_size``: width, height), so a window cut off by the photo's edge is placed
+    running off it rather than over the table. Its 5-cell side becomes the top.
     """
-    del image_size
     fitted = fit_lattice(centres.points, centres.heights)
     if fitted is None:
         return None
@@ -450,6 +453,11 @@ def fit_window(centres: Centres, image_size: tuple[int, int] | None = None) -> W
         photo_pts = cv2.perspectiveTransform(lattice_pts.reshape(-1, 1, 2), grid).reshape(-1, 2)
         cover = float(centres.mask_at(photo_pts).mean())
         key = total + 2.0 * cover
+        if image_size is not None:
+            held = {coords[j] for j in coords}
+            in_photo = (photo_pts[:, 0] >= 0) & (photo_pts[:, 1] >= 0) & (photo_pts[:, 0] < image_size[0]) & (photo_pts[:, 1] < image_size[1])
+            unseen = sum(1 for point, inside_photo in zip(lattice_pts, in_photo) if inside_photo and (int(point[0]), int(point[1])) not in held)
+            key -= 0.5 * unseen
         if key > best_key:
             inside = [j for j, (x, y) in coords.items() if x0 <= x < x0 + width and y0 <= y < y0 + height]
             best_key, best = key, (x0, y0, width, height, inside, cover)
@@ -497,6 +505,18 @@ def fit_window(centres: Centres, image_size: tuple[int, int] | None = None) -> W
         mask=cover,
         cells_seen=tuple(seen_flags),
     )
+
+
+def second_window(centres: Centres, fit: WindowFit, image_size: tuple[int, int]) -> WindowFit | None:
+    """Another window's grid among the centres away from ``fit`` (more than a cell beyond it), or None."""
+    lattice_inv = np.linalg.inv(grid_homography(fit.corners))
+    near = cv2.perspectiveTransform(centres.points.reshape(-1, 1, 2), lattice_inv).reshape(-1, 2) if len(centres.points) else centres.points
+    away = ~((near[:, 0] > -1.0) & (near[:, 0] < COLS + 1.0) & (near[:, 1] > -1.0) & (near[:, 1] < ROWS + 1.0))
+    if away.sum() < 12:
+        return None
+    rest = Centres(centres.points[away], centres.heights[away], centres.mask, centres.to_photo)
+    other = fit_window(rest, image_size)
+    return other if other is not None and other.seen >= 12 else None
 
 
 def zoom_box(corners: np.ndarray, image_size: tuple[int, int], grow: float = 0.75) -> tuple[int, int, int, int]:

@@ -328,11 +328,11 @@ class SagradaReader:
         """
         timings = timings or Timings()
         image = photo.image_rgb
-        refuse_colourless(image, photo.name)
         notes: list[str] = list(photo.notes)
         judged: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}  # the cells the grid retry's judge read, by grid
         with timings.stage("locate"):
             grid_corners, location, fit = self._locate(photo, corners, notes, judged)
+            refuse_colourless(image, photo.name)  # a window in grey: its dice cannot be told apart
         read_before = judged.get(np.asarray(grid_corners, np.float64).tobytes())
         with timings.stage("rectify"):
             crops = read_before[0] if read_before else self.crops(image, grid_corners)
@@ -526,6 +526,9 @@ def _with_photo_quality(message: str, image: np.ndarray) -> str:
         return f"{message} (the photo is very dark: mean brightness {brightness:.0f}/255; add light)"
     if sharpness < 15:
         return f"{message} (the photo looks blurred: sharpness {sharpness:.0f}; hold steady and focus on the board)"
+    chroma = photo_chroma(image)
+    if chroma < COLOURLESS_CHROMA:
+        return f"{message} (the photo has no colour: colour spread {chroma:.0f}/255; retake it in colour)"
     return message
 
 

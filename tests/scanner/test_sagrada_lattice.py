@@ -36,9 +36,14 @@ def _camera_grid(tilt_deg: float, roll_deg: float, size: tuple[int, int] = (1600
     return np.stack([focal * cam[:, 0] / cam[:, 2] + width / 2, focal * cam[:, 1] / cam[:, 2] + height / 2], axis=1)
 
 
-def _centres(points: np.ndarray, heights: np.ndarray | None = None) -> Centres:
+def _centres(points: np.ndarray, heights: np.ndarray | None = None, grid: np.ndarray | None = None) -> Centres:
+    """Centres as the locator gives them, its grid mask (output px of 20 photo px each) over ``grid``'s corners when given."""
     heights = np.full(len(points), 0.9) if heights is None else heights
-    return Centres(np.asarray(points, np.float64), np.asarray(heights, np.float64), np.zeros(OUT_SIZE[::-1]), np.eye(3))
+    mask = np.zeros(OUT_SIZE[::-1], np.float32)
+    if grid is not None:
+        cv2.fillPoly(mask, [np.round(np.asarray(grid) / 20 * 16).astype(np.int32)], 1.0, cv2.LINE_AA, shift=4)
+    to_photo = np.diag([20.0, 20.0, 1.0])
+    return Centres(np.asarray(points, np.float64), np.asarray(heights, np.float64), mask, to_photo)
 
 
 def _corner_error(found: np.ndarray, true: np.ndarray) -> float:
@@ -72,7 +77,7 @@ def test_the_lattice_recovers_a_known_grid_from_noisy_centres_with_outliers_and_
     off = off[np.linalg.norm(off - true.mean(axis=0), axis=1) > 4 * pitch]  # not inside the grid
     points = np.concatenate([kept, off])
     heights = np.concatenate([np.full(len(kept), 0.9), np.full(len(off), 0.5)])
-    fit = fit_window(_centres(points, heights))
+    fit = fit_window(_centres(points, heights, true), (1600, 1200))
     assert fit is not None
     assert _corner_error(fit.corners, true) < 0.06 + 3 * noise  # a missing edge row is extrapolated: its noise grows
     assert fit.seen == ROWS * COLS - len(missing)
