@@ -548,8 +548,10 @@ def find_grid(
 
 # --------------------------------------------------------------------------------------------- from the content
 
-REFINE_AGREE = 0.12  # the refiner's corners replace the lattice's only when each lies within this many pitches of it
+REFINE_AGREE = 0.4  # the refiner's corners replace the lattice's only when each lies within this many pitches of it,
+REFINED_RESIDUAL, RESIDUAL_SLACK = 0.2, 0.12  # and the centres seen lie this close to their cells under them (pitches)
 LEAVING = 0.35  # a grid corner this many pitches beyond the photo's edge: the window is cut off
+SURE_TOP = 0.85  # below this the refiner's reading of the top gives way to the photo's up
 UPRIGHT_PRIOR = 0.75  # when the refiner cannot tell the top, the photo's up is taken with this probability
 MIN_SEEN = 10  # fewer cells seen than this: no window (a window shows its 20 cells, dice or prints; a few may be missed)
 
@@ -623,14 +625,18 @@ def find_grid_by_content(image_rgb: np.ndarray, locator, refiner, *, name: str =
         raise BoardNotFoundError(
             f"{name}: no Sagrada window found (only {fit.seen} of 20 cells seen in a grid); {RETRY_HINT}", remedy=Remedy.SET_CORNERS
         )
-    step = refine_views(image_rgb, fit.corners, refiner)
+    step = refine(image_rgb, fit.corners, refiner, _reduced_for(image_rgb, fit.corners))
     keep, flip = _two_way_turn(step.turn)
-    if abs(keep - flip) < 0.2:  # the refiner cannot tell (no strip or name seen): the photo's own up, half-heartedly
+    if max(keep, flip) < SURE_TOP:  # the refiner cannot tell (no strip or name seen): the photo's own up, half-heartedly
         keep = UPRIGHT_PRIOR if _upright_first(fit.corners) else 1.0 - UPRIGHT_PRIOR
         flip = 1.0 - keep
     corners = fit.corners
     moved = np.linalg.norm(step.corners - corners, axis=1).max() / max(pitch, 1e-9)
-    if moved < REFINE_AGREE:
+    if (
+        moved < REFINE_AGREE
+        and not not_a_rectangle(step.corners, (width, height))
+        and lattice.centre_residual(seen.points, step.corners) <= min(REFINED_RESIDUAL, fit.residual + RESIDUAL_SLACK)
+    ):  # the refiner's corners, where the cells seen still sit on the grid they give
         corners = step.corners
     support = fit.corner_support()
     if flip > keep:

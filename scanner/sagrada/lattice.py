@@ -537,3 +537,15 @@ def pitch_out(corners: np.ndarray, centres: Centres) -> float:
     out = cv2.perspectiveTransform(np.asarray(corners, np.float64).reshape(-1, 1, 2), np.linalg.inv(centres.to_photo)).reshape(4, 2)
     sides = np.linalg.norm(out - np.roll(out, -1, axis=0), axis=1)
     return float(sides.mean()) / ((COLS + ROWS) / 2)
+
+
+def centre_residual(points: np.ndarray, corners: np.ndarray) -> float:
+    """The median distance (cells) from each centre inside the grid with ``corners`` to its cell's middle (1.0: none inside)."""
+    if not len(points):
+        return 1.0
+    grid = cv2.perspectiveTransform(np.asarray(points, np.float64).reshape(-1, 1, 2), np.linalg.inv(grid_homography(corners))).reshape(-1, 2)
+    inside = (grid[:, 0] >= 0) & (grid[:, 0] < COLS) & (grid[:, 1] >= 0) & (grid[:, 1] < ROWS)
+    if not inside.any():
+        return 1.0
+    offsets = grid[inside] - (np.floor(grid[inside]) + 0.5)
+    return float(np.median(np.linalg.norm(offsets, axis=1)))
