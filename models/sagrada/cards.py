@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from models.sagrada import transfer
 from scanner.model import Manifest, load_manifest
 
 MODELS = Path(__file__).resolve().parents[1]
@@ -154,8 +155,6 @@ def _bench_section() -> list[str]:
 
 def transfer_section() -> list[str]:
     """The transfer figures (``models/sagrada/transfer.json``, from ``python -m models.sagrada.transfer``), which lead each card."""
-    from models.sagrada import transfer  # the benchmark imports the scanner's pipeline; only the cards need it here
-
     path = Path(__file__).resolve().parent / "transfer.json"
     if not path.is_file():
         return []

@@ -1,6 +1,7 @@
 """Render the Sagrada training data: cell crops, board-finder inputs and corner-refiner patches.
 
-One render gives, through the scanner's own preprocessing (``scanner.sagrada.cells``, ``scanner.sagrada.grid``):
+Each render draws its board style from ``STYLES`` (every style but ``styles.HELD_OUT``) and, with
+``VIEWS``, its framing and overlay (``render.random_view``). One render gives, through the scanner's own preprocessing (``scanner.sagrada.cells``, ``scanner.sagrada.grid``):
 - ``CROP_SETS`` x 20 cell crops cut with the true grid corners plus a small random error (the
   finder is never exact), lifted to the crop plane half a die above the board exactly as the
   scanner does (``scanner.sagrada.cells.lift_corners``), labelled (die?, colour, value): colour and value

@@ -200,3 +200,13 @@ def test_transfer_table_counts_as_its_figures_say():
     (row,) = [line for line in transfer.markdown({"heldout": figures}) if line.startswith("| held-out")]
     assert row == "| held-out (10) | 95.0% | 7/10 | 9/10 / 8/10 | 10 | 40.0% | 1/3 | 2/7 |"
     assert any("Still unknown" in line for line in transfer.summary({"count": 10, "heldout": figures}))
+
+
+def test_corner_error_is_in_pitches_whichever_way_round():
+    from models.sagrada import transfer
+
+    truth = np.array([[0.0, 0.0], [50.0, 0.0], [50.0, 40.0], [0.0, 40.0]])  # pitch 10
+    assert transfer.corner_error(truth + [2.0, 0.0], truth) == (pytest.approx(0.2), 0)
+    error, turns = transfer.corner_error(np.roll(truth, 2, axis=0), truth)  # in place, read upside down
+    assert error == pytest.approx(0.0) and turns == 2
+    assert transfer.corner_error(truth + [30.0, 0.0], truth)[0] == pytest.approx(3.0)
