@@ -15,6 +15,7 @@ scanning prepare pixels the same way.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -613,6 +614,10 @@ def find_grid_by_content(image_rgb: np.ndarray, locator, refiner, *, name: str =
             f"or {Remedy.SET_CORNERS.words}",
             remedy=Remedy.SET_CORNERS,
         )
+    if lattice.fills_photo(seen, (width, height)):  # cut to the grid: its edges are the photo's (the centres place it less well)
+        whole = lattice.whole_photo((width, height))
+        if np.linalg.norm(whole - fit.corners, axis=1).max() > 0.1 * float(np.mean(_sides(whole))) / 4.5:
+            fit = dataclasses.replace(fit, corners=whole)
     pitch = float(np.mean(_sides(fit.corners))) / ((lattice.COLS + lattice.ROWS) / 2)
     beyond = np.maximum.reduce([-fit.corners[:, 0], fit.corners[:, 0] - width, -fit.corners[:, 1], fit.corners[:, 1] - height])
     if (beyond > LEAVING * pitch).any():

@@ -549,3 +549,31 @@ def centre_residual(points: np.ndarray, corners: np.ndarray) -> float:
         return 1.0
     offsets = grid[inside] - (np.floor(grid[inside]) + 0.5)
     return float(np.median(np.linalg.norm(offsets, axis=1)))
+
+
+FILLS_BAND = 4  # output px (16 input px, about a quarter cell when the grid fills the input) in from each edge
+FILLS_EDGE = 0.65  # the share of each photo edge the grid mask must cover for the grid to fill the photo
+
+
+def fills_photo(centres: Centres, image_size: tuple[int, int]) -> bool:
+    """Whether the locator's grid mask runs along all four edges of the photo: a photo cut to the grid (or nearly)."""
+    width, height = image_size
+    corners = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float64)
+    out = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), np.linalg.inv(centres.to_photo)).reshape(4, 2)
+    x0, y0 = np.clip(np.round(out.min(axis=0)).astype(int), 0, None)
+    x1, y1 = np.round(out.max(axis=0)).astype(int)
+    h, w = centres.mask.shape
+    x1, y1 = min(int(x1), w - 1), min(int(y1), h - 1)
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return False
+    mask = centres.mask[y0 : y1 + 1, x0 : x1 + 1] > 0.5
+    band = FILLS_BAND  # the mask fades at the photo's very edge: look a few output px in
+    edges = (mask[:band].any(axis=0), mask[-band:].any(axis=0), mask[:, :band].any(axis=1), mask[:, -band:].any(axis=1))
+    return all(float(edge.mean()) >= FILLS_EDGE for edge in edges)
+
+
+def whole_photo(image_size: tuple[int, int]) -> np.ndarray:
+    """The photo's own outline as grid corners (pixel edges), its long side first: the grid of a photo cut to it."""
+    width, height = image_size
+    outline = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float64) - 0.5
+    return outline if width >= height else np.roll(outline, -1, axis=0)
