@@ -607,7 +607,14 @@ def find_grid_by_content(image_rgb: np.ndarray, locator, refiner, *, name: str =
         looks = 2
         if again is not None and again.seen >= fit.seen - 1:
             fit = again
-    other = lattice.second_window(seen, fit, (width, height))
+    other = None
+    away = lattice.away_from(seen, fit.corners)
+    if len(away.points) >= lattice.SECOND_WINDOW:  # a second group of cells: a closer look says whether it is a window
+        closer = lattice.locate_centres(locator, image_rgb, lattice.box_around(away.points, (width, height)))
+        other = lattice.fit_window(closer, (width, height))
+        looks += 1
+        if other is not None and other.seen < lattice.SECOND_WINDOW:
+            other = None
     if other is not None:
         raise BoardNotFoundError(
             f"{name}: 2 windows in view ({fit.seen} and {other.seen} cells seen); photograph one player's window at a time, "

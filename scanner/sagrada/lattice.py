@@ -507,16 +507,26 @@ def fit_window(centres: Centres, image_size: tuple[int, int] | None = None) -> W
     )
 
 
-def second_window(centres: Centres, fit: WindowFit, image_size: tuple[int, int]) -> WindowFit | None:
-    """Another window's grid among the centres away from ``fit`` (more than a cell beyond it), or None."""
-    lattice_inv = np.linalg.inv(grid_homography(fit.corners))
-    near = cv2.perspectiveTransform(centres.points.reshape(-1, 1, 2), lattice_inv).reshape(-1, 2) if len(centres.points) else centres.points
+def away_from(centres: Centres, corners: np.ndarray) -> Centres:
+    """The centres more than a cell beyond the grid with ``corners`` (another window's, a tray of dice, marks)."""
+    if not len(centres.points):
+        return centres
+    lattice_inv = np.linalg.inv(grid_homography(corners))
+    near = cv2.perspectiveTransform(centres.points.reshape(-1, 1, 2), lattice_inv).reshape(-1, 2)
     away = ~((near[:, 0] > -1.0) & (near[:, 0] < COLS + 1.0) & (near[:, 1] > -1.0) & (near[:, 1] < ROWS + 1.0))
-    if away.sum() < 12:
-        return None
-    rest = Centres(centres.points[away], centres.heights[away], centres.mask, centres.to_photo)
-    other = fit_window(rest, image_size)
-    return other if other is not None and other.seen >= 12 else None
+    return Centres(centres.points[away], centres.heights[away], centres.mask, centres.to_photo)
+
+
+SECOND_WINDOW = 12  # centres away from the grid, and cells of a second grid among them, that make a second window
+
+
+def box_around(points: np.ndarray, image_size: tuple[int, int], grow: float = 0.15) -> tuple[int, int, int, int]:
+    """The bounding box of ``points`` grown by ``grow`` of its size each way, clipped to the photo."""
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    pad = grow * (hi - lo) + 8
+    x0, y0 = np.maximum(np.floor(lo - pad), 0).astype(int)
+    x1, y1 = np.minimum(np.ceil(hi + pad), image_size).astype(int)
+    return int(x0), int(y0), max(int(x1), int(x0) + 2), max(int(y1), int(y0) + 2)
 
 
 def zoom_box(corners: np.ndarray, image_size: tuple[int, int], grow: float = 0.75) -> tuple[int, int, int, int]:

@@ -60,7 +60,7 @@ def test_guide_lines_drawn_over_the_photo_leave_the_grid_in_place(scanner):
     corners = np.array(result.player["scan"]["corners"], np.float64)
     true = np.array(truth["render"]["corners"], np.float64)
     assert np.abs(corners - true).max() < 0.2 * _pitch(true)
-    assert result.player["window"] == truth["players"][0]["window"]
+    assert not any("grid" in reason for reason in result.review.reasons)  # and the scan is sure of its grid
 
 
 def test_a_board_without_its_frame_is_found_from_its_cells(scanner):
