@@ -222,7 +222,7 @@ class WindowFit:
         """How well the lattice fits, 0-1: the share of cells seen, discounted by the residual and stray centres."""
         share = self.seen / (ROWS * COLS)
         fit = math.exp(-((max(0.0, self.residual - 0.05) / 0.15) ** 2))
-        return float(max(0.0, min(1.0, share * fit * 0.9 ** (self.strays + self.outside))))
+        return float(max(0.0, min(1.0, share * fit * 0.95 ** (self.strays + self.outside))))
 
     def corner_support(self) -> tuple[float, float, float, float]:
         """Per grid corner (TL, TR, BR, BL), the share of the 2x2 cells at that corner with a centre seen, times ``confidence``."""
