@@ -455,8 +455,12 @@ def fit_window(centres: Centres, image_size: tuple[int, int] | None = None) -> W
         key = total + 2.0 * cover
         if image_size is not None:
             held = {coords[j] for j in coords}
-            in_photo = (photo_pts[:, 0] >= 0) & (photo_pts[:, 1] >= 0) & (photo_pts[:, 0] < image_size[0]) & (photo_pts[:, 1] < image_size[1])
-            unseen = sum(1 for point, inside_photo in zip(lattice_pts, in_photo) if inside_photo and (int(point[0]), int(point[1])) not in held)
+            in_photo = (
+                (photo_pts[:, 0] >= 0) & (photo_pts[:, 1] >= 0) & (photo_pts[:, 0] < image_size[0]) & (photo_pts[:, 1] < image_size[1])
+            )
+            unseen = sum(
+                1 for point, inside_photo in zip(lattice_pts, in_photo) if inside_photo and (int(point[0]), int(point[1])) not in held
+            )
             key -= 0.5 * unseen
         if key > best_key:
             inside = [j for j, (x, y) in coords.items() if x0 <= x < x0 + width and y0 <= y < y0 + height]
@@ -553,7 +557,9 @@ def centre_residual(points: np.ndarray, corners: np.ndarray) -> float:
     """The median distance (cells) from each centre inside the grid with ``corners`` to its cell's middle (1.0: none inside)."""
     if not len(points):
         return 1.0
-    grid = cv2.perspectiveTransform(np.asarray(points, np.float64).reshape(-1, 1, 2), np.linalg.inv(grid_homography(corners))).reshape(-1, 2)
+    grid = cv2.perspectiveTransform(np.asarray(points, np.float64).reshape(-1, 1, 2), np.linalg.inv(grid_homography(corners))).reshape(
+        -1, 2
+    )
     inside = (grid[:, 0] >= 0) & (grid[:, 0] < COLS) & (grid[:, 1] >= 0) & (grid[:, 1] < ROWS)
     if not inside.any():
         return 1.0
