@@ -552,8 +552,9 @@ def find_grid(
 REFINE_AGREE = 0.4  # the refiner's corners replace the lattice's only when each lies within this many pitches of it,
 REFINED_RESIDUAL, RESIDUAL_SLACK = 0.2, 0.12  # and the centres seen lie this close to their cells under them (pitches)
 LEAVING = 0.35  # a grid corner this many pitches beyond the photo's edge: the window is cut off
-SURE_TOP = 0.85  # below this the refiner's reading of the top gives way to the photo's up
+UNSURE_TOP = 0.2  # when the refiner's two readings of the top are this close, the photo's up is taken instead
 UPRIGHT_PRIOR = 0.75  # when the refiner cannot tell the top, the photo's up is taken with this probability
+CLOSER_SEEN, CLOSER_RESIDUAL = 18, 0.08  # a small grid gets a second, closer look unless this many cells were seen this close
 MIN_SEEN = 10  # fewer cells seen than this: no window (a window shows its 20 cells, dice or prints; a few may be missed)
 
 
@@ -581,7 +582,24 @@ def _upright_first(corners: np.ndarray) -> float:
     return 1.0 if top <= bottom else 0.0
 
 
-def find_grid_by_content(image_rgb: np.ndarray, locator, refiner, *, name: str = "photo") -> ContentGrid:
+OUTLINE_SEEN = 16  # fewer cells than this in the lattice: the outline finder is asked too, and kept if more cells sit on its grid
+
+
+def _outline_grid(image_rgb: np.ndarray, finder, refiner, seen: lattice.Centres, name: str) -> ContentGrid | None:
+    """The outline finder's grid (``find_grid``), checked against the cells seen; None when it finds none."""
+    try:
+        location = find_grid(image_rgb, finder, refiner, name=name)
+    except BoardNotFoundError:
+        return None
+    checked = lattice.fit_given(seen, location.corners)
+    if checked.seen < MIN_SEEN or checked.residual > lattice.MAX_RESIDUAL:
+        return None
+    support = checked.corner_support()
+    peaks = tuple(min(float(a), float(b)) for a, b in zip(support, location.corner_peaks))
+    return ContentGrid(dataclasses.replace(location, corner_peaks=peaks, corner_confidence=min(peaks)), checked, 1)
+
+
+def find_grid_by_content(image_rgb: np.ndarray, locator, refiner, *, name: str = "photo", finder=None) -> ContentGrid:
     """Find the window's grid from its cells (``scanner.sagrada.lattice``), oriented by the refiner's top-left head.
 
     One look at the whole photo, a second at the grid enlarged when it is small; the lattice fit
@@ -595,13 +613,18 @@ def find_grid_by_content(image_rgb: np.ndarray, locator, refiner, *, name: str =
     seen = lattice.locate_centres(locator, image_rgb)
     fit = lattice.fit_window(seen, (width, height))
     looks = 1
+    if finder is not None and (fit is None or fit.seen < OUTLINE_SEEN):
+        outline = _outline_grid(image_rgb, finder, refiner, seen, name)
+        if outline is not None and (fit is None or outline.fit.seen > fit.seen):
+            return outline
     if fit is None:
         spots = len(seen.points)
         what = "nothing cell-like" if spots == 0 else f"{spots} cell-like spot{'s' if spots != 1 else ''}, not in a 4x5 grid"
         raise BoardNotFoundError(f"{name}: no Sagrada window found ({what}); {RETRY_HINT}", remedy=Remedy.SET_CORNERS)
     box = lattice.zoom_box(fit.corners, (width, height))
     box_area = (box[2] - box[0]) * (box[3] - box[1])
-    if lattice.pitch_out(fit.corners, seen) < lattice.ZOOM_PITCH_OUT and box_area < 0.7 * width * height:
+    small = lattice.pitch_out(fit.corners, seen) < lattice.ZOOM_PITCH_OUT
+    if small and (fit.seen < CLOSER_SEEN or fit.residual > CLOSER_RESIDUAL) and box_area < 0.7 * width * height:
         closer = lattice.locate_centres(locator, image_rgb, box)
         again = lattice.fit_window(closer, (width, height))
         looks = 2
@@ -639,7 +662,7 @@ def find_grid_by_content(image_rgb: np.ndarray, locator, refiner, *, name: str =
         )
     step = refine(image_rgb, fit.corners, refiner, _reduced_for(image_rgb, fit.corners))
     keep, flip = _two_way_turn(step.turn)
-    if max(keep, flip) < SURE_TOP:  # the refiner cannot tell (no strip or name seen): the photo's own up, half-heartedly
+    if abs(keep - flip) < UNSURE_TOP:  # the refiner cannot tell (no strip or name seen): the photo's own up, half-heartedly
         keep = UPRIGHT_PRIOR if _upright_first(fit.corners) else 1.0 - UPRIGHT_PRIOR
         flip = 1.0 - keep
     corners = fit.corners

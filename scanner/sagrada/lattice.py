@@ -593,3 +593,34 @@ def whole_photo(image_size: tuple[int, int]) -> np.ndarray:
     width, height = image_size
     outline = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float64) - 0.5
     return outline if width >= height else np.roll(outline, -1, axis=0)
+
+
+def fit_given(centres: Centres, corners: np.ndarray) -> WindowFit:
+    """How well the centres seen fit a grid placed otherwise (``corners`` TL, TR, BR, BL): the same measures as ``fit_window``."""
+    corners = np.asarray(corners, np.float64).reshape(4, 2)
+    to_photo = grid_homography(corners)
+    seen_flags = [False] * (ROWS * COLS)
+    residuals: list[float] = []
+    strays = 0
+    if len(centres.points):
+        grid = cv2.perspectiveTransform(centres.points.reshape(-1, 1, 2), np.linalg.inv(to_photo)).reshape(-1, 2)
+        for gx, gy in grid:
+            if not (-0.5 < gx < COLS + 0.5 and -0.5 < gy < ROWS + 0.5):
+                continue
+            c, r = int(math.floor(gx)), int(math.floor(gy))
+            off = math.hypot(gx - (c + 0.5), gy - (r + 0.5))
+            if 0 <= r < ROWS and 0 <= c < COLS and off < INLIER and not seen_flags[r * COLS + c]:
+                seen_flags[r * COLS + c] = True
+                residuals.append(off)
+            else:
+                strays += 1
+    cover = float(centres.mask_at(cell_centres(to_photo)).mean())
+    return WindowFit(
+        corners=corners,
+        seen=int(sum(seen_flags)),
+        residual=float(np.median(residuals)) if residuals else 1.0,
+        strays=strays,
+        outside=0,
+        mask=cover,
+        cells_seen=tuple(seen_flags),
+    )

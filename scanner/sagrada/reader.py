@@ -352,7 +352,7 @@ class SagradaReader:
             notes.append(f"pattern card not identified (best {decoded.pattern_probability:.2f})")
         model = f"{self.dice.manifest.label}; {self.refiner.manifest.label}"
         if corners is None:
-            model += f"; {self.locator.manifest.label}"
+            model += f"; {self.locator.manifest.label}; {self.finder.manifest.label}"
         return BoardReading(
             state=window_state(decoded, Path(photo.name).stem),
             board_keys=BOARD_KEYS,
@@ -376,7 +376,7 @@ class SagradaReader:
         image = photo.image_rgb
         if corners is None:
             try:
-                found = board_finder.find_grid_by_content(image, self.locator, self.refiner, name=photo.name)
+                found = board_finder.find_grid_by_content(image, self.locator, self.refiner, name=photo.name, finder=self.finder)
             except BoardNotFoundError as error:
                 raise BoardNotFoundError(_with_photo_quality(str(error), image), remedy=error.remedy) from None
             location = found.location
