@@ -53,7 +53,7 @@ class SagradaTraining:
     locate: FitConfig = FitConfig("locate", epochs=20, batch=16, lr=3e-3, peak_lr=3e-3, seed=SEED + 4)
     locate_renders: int = 480  # seeds LOCATE_SEED+
     locate_views: int = 960  # views per epoch
-    locate_styled: bool = True  # renders of every training board style (models.sagrada.styles), not only ours
+    locate_styled: bool = False  # True: renders of every training board style (models.sagrada.styles); the shipped model saw ours only
 
     def __post_init__(self) -> None:
         for field in ("train_photos", "val_photos", "fine_tune_synthetic", "fine_tune_real_repeat", "locate_renders", "locate_views"):
