@@ -26,6 +26,7 @@ from scanner.errors import BoardNotFoundError, Remedy
 from scanner.geometry import PixelCentres, Shrunk, footprint, order_clockwise, padded_box, shrink_photo, shrink_then_warp
 from scanner.model import softmax
 from scanner.sagrada import lattice
+from scanner.sagrada.cells import CROP_HEIGHT_MM, lift_corners
 
 FINDER_PX = 128
 FINDER_STRIDE = 4
@@ -582,7 +583,7 @@ def _upright_first(corners: np.ndarray) -> float:
     return 1.0 if top <= bottom else 0.0
 
 
-OUTLINE_SEEN = 16  # fewer cells than this in the lattice: the outline finder is asked too, and kept if more cells sit on its grid
+OUTLINE_SEEN = 20  # fewer cells than this in the lattice: the outline finder is asked too, and kept if more cells sit on its grid
 
 
 def _outline_grid(image_rgb: np.ndarray, finder, refiner, seen: lattice.Centres, name: str) -> ContentGrid | None:
@@ -591,9 +592,14 @@ def _outline_grid(image_rgb: np.ndarray, finder, refiner, seen: lattice.Centres,
         location = find_grid(image_rgb, finder, refiner, name=name)
     except BoardNotFoundError:
         return None
-    checked = lattice.fit_given(seen, location.corners)
-    if checked.seen < MIN_SEEN or checked.residual > lattice.MAX_RESIDUAL:
+    height, width = image_rgb.shape[:2]
+    # at a strong tilt the centres seen lean towards the dice tops: check the grid on the board, half a die and a die up
+    planes = [lift_corners(location.corners, (width, height), up) for up in (0.0, CROP_HEIGHT_MM, 2 * CROP_HEIGHT_MM)]
+    fits = [lattice.fit_given(seen, corners) for corners in planes]
+    fits = [fit for fit in fits if fit.seen >= MIN_SEEN and fit.residual <= lattice.MAX_RESIDUAL]
+    if not fits:
         return None
+    checked = dataclasses.replace(max(fits, key=lambda fit: (fit.seen, -fit.residual)), corners=location.corners)
     support = checked.corner_support()
     peaks = tuple(min(float(a), float(b)) for a, b in zip(support, location.corner_peaks))
     return ContentGrid(dataclasses.replace(location, corner_peaks=peaks, corner_confidence=min(peaks)), checked, 1)
@@ -615,7 +621,7 @@ def find_grid_by_content(image_rgb: np.ndarray, locator, refiner, *, name: str =
     looks = 1
     if finder is not None and (fit is None or fit.seen < OUTLINE_SEEN):
         outline = _outline_grid(image_rgb, finder, refiner, seen, name)
-        if outline is not None and (fit is None or outline.fit.seen > fit.seen):
+        if outline is not None and (fit is None or (outline.fit.seen, -outline.fit.residual) > (fit.seen, -fit.residual)):
             return outline
     if fit is None:
         spots = len(seen.points)
