@@ -328,7 +328,8 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
         "corners at 20%/80% of the patch), returns one heatmap per guessed corner (48x48, peaked at the true "
         "grid corner nearest it; read by soft-argmax) and which guessed corner is the board's top-left "
         "(4 classes). The scanner runs it once on the grid the cell lattice gives (`sagrada_locate`): its top-left head "
-        "says which long side is the top (below 0.85 the photo's own up is preferred, at 0.75), and its corners (up to 4 "
+        "says which long side is the top (when its two readings are within 0.2 of each other the photo's own up is taken, "
+        "at 0.75), and its corners (up to 4 "
         "steps) replace the lattice's only where all four lie within 0.4 cell of them and the centres seen still sit "
         "within 0.2 cell of their cells' middles under them. ~64k parameters.",
     )
