@@ -121,9 +121,10 @@ class Thresholds:
     orientation: float = 0.0
     flipped: float = 1.0
     max_cells: int = 5
+    fit: float = 0.0  # the least ``GridCertainty.fit`` a grid may have (how well it lines up with the cells seen)
 
     def __post_init__(self) -> None:
-        for name in ("cell", "corner", "orientation", "flipped"):
+        for name in ("cell", "corner", "orientation", "flipped", "fit"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"thresholds.{name}: expected 0-1, got {value}")
@@ -142,6 +143,8 @@ class GridCertainty:
     corner_peaks: tuple[float, float, float, float]
     orientation_confidence: float = 1.0
     flipped_probability: float = 0.0
+    fit: float = 1.0  # how well the grid lines up with the cells seen in the photo (``scanner.sagrada.lattice``), 0-1
+    fit_words: str = ""  # what was seen, when the fit is poor (e.g. "16 of 20 cells seen")
 
     def __post_init__(self) -> None:
         if len(self.corner_peaks) != 4:
@@ -151,6 +154,8 @@ class GridCertainty:
                 raise ValueError(f"grid.{name}: expected 0-1, got {value}")
         if not 0.0 <= self.flipped_probability <= 1.0 + 1e-9:
             raise ValueError(f"grid.flipped_probability: expected 0-1, got {self.flipped_probability}")
+        if not 0.0 <= self.fit <= 1.0 + 1e-9:
+            raise ValueError(f"grid.fit: expected 0-1, got {self.fit}")
 
 
 @dataclass(frozen=True)

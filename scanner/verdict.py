@@ -44,12 +44,15 @@ def percent(probability: float) -> str:
 
 
 def grid_doubts(grid: GridCertainty, thresholds: Thresholds) -> list[Doubt]:
-    """The doubts about a found grid: each weakly seen corner, and an uncertain orientation."""
+    """The doubts about a found grid: each weakly seen corner, a poor fit to the cells seen, and an uncertain orientation."""
     doubts = [
         Doubt(float(peak), f"the grid's {name} corner is uncertain", grid=True)
         for name, peak in zip(CORNER_NAMES, grid.corner_peaks)
         if peak < thresholds.corner
     ]
+    if grid.fit < thresholds.fit:
+        seen = f" ({grid.fit_words})" if grid.fit_words else ""
+        doubts.append(Doubt(grid.fit, f"the grid does not line up well with the cells seen{seen}", grid=True))
     if grid.flipped_probability > thresholds.flipped:
         doubts.append(Doubt(1.0 - grid.flipped_probability, "the board's orientation is uncertain (it may be upside down)", grid=True))
     elif grid.orientation_confidence < thresholds.orientation:

@@ -28,7 +28,8 @@ from scanner.errors import BoardNotFoundError
 from scanner.model import OnnxModel
 from scanner.photo import Photo, load_photo
 from scanner.sagrada.cells import CROP_PX, grid_image_crops, to_batch
-from scanner.sagrada.grid import FINDER_PX, PATCH_PX, REFINE_STEPS, REFINE_VIEWS
+from scanner.sagrada.grid import PATCH_PX, REFINE_VIEWS
+from scanner.sagrada.lattice import LOCATE_SIZE
 from scanner.sagrada.reader import SagradaReader, cell_text, decode_window, value_probabilities
 
 HERE = Path(__file__).resolve().parent
@@ -58,15 +59,16 @@ def evaluate_renders(count: int, reader: SagradaReader, first_seed: int = make_d
     colour_pairs: list[tuple[str, str]] = []
     value_pairs: list[tuple[str, str]] = []
     overrides_total = overrides_right = raw_right = 0
-    seconds, steps, reads = [], [], []
+    seconds, steps, reads, looks = [], [], [], []
     for seed in range(first_seed, first_seed + count):
         sample = render(seed)
         truth_rows = sample.label["players"][0]["window"]
         truth = [v for row in truth_rows for v in row.split()]
         photo = Photo.from_array(sample.image_rgb, name=f"render-{seed}")
         started = time.perf_counter()
-        runs_before = getattr(reader.refiner, "runs", 0)  # a _CountingModel counts the refinement steps
+        runs_before = getattr(reader.refiner, "runs", 0)  # a _CountingModel counts the refiner's runs
         reads_before = getattr(reader.dice, "runs", 0)  # and the cell reads (more than one when grid retries are judged)
+        looks_before = getattr(reader.locator, "runs", 0)  # and the locator's looks (a second one at a small grid)
         try:
             reading = reader.read(photo)
         except BoardNotFoundError:
@@ -76,6 +78,7 @@ def evaluate_renders(count: int, reader: SagradaReader, first_seed: int = make_d
         seconds.append(time.perf_counter() - started)
         steps.append(getattr(reader.refiner, "runs", 0) - runs_before)
         reads.append(getattr(reader.dice, "runs", 0) - reads_before)
+        looks.append(getattr(reader.locator, "runs", 0) - looks_before)
         found += 1
         true_corners = np.array(sample.label["render"]["corners"])
         pitch = np.linalg.norm(true_corners[1] - true_corners[0]) / 5
@@ -111,6 +114,7 @@ def evaluate_renders(count: int, reader: SagradaReader, first_seed: int = make_d
         "read_seconds_median": float(np.median(seconds)) if seconds else None,
         "refine_steps": steps,
         "cell_reads": reads,
+        "locator_looks": looks,
         "colour_confusion": {"labels": COLOUR_NAMES, "matrix": _confusion(colour_pairs, COLOUR_NAMES)},
         "value_confusion": {"labels": list("123456."), "matrix": _confusion(value_pairs, list("123456."))},
     }
@@ -206,42 +210,52 @@ class _CountingModel:
         return getattr(self.model, name)
 
 
-def model_latency(reader: SagradaReader, runs: int = 60, steps: list[int] | None = None, reads: list[int] | None = None) -> dict:
-    """Wall time of all model work for one board: finder, refiner steps (4 views each), 20 cells (2 views each).
+def model_latency(
+    reader: SagradaReader, runs: int = 60, steps: list[int] | None = None, reads: list[int] | None = None, looks: list[int] | None = None
+) -> dict:
+    """Wall time of all model work for one board: locator looks, refiner runs (4 views each), 20 cells (2 views each).
 
-    ``steps`` holds how many refinement steps each board's scan took and ``reads`` how many times it
-    read its 20 cells (measured on the renders: up to ``REFINE_STEPS`` steps, fewer when the corners
-    settle; more steps and reads when a doubtful grid is retried and its options judged). Each part
-    is timed ``runs`` times; a board's model work is the finder's median time plus its steps times the
-    median step plus its reads times the median read. Returns the median board's (``total``) and the
-    90th percentile board's (``total_p90``) model work in ms, the parts' medians and the mean counts.
+    ``steps``, ``reads`` and ``looks`` hold how many times each board's scan ran the refiner, read
+    its 20 cells and ran the locator (measured on the renders: one refiner run for which side is up,
+    one read, one look, a second when the grid is small in the photo). Each part is timed ``runs``
+    times; a board's model work is the sum of each part's median time times its count. Returns the
+    median board's (``total``) and the 90th percentile board's (``total_p90``) model work in ms, the
+    parts' medians and the mean counts.
     """
-    steps = steps or [REFINE_STEPS]
+    steps = steps or [1]
     reads = reads or [1] * len(steps)
+    looks = looks or [1] * len(steps)
     rng = np.random.default_rng(0)
-    finder_in = rng.random((1, 3, FINDER_PX, FINDER_PX), dtype=np.float32)
+    width, height = LOCATE_SIZE
+    locate_in = rng.random((1, 3, height, width), dtype=np.float32)
     patch_in = rng.random((REFINE_VIEWS, 3, PATCH_PX, PATCH_PX), dtype=np.float32)
     cells_in = rng.integers(0, 256, (20, CROP_PX, CROP_PX, 3), dtype=np.uint8)
-    parts: dict[str, list[float]] = {"finder": [], "refiner": [], "dice": []}
+    parts: dict[str, list[float]] = {"locator": [], "refiner": [], "dice": []}
     for _ in range(runs):
         start = time.perf_counter()
-        reader.finder.run(finder_in)
+        reader.locator.run(locate_in)
         mid = time.perf_counter()
         reader.refiner.run(patch_in)
         end = time.perf_counter()
         reader.classify(cells_in)  # 20 crops x the read's 90-degree views, one batch
-        parts["finder"].append(mid - start)
+        parts["locator"].append(mid - start)
         parts["refiner"].append(end - mid)
         parts["dice"].append(time.perf_counter() - end)
     medians = {k: 1000 * float(np.median(v)) for k, v in parts.items()}
-    boards = medians["finder"] + medians["dice"] * np.asarray(reads, np.float64) + medians["refiner"] * np.asarray(steps, np.float64)
-    medians["refiner"] *= float(np.median(steps))  # the median board's refinement
+    boards = (
+        medians["locator"] * np.asarray(looks, np.float64)
+        + medians["dice"] * np.asarray(reads, np.float64)
+        + medians["refiner"] * np.asarray(steps, np.float64)
+    )
+    medians["locator"] *= float(np.median(looks))  # the median board's looks
+    medians["refiner"] *= float(np.median(steps))
     medians["dice"] *= float(np.median(reads))
     medians["total"] = float(np.median(boards))
     medians["total_p90"] = float(np.percentile(boards, 90))
     medians["refine_steps"] = float(np.mean(steps))
     medians["refine_steps_median"] = float(np.median(steps))
     medians["cell_reads"] = float(np.mean(reads))
+    medians["locator_looks"] = float(np.mean(looks))
     return medians
 
 
@@ -251,17 +265,18 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--renders", type=int, default=100)
     args = parser.parse_args(argv)
     reader = SagradaReader()
-    counting, reading = _CountingModel(reader.refiner), _CountingModel(reader.dice)
+    counting, reading, looking = _CountingModel(reader.refiner), _CountingModel(reader.dice), _CountingModel(reader.locator)
     reader._refiner, reader.dice = cast(OnnxModel, counting), cast(OnnxModel, reading)  # counting stand-ins
+    reader._locator = cast(OnnxModel, looking)
     renders = evaluate_renders(args.renders, reader)
-    steps, reads = renders.pop("refine_steps"), renders.pop("cell_reads")
-    reader._refiner, reader.dice = counting.model, reading.model
+    steps, reads, looks = renders.pop("refine_steps"), renders.pop("cell_reads"), renders.pop("locator_looks")
+    reader._refiner, reader.dice, reader._locator = counting.model, reading.model, looking.model
     results = {
         "renders": renders,
         "real_windows": evaluate_real_windows(reader),
         "real_dice": evaluate_real_dice(reader, fold=1),
         "real_dice_fold0": evaluate_real_dice(reader, fold=0),
-        "latency_ms": model_latency(reader, steps=steps, reads=reads),
+        "latency_ms": model_latency(reader, steps=steps, reads=reads, looks=looks),
         "no_window": evaluate_no_window(reader),
     }
     (HERE / "evaluation.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

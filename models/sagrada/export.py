@@ -10,6 +10,7 @@ from models.sagrada.nets import CellNet, CellNetWithEmbedding
 from scanner.model import Manifest
 from scanner.sagrada.cells import CROP_PX
 from scanner.sagrada.grid import FINDER_PX, PATCH_PX
+from scanner.sagrada.lattice import LOCATE_SIZE
 
 
 def _export(net: torch.nn.Module, size: int, manifest: Manifest) -> Manifest:
@@ -52,3 +53,16 @@ def export_refiner(net: torch.nn.Module) -> Manifest:
         input_shape=(1, 3, PATCH_PX, PATCH_PX),
     )
     return _export(net, PATCH_PX, manifest)
+
+
+def export_locate(net: torch.nn.Module) -> Manifest:
+    """Export the cell-centre locator (centre heatmap and grid-mask logits)."""
+    width, height = LOCATE_SIZE
+    manifest = manifest_for(
+        "sagrada_locate",
+        "sagrada",
+        classes=("cell centre", "grid"),
+        outputs=(("heat", "logits"), ("mask", "logits")),
+        input_shape=(1, 3, height, width),
+    )
+    return write_model(to_onnx(net, torch.zeros(1, 3, height, width), ["heat", "mask"], dynamic_batch=True), manifest)

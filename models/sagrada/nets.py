@@ -95,3 +95,31 @@ class RefinerNet(nn.Module):
         up = nn.functional.interpolate(mid, scale_factor=2.0, mode="bilinear", align_corners=False)
         heat = self.heat(self.fuse(torch.cat([near, up], dim=1)))
         return heat, self.turn(self.deep(mid))
+
+
+class LocateNet(nn.Module):
+    """Cell centres and grid area: a small U-Net, (N, 3, 240, 320) -> ``heat`` and ``mask`` logits at stride 4 (N, 1, 60, 80)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.e1 = conv(3, 12, 2)  # /2
+        self.e2 = conv(12, 24, 2)  # /4
+        self.e3 = nn.Sequential(conv(24, 40, 2), conv(40, 40))  # /8
+        self.e4 = nn.Sequential(conv(40, 64, 2), conv(64, 64))  # /16
+        self.e5 = nn.Sequential(conv(64, 80, 2), conv(80, 80, dilation=2))  # /32
+        self.d4 = conv(80 + 64, 48)
+        self.d3 = conv(48 + 40, 32)
+        self.d2 = nn.Sequential(nn.Conv2d(32 + 24, 24, 1, bias=False), nn.BatchNorm2d(24), nn.ReLU(inplace=True), conv(24, 24))
+        self.head = nn.Conv2d(24, 2, 3, 1, 1)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        up = nn.functional.interpolate
+        x2 = self.e2(self.e1(x))
+        x3 = self.e3(x2)
+        x4 = self.e4(x3)
+        x5 = self.e5(x4)
+        y = self.d4(torch.cat([up(x5, size=x4.shape[2:], mode="nearest"), x4], 1))
+        y = self.d3(torch.cat([up(y, size=x3.shape[2:], mode="nearest"), x3], 1))
+        y = self.d2(torch.cat([up(y, size=x2.shape[2:], mode="nearest"), x2], 1))
+        out = self.head(y)
+        return out[:, :1], out[:, 1:]

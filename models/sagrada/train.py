@@ -25,8 +25,8 @@ from torch import nn
 
 from models import fast
 from models.fit import FitConfig, fit, seeded
-from models.sagrada import evaluate, export, make_dataset
-from models.sagrada.nets import CellNet, FinderNet, RefinerNet
+from models.sagrada import evaluate, export, locate_data, make_dataset
+from models.sagrada.nets import CellNet, FinderNet, LocateNet, RefinerNet
 from scanner.sagrada.grid import heat_targets
 
 SEED = 20261130
@@ -49,9 +49,14 @@ class SagradaTraining:
     fine_tune_real_repeat: int = 20
     finder: FitConfig = FitConfig("finder", epochs=60, batch=32, lr=3e-3, peak_lr=4e-3, seed=SEED + 1)
     refiner: FitConfig = FitConfig("refiner", epochs=48, batch=64, lr=3e-3, peak_lr=4e-3, seed=SEED + 2)
+    # the cell-centre locator: random views (locate_data.random_view) of its own renders, each epoch new views
+    locate: FitConfig = FitConfig("locate", epochs=20, batch=16, lr=3e-3, peak_lr=3e-3, seed=SEED + 4)
+    locate_renders: int = 480  # seeds LOCATE_SEED+
+    locate_views: int = 960  # views per epoch
+    locate_styled: bool = False  # True: renders of every training board style (models.sagrada.styles); the shipped model saw ours only
 
     def __post_init__(self) -> None:
-        for field in ("train_photos", "val_photos", "fine_tune_synthetic", "fine_tune_real_repeat"):
+        for field in ("train_photos", "val_photos", "fine_tune_synthetic", "fine_tune_real_repeat", "locate_renders", "locate_views"):
             if getattr(self, field) < 1:
                 raise ValueError(f"{field}: expected a positive count, got {getattr(self, field)}")
 
@@ -314,6 +319,51 @@ def train_refiner(
     return fit(net, len(patches), step, config, generator, log=log)
 
 
+# --------------------------------------------------------------------------------------------- locator
+
+LOCATE_SEED = 4_000_000
+
+
+def focal_heat_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """CenterNet's penalty-reduced focal loss on Gaussian centre targets (peak 1 at each centre)."""
+    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    positive = target > 0.99
+    pos_loss = -torch.log(p) * (1 - p) ** 2 * positive
+    neg_loss = -torch.log(1 - p) * p**2 * (1 - target) ** 4 * (~positive)
+    return (pos_loss.sum() + neg_loss.sum()) / positive.sum().clamp(min=1)
+
+
+def train_locate(
+    images: list[np.ndarray], corners: np.ndarray, config: FitConfig = CONFIG.locate, *, views: int = CONFIG.locate_views, log: Log = print
+) -> LocateNet:
+    """Train the cell-centre locator on random views of renders (``locate_data.random_view``), new views every epoch."""
+    generator = seeded(config.seed)
+    rng = np.random.default_rng(config.seed)
+    net = LocateNet()
+
+    def step(net: nn.Module, idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, int]]:
+        parts = [locate_data.random_view(images[int(i) % len(images)], corners[int(i) % len(images)], rng) for i in idx]
+        x = _to_float(np.stack([p[0] for p in parts]))
+        heat = torch.from_numpy(np.stack([p[1] for p in parts]))[:, None]
+        mask = torch.from_numpy(np.stack([p[2] for p in parts]))[:, None]
+        if torch.rand(1, generator=generator) < 0.3:  # dice come in other colours: swap the channels
+            x = x[:, torch.randperm(3, generator=generator)]
+        x = _colour_jitter(x, generator, strength=1.5)
+        heat_logits, mask_logits = fast.forward(net, x)
+        return focal_heat_loss(heat_logits, heat) + nn.functional.binary_cross_entropy_with_logits(mask_logits, mask), {}
+
+    return fit(net, views, step, config, generator, log=log)
+
+
+def _train_locate_process(config: SagradaTraining, workers: int) -> None:
+    """Render the locator's scenes, train it and export it."""
+    started = time.perf_counter()
+    images, corners = locate_data.load_or_render(LOCATE_SEED, config.locate_renders, workers=workers, styled=config.locate_styled)
+    print(f"locator: {len(images)} renders in {time.perf_counter() - started:.0f} s", flush=True)
+    _threads(1)
+    export.export_locate(train_locate(images, corners, config.locate, views=config.locate_views))
+
+
 # --------------------------------------------------------------------------------------------- main
 
 
@@ -332,10 +382,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--cache", type=Path, default=make_dataset.CACHE, help="where rendered data are cached")
     parser.add_argument("--photos", type=int, default=CONFIG.train_photos, help="training renders")
-    parser.add_argument("--only", choices=["cells", "finder", "refiner"], action="append", help="train only these")
+    parser.add_argument("--only", choices=["cells", "finder", "refiner", "locate"], action="append", help="train only these")
     parser.add_argument("--cell-epochs", type=int, default=CONFIG.cells.epochs)
     parser.add_argument("--finder-epochs", type=int, default=CONFIG.finder.epochs)
     parser.add_argument("--refiner-epochs", type=int, default=CONFIG.refiner.epochs)
+    parser.add_argument("--locate-epochs", type=int, default=CONFIG.locate.epochs)
     parser.add_argument("--synthetic-only", action="store_true", help="skip the value fine-tune on real dice (fold 0)")
     parser.add_argument("--skip-evaluate", action="store_true")
     args = parser.parse_args(argv)
@@ -345,9 +396,18 @@ def main(argv: list[str] | None = None) -> None:
         cells=dataclasses.replace(CONFIG.cells, epochs=args.cell_epochs),
         finder=dataclasses.replace(CONFIG.finder, epochs=args.finder_epochs),
         refiner=dataclasses.replace(CONFIG.refiner, epochs=args.refiner_epochs),
+        locate=dataclasses.replace(CONFIG.locate, epochs=args.locate_epochs),
     )
     _threads(args.threads)
     started = time.perf_counter()
+    only = set(args.only or ["cells", "finder", "refiner", "locate"])
+    if only == {"locate"}:
+        _train_locate_process(config, args.threads)
+        print(f"trained in {time.perf_counter() - started:.0f} s", flush=True)
+        if not args.skip_evaluate:
+            evaluate.main([])
+        return
+    locate_lane = fast.start_lane(_train_locate_process, config, 1) if "locate" in only else None
     train = make_dataset.load_or_make(make_dataset.TRAIN_SEED, config.train_photos, workers=args.threads, cache=args.cache)
     val = make_dataset.load_or_make(make_dataset.VAL_SEED, config.val_photos, workers=args.threads, cache=args.cache)
     print(
@@ -355,7 +415,6 @@ def main(argv: list[str] | None = None) -> None:
         f"({time.perf_counter() - started:.0f} s)",
         flush=True,
     )
-    only = set(args.only or ["cells", "finder", "refiner"])
     grid_models = only & {"finder", "refiner"}
     side = None
     if grid_models and "cells" in only and args.threads >= 2:
@@ -384,6 +443,8 @@ def main(argv: list[str] | None = None) -> None:
         fast.join_lane(side, "finder/refiner")
     elif grid_models:
         _train_grid_models(train, grid_models, config, args.threads)
+    if locate_lane is not None:
+        fast.join_lane(locate_lane, "locate")
     print(f"trained in {time.perf_counter() - started:.0f} s", flush=True)
     if not args.skip_evaluate:
         evaluate.main([])

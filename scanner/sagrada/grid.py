@@ -15,6 +15,7 @@ scanning prepare pixels the same way.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -24,6 +25,8 @@ import numpy as np
 from scanner.errors import BoardNotFoundError, Remedy
 from scanner.geometry import PixelCentres, Shrunk, footprint, order_clockwise, padded_box, shrink_photo, shrink_then_warp
 from scanner.model import softmax
+from scanner.sagrada import lattice
+from scanner.sagrada.cells import CROP_HEIGHT_MM, lift_corners
 
 FINDER_PX = 128
 FINDER_STRIDE = 4
@@ -543,3 +546,153 @@ def find_grid(
         flipped_probability=float(turn_prob[(turn + 2) % 4]),
         corner_peaks=tuple(float(peak) for peak in np.roll(peaks, turn)),
     )
+
+
+# --------------------------------------------------------------------------------------------- from the content
+
+REFINE_AGREE = 0.4  # the refiner's corners replace the lattice's only when each lies within this many pitches of it,
+REFINED_RESIDUAL, RESIDUAL_SLACK = 0.2, 0.12  # and the centres seen lie this close to their cells under them (pitches)
+LEAVING = 0.35  # a grid corner this many pitches beyond the photo's edge: the window is cut off
+UNSURE_TOP = 0.2  # when the refiner's two readings of the top are this close, the photo's up is taken instead
+UPRIGHT_PRIOR = 0.75  # when the refiner cannot tell the top, the photo's up is taken with this probability
+CLOSER_SEEN, CLOSER_RESIDUAL = (
+    21,
+    0.0,
+)  # a small grid always gets a second, closer look: skipping it when 18+ cells sat within 0.08 cell placed 8 more of 60 held-out-style grids over a quarter cell off
+MIN_SEEN = 10  # fewer cells seen than this: no window (a window shows its 20 cells, dice or prints; a few may be missed)
+
+
+@dataclass(frozen=True, eq=False)
+class ContentGrid:
+    """A grid found from its cells: the location the reader uses and the lattice fit behind it."""
+
+    location: BoardLocation
+    fit: lattice.WindowFit
+    looks: int
+
+
+def _two_way_turn(turn: np.ndarray) -> tuple[float, float]:
+    """The refiner's top-left probabilities for the two orientations a 4x5 grid allows (as given, half turned), normalised."""
+    keep, flip = float(turn[0]), float(turn[2])
+    total = keep + flip
+    if total < 1e-9:
+        return 0.5, 0.5
+    return keep / total, flip / total
+
+
+def _upright_first(corners: np.ndarray) -> float:
+    """Whether the grid's top edge as given is higher in the photo than its bottom edge: 1 yes, 0 no."""
+    top, bottom = corners[:2, 1].mean(), corners[2:, 1].mean()
+    return 1.0 if top <= bottom else 0.0
+
+
+OUTLINE_SEEN = 16  # fewer cells than this in the lattice: the outline finder is asked too, and kept if more cells sit on its grid
+
+
+def _outline_grid(image_rgb: np.ndarray, finder, refiner, seen: lattice.Centres, name: str) -> ContentGrid | None:
+    """The outline finder's grid (``find_grid``), checked against the cells seen; None when it finds none."""
+    try:
+        location = find_grid(image_rgb, finder, refiner, name=name)
+    except BoardNotFoundError:
+        return None
+    height, width = image_rgb.shape[:2]
+    # at a strong tilt the centres seen lean towards the dice tops: check the grid on the board, half a die and a die up
+    planes = [lift_corners(location.corners, (width, height), up) for up in (0.0, CROP_HEIGHT_MM, 2 * CROP_HEIGHT_MM)]
+    fits = [lattice.fit_given(seen, corners) for corners in planes]
+    fits = [fit for fit in fits if fit.seen >= MIN_SEEN and fit.residual <= lattice.MAX_RESIDUAL]
+    if not fits:
+        return None
+    checked = dataclasses.replace(max(fits, key=lambda fit: (fit.seen, -fit.residual)), corners=location.corners)
+    support = checked.corner_support()
+    peaks = tuple(min(float(a), float(b)) for a, b in zip(support, location.corner_peaks))
+    return ContentGrid(dataclasses.replace(location, corner_peaks=peaks, corner_confidence=min(peaks)), checked, 1)
+
+
+def find_grid_by_content(image_rgb: np.ndarray, locator, refiner, *, name: str = "photo", finder=None) -> ContentGrid:
+    """Find the window's grid from its cells (``scanner.sagrada.lattice``), oriented by the refiner's top-left head.
+
+    One look at the whole photo, a second at the grid enlarged when it is small; the lattice fit
+    gives the corners. The refiner then reads which long side is the top and may sharpen the
+    corners, but only where it agrees with the lattice (``REFINE_AGREE``).
+
+    Raises:
+        BoardNotFoundError: no 4x5 grid of cells, or a grid cut off by the photo's edge.
+    """
+    height, width = image_rgb.shape[:2]
+    seen = lattice.locate_centres(locator, image_rgb)
+    fit = lattice.fit_window(seen, (width, height))
+    looks = 1
+    if finder is not None and (fit is None or fit.seen < OUTLINE_SEEN):
+        outline = _outline_grid(image_rgb, finder, refiner, seen, name)
+        if outline is not None and (fit is None or outline.fit.seen > fit.seen):
+            return outline
+    if fit is None:
+        spots = len(seen.points)
+        what = "nothing cell-like" if spots == 0 else f"{spots} cell-like spot{'s' if spots != 1 else ''}, not in a 4x5 grid"
+        raise BoardNotFoundError(f"{name}: no Sagrada window found ({what}); {RETRY_HINT}", remedy=Remedy.SET_CORNERS)
+    box = lattice.zoom_box(fit.corners, (width, height))
+    box_area = (box[2] - box[0]) * (box[3] - box[1])
+    small = lattice.pitch_out(fit.corners, seen) < lattice.ZOOM_PITCH_OUT
+    if small and (fit.seen < CLOSER_SEEN or fit.residual > CLOSER_RESIDUAL) and box_area < 0.7 * width * height:
+        closer = lattice.locate_centres(locator, image_rgb, box)
+        again = lattice.fit_window(closer, (width, height))
+        looks = 2
+        if again is not None and again.seen >= fit.seen - 1:
+            fit = again
+    other = None
+    away = lattice.away_from(seen, fit.corners)
+    if len(away.points) >= lattice.SECOND_WINDOW:  # a second group of cells: a closer look says whether it is a window
+        closer = lattice.locate_centres(locator, image_rgb, lattice.box_around(away.points, (width, height)))
+        other = lattice.fit_window(closer, (width, height))
+        looks += 1
+        if other is not None and other.seen < lattice.SECOND_WINDOW:
+            other = None
+    if other is not None:
+        raise BoardNotFoundError(
+            f"{name}: 2 windows in view ({fit.seen} and {other.seen} cells seen); photograph one player's window at a time, "
+            f"or {Remedy.SET_CORNERS.words}",
+            remedy=Remedy.SET_CORNERS,
+        )
+    if lattice.fills_photo(seen, (width, height)):  # cut to the grid: its edges are the photo's (the centres place it less well)
+        whole = lattice.whole_photo((width, height))
+        if np.linalg.norm(whole - fit.corners, axis=1).max() > 0.1 * float(np.mean(_sides(whole))) / 4.5:
+            fit = dataclasses.replace(fit, corners=whole)
+    pitch = float(np.mean(_sides(fit.corners))) / ((lattice.COLS + lattice.ROWS) / 2)
+    beyond = np.maximum.reduce([-fit.corners[:, 0], fit.corners[:, 0] - width, -fit.corners[:, 1], fit.corners[:, 1] - height])
+    if (beyond > LEAVING * pitch).any():
+        raise BoardNotFoundError(
+            f"{name}: the window is cut off by the photo's edge ({int((beyond > LEAVING * pitch).sum())} grid corner(s) outside); "
+            f"step back so the whole board is in frame, or {Remedy.SET_CORNERS.words}",
+            remedy=Remedy.SET_CORNERS,
+        )
+    if fit.seen < MIN_SEEN:
+        raise BoardNotFoundError(
+            f"{name}: no Sagrada window found (only {fit.seen} of 20 cells seen in a grid); {RETRY_HINT}", remedy=Remedy.SET_CORNERS
+        )
+    step = refine(image_rgb, fit.corners, refiner, _reduced_for(image_rgb, fit.corners))
+    keep, flip = _two_way_turn(step.turn)
+    if abs(keep - flip) < UNSURE_TOP:  # the refiner cannot tell (no strip or name seen): the photo's own up, half-heartedly
+        keep = UPRIGHT_PRIOR if _upright_first(fit.corners) else 1.0 - UPRIGHT_PRIOR
+        flip = 1.0 - keep
+    corners = fit.corners
+    moved = np.linalg.norm(step.corners - corners, axis=1).max() / max(pitch, 1e-9)
+    if (
+        moved < REFINE_AGREE
+        and not not_a_rectangle(step.corners, (width, height))
+        and lattice.centre_residual(seen.points, step.corners) <= min(REFINED_RESIDUAL, fit.residual + RESIDUAL_SLACK)
+    ):  # the refiner's corners, where the cells seen still sit on the grid they give
+        corners = step.corners
+    support = fit.corner_support()
+    if flip > keep:
+        corners = np.roll(corners, 2, axis=0)
+        support = support[2:] + support[:2]
+        keep, flip = flip, keep
+    location = BoardLocation(
+        corners=corners,
+        mask_confidence=float(min(1.0, max(0.0, fit.mask))),
+        corner_confidence=float(min(support)),
+        orientation_confidence=float(keep),
+        flipped_probability=float(flip),
+        corner_peaks=tuple(float(s) for s in support),
+    )
+    return ContentGrid(location, fit, looks)

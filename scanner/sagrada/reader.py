@@ -33,6 +33,7 @@ from scanner.reading import BoardReading, CellReading, GridCertainty, Override, 
 from scanner.sagrada import grid as board_finder
 from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN_PX, PITCH_PX, ROWS, cell_crops, lift_corners, rectify_grid, to_batch
 from scanner.sagrada.grid import BoardLocation
+from scanner.sagrada.lattice import WindowFit
 from scanner.sagrada.verdict import VERDICT
 from scoring.sagrada import PATTERNS, Die, SagradaPlayer, SagradaState, identify_patterns
 
@@ -253,10 +254,24 @@ class SagradaReader:
 
     game = "sagrada"
 
-    def __init__(self, dice: OnnxModel | None = None, finder: OnnxModel | None = None, refiner: OnnxModel | None = None) -> None:
+    def __init__(
+        self,
+        dice: OnnxModel | None = None,
+        finder: OnnxModel | None = None,
+        refiner: OnnxModel | None = None,
+        locator: OnnxModel | None = None,
+    ) -> None:
         self.dice = dice or load_model("sagrada_dice")
         self._finder = finder
         self._refiner = refiner
+        self._locator = locator
+
+    @property
+    def locator(self) -> OnnxModel:
+        """The cell-centre locator model (loaded on first use: not needed when corners are given)."""
+        if self._locator is None:
+            self._locator = load_model("sagrada_locate")
+        return self._locator
 
     @property
     def finder(self) -> OnnxModel:
@@ -316,7 +331,8 @@ class SagradaReader:
         notes: list[str] = list(photo.notes)
         judged: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}  # the cells the grid retry's judge read, by grid
         with timings.stage("locate"):
-            grid_corners, location = self._locate(photo, corners, notes, judged)
+            grid_corners, location, fit = self._locate(photo, corners, notes, judged)
+            refuse_colourless(image, photo.name)  # a window in grey: its dice cannot be told apart
         read_before = judged.get(np.asarray(grid_corners, np.float64).tobytes())
         with timings.stage("rectify"):
             crops = read_before[0] if read_before else self.crops(image, grid_corners)
@@ -336,7 +352,7 @@ class SagradaReader:
             notes.append(f"pattern card not identified (best {decoded.pattern_probability:.2f})")
         model = f"{self.dice.manifest.label}; {self.refiner.manifest.label}"
         if corners is None:
-            model += f"; {self.finder.manifest.label}"
+            model += f"; {self.locator.manifest.label}; {self.finder.manifest.label}"
         return BoardReading(
             state=window_state(decoded, Path(photo.name).stem),
             board_keys=BOARD_KEYS,
@@ -346,13 +362,13 @@ class SagradaReader:
             model=model,
             notes=tuple(notes),
             verdict=VERDICT,
-            grid=None if location is None else _certainty(location, turned),
+            grid=None if location is None else _certainty(location, turned, fit),
         )
 
     def _locate(
         self, photo: Photo, corners: np.ndarray | None, notes: list[str], judged: dict[bytes, tuple[np.ndarray, np.ndarray]]
-    ) -> tuple[np.ndarray, BoardLocation | None]:
-        """The grid's corners (TL, TR, BR, BL), found (with its ``BoardLocation``) or the given ones oriented (None).
+    ) -> tuple[np.ndarray, BoardLocation | None, WindowFit | None]:
+        """The grid's corners (TL, TR, BR, BL), found (with its ``BoardLocation`` and lattice fit) or the given ones oriented (None).
 
         Raises:
             BoardNotFoundError: no window (or two) found.
@@ -360,19 +376,18 @@ class SagradaReader:
         image = photo.image_rgb
         if corners is None:
             try:
-                location = board_finder.find_grid(
-                    image, self.finder, self.refiner, name=photo.name, judge=lambda grid: self._cell_certainty(image, grid, judged)
-                )
+                found = board_finder.find_grid_by_content(image, self.locator, self.refiner, name=photo.name, finder=self.finder)
             except BoardNotFoundError as error:
                 raise BoardNotFoundError(_with_photo_quality(str(error), image), remedy=error.remedy) from None
+            location = found.location
             if location.orientation_confidence < 0.9:
                 notes.append(f"orientation uncertain ({location.orientation_confidence:.2f})")
-            return location.corners, location
+            return location.corners, location, found.fit
         # given corners, in any order: the refiner's orientation head says which is the top-left
         grid_corners, sure = board_finder.orient_corners(image, np.asarray(corners, np.float64).reshape(4, 2), self.refiner)
         if sure < 0.9:
             notes.append(f"orientation of the given corners uncertain ({sure:.2f})")
-        return grid_corners, None
+        return grid_corners, None, None
 
 
 def _decode_oriented(
@@ -394,8 +409,8 @@ def _decode_oriented(
     return decoded, states, crops, grid_corners, False
 
 
-def _certainty(location: BoardLocation, turned: bool) -> GridCertainty:
-    """How sure the grid found is, in the orientation read (``turned``: the rules chose the refiner's half turn)."""
+def _certainty(location: BoardLocation, turned: bool, fit: WindowFit | None = None) -> GridCertainty:
+    """How sure the grid found is, in the orientation read (``turned``: the rules chose the refiner's half turn), and how well it fits the cells."""
     peaks = location.corner_peaks[2:] + location.corner_peaks[:2] if turned else location.corner_peaks
     chosen, other = (
         (location.flipped_probability, location.orientation_confidence)
@@ -405,7 +420,20 @@ def _certainty(location: BoardLocation, turned: bool) -> GridCertainty:
             location.flipped_probability,
         )
     )
-    return GridCertainty((peaks[0], peaks[1], peaks[2], peaks[3]), orientation_confidence=chosen, flipped_probability=other)
+    if fit is None:
+        return GridCertainty((peaks[0], peaks[1], peaks[2], peaks[3]), orientation_confidence=chosen, flipped_probability=other)
+    words = f"{fit.seen} of {ROWS * COLS} cells seen"
+    if fit.strays + fit.outside:
+        words += f", {fit.strays + fit.outside} cell-like spot(s) off the grid"
+    if fit.residual > 0.1:
+        words += f", centres {fit.residual:.2f} cell off the lattice"
+    return GridCertainty(
+        (peaks[0], peaks[1], peaks[2], peaks[3]),
+        orientation_confidence=chosen,
+        flipped_probability=other,
+        fit=min(1.0, fit.confidence),
+        fit_words=words,
+    )
 
 
 def _cell_readings(
@@ -464,6 +492,30 @@ def _reason(decoded: Decoded, index: int) -> str:
     return "two orthogonal neighbours never share a colour or a value"
 
 
+COLOURLESS_CHROMA = 24  # the 99.5th percentile of max - min over a photo's pixels: dice are far above it, a grayscale photo 0-3
+
+
+def photo_chroma(image_rgb: np.ndarray) -> float:
+    """How colourful a photo is: the 99.5th percentile of each pixel's max - min channel (0 for a grayscale photo)."""
+    step = max(1, int(max(image_rgb.shape[:2]) // 400))
+    small = image_rgb[::step, ::step].astype(np.int16)
+    return float(np.percentile(small.max(axis=2) - small.min(axis=2), 99.5))
+
+
+def refuse_colourless(image_rgb: np.ndarray, name: str) -> None:
+    """Refuse a photo without colour: the dice are told apart by their colours.
+
+    Raises:
+        BoardNotFoundError: the photo is grayscale (or nearly).
+    """
+    chroma = photo_chroma(image_rgb)
+    if chroma < COLOURLESS_CHROMA:
+        raise BoardNotFoundError(
+            f"{name}: the photo has no colour (a grayscale photo: colour spread {chroma:.0f}/255); "
+            "a Sagrada window is read by its dice colours: retake the photo in colour"
+        )
+
+
 def _with_photo_quality(message: str, image: np.ndarray) -> str:
     """Add what the photo's exposure and sharpness say to a board-not-found message."""
     grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
@@ -474,6 +526,9 @@ def _with_photo_quality(message: str, image: np.ndarray) -> str:
         return f"{message} (the photo is very dark: mean brightness {brightness:.0f}/255; add light)"
     if sharpness < 15:
         return f"{message} (the photo looks blurred: sharpness {sharpness:.0f}; hold steady and focus on the board)"
+    chroma = photo_chroma(image)
+    if chroma < COLOURLESS_CHROMA:
+        return f"{message} (the photo has no colour: colour spread {chroma:.0f}/255; retake it in colour)"
     return message
 
 
