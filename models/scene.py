@@ -501,3 +501,95 @@ def jpeg_roundtrip(image_rgb: np.ndarray, rng: np.random.Generator, quality: int
 def public_meta(meta: dict[str, Any]) -> dict[str, Any]:
     """Return the JSON-safe part of a shot's meta (drops private callables)."""
     return {key: value for key, value in meta.items() if not key.startswith("_")}
+
+
+# --------------------------------------------------------------------------------------------- views
+
+
+def draw_overlay(image_rgb: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, dict[str, Any]]:
+    """Draw another camera app's guide over a finished photo: thin white lines, corner brackets, marks.
+
+    Returns a new image and what was drawn. The board under it is unchanged (the overlay is on the
+    picture, not on the table), so a label's geometry stays true.
+    """
+    out = image_rgb.copy()
+    height, width = out.shape[:2]
+    layer = out.copy()
+    white = tuple(int(v) for v in rng.uniform(225, 255, 3))
+    thick = max(1, int(round(min(width, height) * rng.uniform(0.001, 0.004))))
+    drawn: list[str] = []
+    if rng.random() < 0.7:  # rule-of-thirds (or quarters) grid across the whole frame
+        parts = int(rng.choice([3, 4]))
+        for k in range(1, parts):
+            x, y = int(width * k / parts), int(height * k / parts)
+            cv2.line(layer, (x, 0), (x, height - 1), white, thick, cv2.LINE_AA)
+            cv2.line(layer, (0, y), (width - 1, y), white, thick, cv2.LINE_AA)
+        drawn.append(f"grid{parts}")
+    if rng.random() < 0.6:  # a framing rectangle or its corner brackets
+        mx, my = rng.uniform(0.03, 0.2) * width, rng.uniform(0.03, 0.2) * height
+        x0, y0, x1, y1 = int(mx), int(my), int(width - mx), int(height - my)
+        if rng.random() < 0.5:
+            cv2.rectangle(layer, (x0, y0), (x1, y1), white, thick, cv2.LINE_AA)
+            drawn.append("frame")
+        else:
+            arm = int(min(width, height) * rng.uniform(0.04, 0.12))
+            for cx, cy, sx, sy in ((x0, y0, 1, 1), (x1, y0, -1, 1), (x1, y1, -1, -1), (x0, y1, 1, -1)):
+                cv2.line(layer, (cx, cy), (cx + sx * arm, cy), white, thick * 2, cv2.LINE_AA)
+                cv2.line(layer, (cx, cy), (cx, cy + sy * arm), white, thick * 2, cv2.LINE_AA)
+            drawn.append("brackets")
+    for _ in range(int(rng.integers(0, 4))):  # marks: a focus square, a cross, a level circle, a word
+        x, y = int(rng.uniform(0.1, 0.9) * width), int(rng.uniform(0.1, 0.9) * height)
+        size = int(min(width, height) * rng.uniform(0.02, 0.06))
+        kind = int(rng.integers(0, 4))
+        if kind == 0:
+            cv2.rectangle(layer, (x - size, y - size), (x + size, y + size), (255, 215, 60), thick, cv2.LINE_AA)
+        elif kind == 1:
+            cv2.line(layer, (x - size, y), (x + size, y), white, thick, cv2.LINE_AA)
+            cv2.line(layer, (x, y - size), (x, y + size), white, thick, cv2.LINE_AA)
+        elif kind == 2:
+            cv2.circle(layer, (x, y), size, white, thick, cv2.LINE_AA)
+        else:
+            cv2.putText(layer, "ALIGN", (x, y), cv2.FONT_HERSHEY_SIMPLEX, size / 30, white, thick, cv2.LINE_AA)
+        drawn.append(["focus", "cross", "circle", "text"][kind])
+    opacity = float(rng.uniform(0.6, 1.0))
+    out = cv2.addWeighted(layer, opacity, out, 1 - opacity, 0)
+    return out, {"overlay": drawn, "overlay_opacity": round(opacity, 3)}
+
+
+def crop_view(image_rgb: np.ndarray, box: tuple[float, float, float, float], out_size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Cut ``box`` (x0, y0, x1, y1 in image px) out of the photo and scale it to ``out_size``.
+
+    Returns the new image and the 3x3 affine taking old photo px to new ones (``map_points``). A
+    crop that is not centred on the photo moves the principal point off the new image's centre.
+    """
+    x0, y0, x1, y1 = box
+    width, height = out_size
+    affine = np.array([[width / (x1 - x0), 0, -x0 * width / (x1 - x0)], [0, height / (y1 - y0), -y0 * height / (y1 - y0)], [0, 0, 1.0]])
+    cut = cv2.warpAffine(image_rgb, affine[:2], (width, height), flags=cv2.INTER_AREA if x1 - x0 > width else cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cut, affine
+
+
+def map_points(points: np.ndarray, affine: np.ndarray) -> np.ndarray:
+    """Apply a 3x3 affine (``crop_view``'s) to (N, 2) points."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    return pts @ affine[:2, :2].T + affine[:2, 2]
+
+
+def view_box(
+    points: np.ndarray, image_size: tuple[int, int], out_size: tuple[int, int], margin: float, rng: np.random.Generator, spare: float = 0.0
+) -> tuple[float, float, float, float]:
+    """A crop box of ``out_size``'s aspect holding ``points`` (plus ``margin`` of their extent on each side).
+
+    ``spare`` (0-1) enlarges the box by up to that share and places the points anywhere inside it
+    (an off-centre crop); the box is kept inside the image where it fits.
+    """
+    width, height = image_size
+    lo, hi = np.asarray(points).min(axis=0), np.asarray(points).max(axis=0)
+    span = (hi - lo) * (1 + 2 * margin)
+    aspect = out_size[0] / out_size[1]
+    box_w = max(span[0], span[1] * aspect) * (1 + spare * rng.random())
+    box_h = box_w / aspect
+    centre = (lo + hi) / 2 + (rng.uniform(-0.5, 0.5, 2) * np.maximum([box_w - span[0], box_h - span[1]], 0) if spare else 0)
+    x0 = float(np.clip(centre[0] - box_w / 2, 0, max(0.0, width - box_w))) if box_w <= width else float(centre[0] - box_w / 2)
+    y0 = float(np.clip(centre[1] - box_h / 2, 0, max(0.0, height - box_h))) if box_h <= height else float(centre[1] - box_h / 2)
+    return x0, y0, x0 + box_w, y0 + box_h

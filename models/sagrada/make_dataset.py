@@ -27,7 +27,8 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from models.sagrada.render import render
+from models.sagrada import styles as board_styles
+from models.sagrada.render import random_view, render
 from scanner.sagrada import grid as board
 from scanner.sagrada.cells import CROP_HEIGHT_MM, cell_crops, die_box_crop, lift_corners, rectify_grid
 
@@ -37,6 +38,13 @@ CROP_SETS = 2
 PATCHES = 4
 TRAIN_SEED, VAL_SEED, TEST_SEED = 1_000_000, 2_000_000, 3_000_000
 SIZES = ((1600, 1200), (1280, 960), (1024, 768), (768, 1024), (1200, 1600), (960, 1280))
+# The training mix: board styles drawn uniformly per render (never ``styles.HELD_OUT``), and whether
+# renders also vary their framing (close-ups, photos cut to the grid, off-centre crops) and draw
+# camera-guide overlays (``render.random_view``). ``STYLES = ("classic",)`` with ``VIEWS = False``
+# gives exactly the examples made before styles existed. Set these before rendering (the cache key
+# includes them).
+STYLES: tuple[str, ...] = board_styles.TRAINING_STYLES
+VIEWS = True
 
 
 def cell_labels(value: str, mark: str) -> tuple[int, int, int]:
@@ -50,12 +58,41 @@ def cell_labels(value: str, mark: str) -> tuple[int, int, int]:
     return 0, 0, 0
 
 
-def render_one(seed: int) -> dict[str, np.ndarray]:
-    """Render one photo from ``seed`` and cut every kind of training example from it."""
+def training_view(seed: int, styles: tuple[str, ...] | None = None, views: bool | None = None) -> dict[str, Any]:
+    """The style, framing and overlay of training render ``seed`` (``STYLES`` and ``VIEWS`` unless given).
+
+    Raises:
+        ValueError: a style that is unknown or held out of training.
+    """
+    styles = STYLES if styles is None else styles
+    views = VIEWS if views is None else views
+    for name in styles:
+        if name not in board_styles.ALL_STYLES or name == board_styles.HELD_OUT:
+            raise ValueError(f"training styles: {name!r} is not one of {', '.join(board_styles.TRAINING_STYLES)}")
+    rng = np.random.default_rng([seed, 11])  # its own stream: the rest of the example does not move
+    view: dict[str, Any] = {"style": styles[int(rng.integers(len(styles)))] if len(styles) > 1 else styles[0]}
+    if views:
+        view.update(random_view(rng))
+    return view
+
+
+def configure(styles: tuple[str, ...], views: bool) -> None:
+    """Set the training mix (``STYLES``, ``VIEWS``) for every render made after this call.
+
+    Raises:
+        ValueError: a style that is unknown or held out of training.
+    """
+    global STYLES, VIEWS
+    training_view(0, styles, views)  # checks the styles
+    STYLES, VIEWS = tuple(styles), bool(views)
+
+
+def render_one(seed: int, styles: tuple[str, ...] | None = None, views: bool | None = None) -> dict[str, np.ndarray]:
+    """Render one photo from ``seed`` (in the training mix) and cut every kind of training example from it."""
     rng = np.random.default_rng([seed, 7])
     size = SIZES[int(rng.integers(len(SIZES)))]
     px_per_mm = max(4.0, 6.0 * max(size) / 1600)
-    sample = render(seed, out_size=size, px_per_mm=px_per_mm)
+    sample = render(seed, out_size=size, px_per_mm=px_per_mm, **training_view(seed, styles, views))
     image = sample.image_rgb
     corners = np.array(sample.label["render"]["corners"], np.float64)
     cells = sample.label["render"]["cells"]
@@ -145,11 +182,13 @@ def code_version() -> str:
     for name in (
         "models/scene.py",
         "models/sagrada/render.py",
+        "models/sagrada/styles.py",
         "scanner/sagrada/cells.py",
         "scanner/sagrada/grid.py",
         "models/sagrada/make_dataset.py",
     ):
         digest.update((root / name).read_bytes())
+    digest.update(repr((STYLES, VIEWS)).encode())
     return digest.hexdigest()[:10]
 
 
@@ -184,7 +223,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=TRAIN_SEED)
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--cache", type=Path, default=CACHE)
+    parser.add_argument("--styles", default=",".join(STYLES), help="training board styles, comma-separated")
+    parser.add_argument("--no-views", action="store_true", help="whole-table photos only, no overlays")
     args = parser.parse_args()
+    configure(tuple(args.styles.split(",")), not args.no_views)
     load_or_make(args.seed, args.count, args.workers, args.cache)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import cv2
@@ -189,10 +190,77 @@ def _palette(rng: np.random.Generator) -> dict[str, np.ndarray]:
     return palette
 
 
+# (colour letter, value, rng, face size px) -> (face RGB, alpha mask): another source of die faces (real dice pixels)
+FaceSource = Callable[[str, int, np.random.Generator, int], tuple[np.ndarray, np.ndarray]]
+
+
+def place_dice(
+    board: np.ndarray,
+    window: tuple,
+    rng: np.random.Generator,
+    palette: dict[str, np.ndarray],
+    px_per_mm: float,
+    origin: tuple[float, float],
+    pitch: float,
+    die_mm: float,
+    offset_mm: float,
+    tilt_deg: float,
+    face_source: FaceSource | None = None,
+) -> list[scene.Raised]:
+    """Draw each die's top face onto ``board`` (in place) in its cell; return the dice as raised prisms.
+
+    ``origin`` is the grid's top-left corner and ``pitch`` the cell pitch, both in art px. Faces
+    come from ``die_face`` unless ``face_source`` gives them (then the sides take the face's colour).
+    """
+    gx0, gy0 = origin
+    raised: list[scene.Raised] = []
+    for r in range(ROWS):
+        for c in range(COLS):
+            die = window[r][c]
+            if die is None:
+                continue
+            if face_source is None:
+                face, mask = die_face(die.color, die.value, rng, px_per_mm, palette, die_mm)
+                side_base = palette[die.color]
+            else:
+                face, mask = face_source(die.color, die.value, rng, int(round(die_mm * px_per_mm)))
+                side_base = np.median(face[mask > 127].reshape(-1, 3), axis=0)
+            angle = float(rng.uniform(-tilt_deg, tilt_deg)) + 90 * int(rng.integers(0, 4))
+            size = face.shape[0]
+            big = int(size * 1.5)
+            pad = (big - size) // 2
+            canvas = cv2.copyMakeBorder(face, pad, big - size - pad, pad, big - size - pad, cv2.BORDER_CONSTANT)
+            mcanvas = cv2.copyMakeBorder(mask, pad, big - size - pad, pad, big - size - pad, cv2.BORDER_CONSTANT)
+            rot = cv2.getRotationMatrix2D((big / 2, big / 2), angle, 1.0)
+            canvas = cv2.warpAffine(canvas, rot, (big, big), flags=cv2.INTER_LINEAR)
+            mcanvas = cv2.warpAffine(mcanvas, rot, (big, big), flags=cv2.INTER_LINEAR)
+            cx = gx0 + (c + 0.5) * pitch + rng.uniform(-offset_mm, offset_mm) * px_per_mm
+            cy = gy0 + (r + 0.5) * pitch + rng.uniform(-offset_mm, offset_mm) * px_per_mm
+            bx, by = int(round(cx - big / 2)), int(round(cy - big / 2))
+            region = board[by : by + big, bx : bx + big]
+            alpha = mcanvas[: region.shape[0], : region.shape[1], None].astype(np.float32) / 255
+            # a translucent die lets a little of the square below through
+            see_through = rng.uniform(0.0, 0.15)
+            blended = canvas[: region.shape[0], : region.shape[1]] * (1 - see_through) + region * see_through
+            board[by : by + big, bx : bx + big] = (region * (1 - alpha) + blended * alpha).astype(np.uint8)
+            contours, _ = cv2.findContours((mcanvas > 127).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            outline = cv2.approxPolyDP(max(contours, key=cv2.contourArea), 0.6, True).reshape(-1, 2).astype(np.float64)
+            side = side_base * rng.uniform(0.5, 0.85)
+            side_r, side_g, side_b = (float(v) for v in side)
+            raised.append(scene.Raised(footprint=outline + [bx, by], height_mm=die_mm, side_rgb=(side_r, side_g, side_b)))
+    return raised
+
+
 def draw_window(
-    window: tuple, pattern: Pattern, rng: np.random.Generator, *, px_per_mm: float = 6.0, difficulty: int | None = None
+    window: tuple,
+    pattern: Pattern,
+    rng: np.random.Generator,
+    *,
+    px_per_mm: float = 6.0,
+    difficulty: int | None = None,
+    face_source: FaceSource | None = None,
 ) -> tuple[np.ndarray, list[scene.Raised], np.ndarray]:
-    """Draw the board top-down: returns (board RGB, the dice as raised prisms, grid corners TL TR BR BL in art px).
+    """Draw the "classic" board top-down: returns (board RGB, the dice as raised prisms, grid corners TL TR BR BL in art px).
 
     ``window`` is the scoring core's 4x5 tuple of ``Die`` or ``None``; ``pattern`` the card under it.
     """
@@ -243,39 +311,10 @@ def draw_window(
         dot_x = int(gx0 + GRID_W_MM * px_per_mm - (2 + k * 4.5) * px_per_mm)
         cv2.circle(board, (dot_x, text_y - int(2 * px_per_mm)), int(1.5 * px_per_mm), (235, 235, 230), -1, cv2.LINE_AA)
     # dice
-    raised: list[scene.Raised] = []
     offset_mm = rng.uniform(0.5, 2.0)
     die_mm = DIE_MM * rng.uniform(0.93, 1.1)  # sets and cards differ a little
     tilt_deg = rng.uniform(3, 14)
-    for r in range(ROWS):
-        for c in range(COLS):
-            die = window[r][c]
-            if die is None:
-                continue
-            face, mask = die_face(die.color, die.value, rng, px_per_mm, palette, die_mm)
-            angle = float(rng.uniform(-tilt_deg, tilt_deg)) + 90 * int(rng.integers(0, 4))
-            size = face.shape[0]
-            big = int(size * 1.5)
-            pad = (big - size) // 2
-            canvas = cv2.copyMakeBorder(face, pad, big - size - pad, pad, big - size - pad, cv2.BORDER_CONSTANT)
-            mcanvas = cv2.copyMakeBorder(mask, pad, big - size - pad, pad, big - size - pad, cv2.BORDER_CONSTANT)
-            rot = cv2.getRotationMatrix2D((big / 2, big / 2), angle, 1.0)
-            canvas = cv2.warpAffine(canvas, rot, (big, big), flags=cv2.INTER_LINEAR)
-            mcanvas = cv2.warpAffine(mcanvas, rot, (big, big), flags=cv2.INTER_LINEAR)
-            cx = gx0 + (c + 0.5) * pitch + rng.uniform(-offset_mm, offset_mm) * px_per_mm
-            cy = gy0 + (r + 0.5) * pitch + rng.uniform(-offset_mm, offset_mm) * px_per_mm
-            bx, by = int(round(cx - big / 2)), int(round(cy - big / 2))
-            region = board[by : by + big, bx : bx + big]
-            alpha = mcanvas[: region.shape[0], : region.shape[1], None].astype(np.float32) / 255
-            # a translucent die lets a little of the square below through
-            see_through = rng.uniform(0.0, 0.15)
-            blended = canvas[: region.shape[0], : region.shape[1]] * (1 - see_through) + region * see_through
-            board[by : by + big, bx : bx + big] = (region * (1 - alpha) + blended * alpha).astype(np.uint8)
-            contours, _ = cv2.findContours((mcanvas > 127).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            outline = cv2.approxPolyDP(max(contours, key=cv2.contourArea), 0.6, True).reshape(-1, 2).astype(np.float64)
-            side = palette[die.color] * rng.uniform(0.5, 0.85)
-            side_r, side_g, side_b = (float(v) for v in side)
-            raised.append(scene.Raised(footprint=outline + [bx, by], height_mm=die_mm, side_rgb=(side_r, side_g, side_b)))
+    raised = place_dice(board, window, rng, palette, px_per_mm, (gx0, gy0), pitch, die_mm, offset_mm, tilt_deg, face_source)
     corners = np.array([[gx0, gy0], [gx0 + COLS * pitch, gy0], [gx0 + COLS * pitch, gy0 + ROWS * pitch], [gx0, gy0 + ROWS * pitch]])
     return board, raised, corners
 
@@ -314,6 +353,16 @@ def game_document(seed: int, empty: int | None = None, pattern_name: str | None 
     return document, window, pattern
 
 
+FRAMINGS = ("table", "closeup", "cut", "offcentre")
+
+
+def random_view(rng: np.random.Generator) -> dict[str, Any]:
+    """A random framing and overlay for a training or benchmark render: mostly whole-table photos."""
+    roll = rng.random()
+    framing = "table" if roll < 0.6 else "closeup" if roll < 0.75 else "cut" if roll < 0.85 else "offcentre"
+    return {"framing": framing, "overlay": bool(rng.random() < 0.2)}
+
+
 def render(
     seed: int,
     *,
@@ -325,20 +374,72 @@ def render(
     fill: float | None = None,
     clutter: bool = True,
     jpeg_quality: int | None = None,
+    style: str = "classic",
+    framing: str = "table",
+    overlay: bool = False,
+    face_source: FaceSource | None = None,
+    document: tuple[dict[str, Any], tuple, Pattern] | None = None,
 ) -> Sample:
     """Render one seeded photo of a finished Sagrada window with its exact label.
 
-    ``camera`` fixes ``tilt_deg``, ``azimuth_deg`` and ``roll_deg`` (random when None).
+    ``camera`` fixes ``tilt_deg``, ``azimuth_deg`` and ``roll_deg`` (random when None). ``style``
+    names the board design ("classic" or one of ``styles.STYLES``). ``framing``: "table" (the whole
+    board on the table), "closeup" (the grid and a little around it fill the photo), "cut" (the
+    photo cut to the grid), "offcentre" (a crop holding the board, its principal point off-centre).
+    ``overlay`` draws another app's camera guide over the photo. ``face_source`` gives the dice
+    faces (real dice pixels) and ``document`` the game (``game_document``'s triple) instead of the
+    seed's. The defaults give the same pictures as before styles existed.
     """
-    document, window, card = game_document(seed, empty, pattern)
+    if framing not in FRAMINGS:
+        raise ValueError(f"framing: expected one of {', '.join(FRAMINGS)}, got {framing!r}")
+    document, window, card = document or game_document(seed, empty, pattern)
     rng = np.random.default_rng([seed, 1])
-    board, raised, grid_art = draw_window(window, card, rng, px_per_mm=px_per_mm)
+    near = framing in ("closeup", "cut")
+    art_px = px_per_mm * (1.6 if near else 1.0)  # a close-up needs finer art
+    if style == "classic":
+        board, raised, grid_art = draw_window(window, card, rng, px_per_mm=art_px, face_source=face_source)
+        board_alpha = None
+    else:
+        from models.sagrada import styles  # imports this module
+
+        if style not in styles.STYLES:
+            raise ValueError(f"style: expected one of {', '.join(styles.ALL_STYLES)}, got {style!r}")
+        board, board_alpha, raised, grid_art = styles.draw_styled_window(
+            window, card, rng, styles.STYLES[style], px_per_mm=art_px, face_source=face_source
+        )
+    if near and fill is None:
+        fill = float(rng.uniform(0.85, 0.95))
     shot = scene.place_on_table(
-        board, rng, out_size=out_size, raised=raised, px_per_mm=px_per_mm, fill=fill, clutter=clutter, camera=camera
+        board,
+        rng,
+        out_size=out_size,
+        raised=raised,
+        px_per_mm=art_px,
+        fill=fill,
+        clutter=clutter,
+        camera=camera,
+        board_alpha=board_alpha,
     )
-    image, quality = scene.jpeg_roundtrip(shot.image_rgb, rng, jpeg_quality)
+    photo = shot.image_rgb
     corners = shot.project(grid_art)
-    pitch = PITCH_MM * px_per_mm
+    view: dict[str, Any] = {"style": style, "framing": framing, "overlay": overlay}
+    affine = np.eye(3)
+    if framing != "table":
+        margin, spare = {"closeup": (rng.uniform(0.03, 0.2), 0.0), "cut": (rng.uniform(-0.01, 0.02), 0.0), "offcentre": (0.08, 0.6)}[framing]
+        points = shot.corners if framing == "offcentre" else corners
+        box = scene.view_box(points, (photo.shape[1], photo.shape[0]), out_size, float(margin), rng, spare)
+        photo, affine = scene.crop_view(photo, box, out_size)
+        view["crop"] = [round(v, 1) for v in box]
+    if overlay:
+        photo, drawn = scene.draw_overlay(photo, rng)
+        view.update(drawn)
+    image, quality = scene.jpeg_roundtrip(photo, rng, jpeg_quality)
+
+    def to_photo(points: np.ndarray) -> np.ndarray:
+        return scene.map_points(shot.project(points), affine)
+
+    corners = to_photo(grid_art)
+    pitch = (grid_art[1, 0] - grid_art[0, 0]) / COLS
     cells = []
     for r in range(ROWS):
         for c in range(COLS):
@@ -349,7 +450,7 @@ def render(
                     "cell": [r, c],
                     "value": str(die) if die else ".",
                     "print": card.grid[r][c],
-                    "polygon": shot.project(square).round(2).tolist(),
+                    "polygon": to_photo(square).round(2).tolist(),
                 }
             )
     label = {
@@ -368,4 +469,6 @@ def render(
             "jpeg_quality": quality,
         },
     }
+    if (style, framing, overlay) != ("classic", "table", False):
+        label["render"]["view"] = view
     return Sample(image_rgb=image, label=label, shot=shot)

@@ -1,0 +1,237 @@
+"""Real dice pasted into rendered windows ("cut, paste and learn"): whole photos read end to end.
+
+The real dice come from ``../shared/realdata`` (never committed):
+
+- ``sagrada-hejmsdz``: two real windows already cut to the grid (160x128, one 32 px cell per die),
+  39 labelled dice;
+- ``dice-nellbyler-d6``: boxed loose dice with their pip values; their colours come from
+  ``models/sagrada/real_dice_colours.json`` (labelled by hand; only dice labelled with one of the
+  five Sagrada colours are used). Only the odd-numbered photos (fold 1, never used to fine-tune) are
+  taken unless asked.
+
+Each die is cut from its cell or box (the pixels that differ from the surrounding background, a
+soft mask around them), then turned, scaled and relit as it is pasted on a cell of a rendered
+window. The window's document is a legal one from ``render.game_document`` (adjacent dice never
+share a colour or a value; the pattern card's prints are obeyed) whose every die has a real die of
+the same colour and value in the pool; the drawn dice are replaced by real ones. The window is then
+photographed on a table by the scene camera (tilt up to 40 degrees, any rotation).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from PIL import Image
+
+from models.sagrada import styles
+from models.sagrada.render import Sample, game_document, random_empty_count, render
+
+REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata"
+COLOURS_FILE = Path(__file__).resolve().parent / "real_dice_colours.json"
+SAGRADA_COLOURS = ("R", "Y", "G", "B", "P")
+COMPOSITE_SEED = 9_100_000  # composites' seeds: disjoint from make_dataset's TRAIN/VAL/TEST ranges
+BOX_PER_DIE = 1.5  # make_dataset.REAL_BOX_PER_DIE: a nellbyler box is about 1.5 dice wide
+
+
+@dataclass(frozen=True)
+class RealDie:
+    """One real die cut from a photo: its top face (RGB), a soft alpha mask, colour, value and source."""
+
+    face_rgb: np.ndarray
+    mask: np.ndarray
+    colour: str
+    value: int
+    source: str
+
+
+def cut_die(region_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cut the die out of ``region_rgb`` (a cell or box around one die): a square patch and its soft mask.
+
+    The die is the largest blob of pixels unlike the region's border (the table or the card's gap).
+    """
+    region = region_rgb.astype(np.float32)
+    h, w = region.shape[:2]
+    border = np.concatenate([region[0], region[-1], region[:, 0], region[:, -1]])
+    background = np.median(border, axis=0)
+    distance = np.linalg.norm(cv2.GaussianBlur(region, (0, 0), 1.0) - background, axis=2)
+    level, _ = cv2.threshold(np.clip(distance, 0, 255).astype(np.uint8), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    # the body, not only its bright pips: a dark die on a dark gap is far less unlike it than its pips are
+    blob = (distance > max(25.0, min(float(level), 0.35 * float(np.percentile(distance, 95))))).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(blob)
+    if count < 2:
+        side = min(h, w)
+        return np.ascontiguousarray(region_rgb[:side, :side]), np.full((side, side), 255, np.uint8)
+    biggest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    points = np.column_stack(np.nonzero(labels == biggest))[:, ::-1].astype(np.int32)
+    hull = cv2.convexHull(points)
+    mask = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_AA)
+    x, y, bw, bh = cv2.boundingRect(hull)
+    side = max(bw, bh)
+    cx, cy = x + bw / 2, y + bh / 2
+    x0, y0 = int(round(cx - side / 2)), int(round(cy - side / 2))
+    pad = max(0, -x0, -y0, x0 + side - w, y0 + side - h)
+    padded = cv2.copyMakeBorder(region_rgb, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    padded_mask = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    patch = padded[y0 + pad : y0 + pad + side, x0 + pad : x0 + pad + side]
+    soft = cv2.GaussianBlur(padded_mask[y0 + pad : y0 + pad + side, x0 + pad : x0 + pad + side], (0, 0), max(0.6, side * 0.02))
+    return np.ascontiguousarray(patch), soft
+
+
+def hejmsdz_dice(folder: Path = REALDATA / "sagrada-hejmsdz") -> list[RealDie]:
+    """The 39 labelled dice of the two real windows (each 32 px cell of the 160x128 crops), or [] when absent."""
+    labels_path = folder / "labels.json"
+    if not labels_path.is_file():
+        return []
+    dice = []
+    for name, rows in sorted(json.loads(labels_path.read_text())["images"].items()):
+        grid = np.asarray(Image.open(folder / name).convert("RGB"))
+        ch, cw = grid.shape[0] / 4, grid.shape[1] / 5
+        for r, row in enumerate(rows):
+            for c, value in enumerate(row):
+                if not value or value[0] not in SAGRADA_COLOURS:
+                    continue
+                cell = grid[int(r * ch) : int((r + 1) * ch), int(c * cw) : int((c + 1) * cw)]
+                face, mask = cut_die(cell)
+                dice.append(RealDie(face, mask, value[0], int(value[1]), f"hejmsdz/{name}/r{r}c{c}"))
+    return dice
+
+
+def _colour_labels(path: Path) -> dict[tuple[str, int], str]:
+    """(photo file, die index in annotations.json) -> colour letter, from the hand-labelled colours file.
+
+    Accepts ``{"dice": [{"file": ..., "index": ..., "colour": ...}]}`` or ``{"images": {file: [colour, ...]}}``;
+    a colour may be a letter or a name, anything else (white, black, other) is not a Sagrada colour.
+    """
+    if not path.is_file():
+        return {}
+    doc = json.loads(path.read_text())
+    names = {"red": "R", "yellow": "Y", "green": "G", "blue": "B", "purple": "P"}
+    found: dict[tuple[str, int], str] = {}
+
+    def letter(value: Any) -> str | None:
+        text = str(value or "")
+        code = names.get(text.lower(), text.upper())
+        return code if code in SAGRADA_COLOURS else None
+
+    if isinstance(doc.get("dice"), list):
+        for item in doc["dice"]:
+            code = letter(item.get("colour", item.get("color")))
+            if code:
+                found[(str(item["file"]), int(item["index"]))] = code
+    elif isinstance(doc.get("images"), dict):
+        for file, colours in doc["images"].items():
+            for index, value in enumerate(colours):
+                code = letter(value.get("colour", value.get("color")) if isinstance(value, dict) else value)
+                if code:
+                    found[(str(file), index)] = code
+    return found
+
+
+def nellbyler_dice(
+    folder: Path = REALDATA / "dice-nellbyler-d6", colours: Path = COLOURS_FILE, folds: tuple[int, ...] = (1,)
+) -> list[RealDie]:
+    """The boxed loose dice with a Sagrada colour label, from the photos of ``folds`` (1: odd, held out), or []."""
+    labels = _colour_labels(colours)
+    if not labels or not (folder / "annotations.json").is_file():
+        return []
+    images = sorted(json.loads((folder / "annotations.json").read_text())["images"], key=lambda item: item["file"])
+    dice = []
+    for number, item in enumerate(images):
+        if number % 2 not in folds or not any((item["file"], k) in labels for k in range(len(item["dice"]))):
+            continue
+        image = np.asarray(Image.open(folder / "images" / item["file"]).convert("RGB"))
+        h, w = image.shape[:2]
+        for k, die in enumerate(item["dice"]):
+            colour = labels.get((item["file"], k))
+            if colour is None:
+                continue
+            x0, y0, x1, y1 = die["xmin"] * w, die["ymin"] * h, die["xmax"] * w, die["ymax"] * h
+            pad = 0.15 * max(x1 - x0, y1 - y0)  # some table around the box, for the background
+            box = image[int(max(0, y0 - pad)) : int(min(h, y1 + pad)), int(max(0, x0 - pad)) : int(min(w, x1 + pad))]
+            if min(box.shape[:2]) < 8:
+                continue
+            face, mask = cut_die(box)
+            dice.append(RealDie(face, mask, colour, int(die["value"]), f"nellbyler/{item['file']}/{k}"))
+    return dice
+
+
+@dataclass
+class DicePool:
+    """Real dice by (colour, value); ``face`` is a ``render.FaceSource`` drawing from them."""
+
+    dice: list[RealDie]
+    by_kind: dict[tuple[str, int], list[RealDie]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.by_kind = defaultdict(list)
+        for die in self.dice:
+            self.by_kind[(die.colour, die.value)].append(die)
+
+    def has(self, colour: str, value: int) -> bool:
+        """Whether the pool holds a real die of this colour and value."""
+        return bool(self.by_kind.get((colour, value)))
+
+    def face(self, colour: str, value: int, rng: np.random.Generator, size_px: int) -> tuple[np.ndarray, np.ndarray]:
+        """A real die of ``colour`` and ``value``, turned, maybe mirrored, scaled to ``size_px`` and relit.
+
+        Raises:
+            KeyError: the pool has no such die.
+        """
+        options = self.by_kind.get((colour, value))
+        if not options:
+            raise KeyError(f"no real {colour}{value} die in the pool")
+        die = options[int(rng.integers(len(options)))]
+        turns = int(rng.integers(4))
+        face, mask = np.rot90(die.face_rgb, turns), np.rot90(die.mask, turns)
+        if rng.random() < 0.5:
+            face, mask = face[:, ::-1], mask[:, ::-1]
+        scale = size_px * rng.uniform(0.95, 1.08)
+        side = max(4, int(round(scale)))
+        face = cv2.resize(np.ascontiguousarray(face), (side, side), interpolation=cv2.INTER_CUBIC).astype(np.float32)
+        mask = cv2.resize(np.ascontiguousarray(mask), (side, side), interpolation=cv2.INTER_LINEAR)
+        gain = rng.uniform(0.75, 1.2) * rng.uniform(0.93, 1.07, 3)
+        gamma = rng.uniform(0.85, 1.2)
+        face = 255 * (np.clip(face * gain, 0, 255) / 255) ** gamma
+        return np.clip(face, 0, 255).astype(np.uint8), mask
+
+
+def load_pool(folds: tuple[int, ...] = (1,)) -> DicePool:
+    """Every usable real die: the hejmsdz dice, and the labelled nellbyler dice of ``folds`` when their colours exist."""
+    return DicePool(hejmsdz_dice() + nellbyler_dice(folds=folds))
+
+
+def composite_document(seed: int, pool: DicePool, tries: int = 2000) -> tuple[dict[str, Any], tuple, Any]:
+    """A legal window (``game_document``) whose every die has a real counterpart in ``pool``.
+
+    The window has as many empty cells as ``render(seed)``'s; its pattern and dice come from the
+    first of the seeds ``seed * 10000 + k`` whose dice the pool holds.
+
+    Raises:
+        ValueError: no such window within ``tries`` seeds (the pool lacks too many colour-values).
+    """
+    holes = random_empty_count(np.random.default_rng(seed))  # as many empty cells as a render of this seed
+    for k in range(tries):
+        document, window, card = game_document(seed * 10_000 + k, empty=holes)
+        if all(pool.has(die.color, die.value) for row in window for die in row if die is not None):
+            document["players"][0]["name"] = f"composite-{seed}"
+            return document, window, card
+    raise ValueError(f"composite {seed}: no legal window in {tries} tries uses only the pool's real dice")
+
+
+def render_composite(seed: int, pool: DicePool, *, style: str = styles.HELD_OUT, **options: Any) -> Sample:
+    """A photo of a ``style`` window whose dice are real ones from ``pool`` (``render.render``'s options).
+
+    Raises:
+        ValueError: no legal window can be made from the pool's dice.
+    """
+    document = composite_document(seed, pool)
+    sample = render(seed, style=style, face_source=pool.face, document=document, **options)
+    sample.label["render"]["composite"] = {"real_dice": len(pool.dice), "kinds": len(pool.by_kind)}
+    return sample

@@ -1,0 +1,213 @@
+"""The Sagrada transfer benchmark: photos of boards and dice the models were never trained on.
+
+Three sets, each read end to end from the photo alone by the shipped scanner (the registry's
+Sagrada reader, through ``scanner.pipeline.Scanner``, which also gives each scan's ``scan.review``):
+
+- ``heldout``: renders of the held-out board style (``styles.HELD_OUT``), with the training mix's
+  framings and overlays (``render.random_view``);
+- ``composites``: real dice (``composite``) pasted into held-out-style windows on a table;
+- ``training``: for reference, renders of the training styles in turn, same framings and overlays.
+
+Seeds start at ``SEEDS`` (9,000,000 and up: disjoint from make_dataset's TRAIN/VAL/TEST ranges and
+from the 4,000,000+ renders used to choose settings). Per set it reports cells right, windows
+entirely right, grids found (read at all, and placed within a quarter of a cell), wrong cells, the
+share of wrong cells read at >= 90% confidence, windows with a wrong cell left unflagged by
+``scan.review`` (``needed`` false: a confident wrong score) and right windows flagged.
+
+``python -m models.sagrada.transfer [--count 60] [--sets heldout,composites,training]`` prints the
+tables as markdown and writes ``transfer.json`` beside this file. ``measure()`` returns the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.sagrada import composite, styles
+from models.sagrada.render import Sample, random_view, render
+from scanner.errors import PhotoError
+from scanner.photo import Photo
+from scanner.pipeline import Scanner
+
+HERE = Path(__file__).resolve().parent
+SETS = ("heldout", "composites", "training")
+SEEDS = {"heldout": 9_000_000, "composites": composite.COMPOSITE_SEED, "training": 9_200_000}
+TITLES = {
+    "heldout": f"held-out style ({styles.HELD_OUT}), renders",
+    "composites": f"real dice on the held-out style ({styles.HELD_OUT})",
+    "training": "training styles, renders (reference)",
+}
+SURE = 0.9  # a wrong cell read at this confidence or more is a confident error
+QUARTER_CELL = 0.25
+
+
+def samples(name: str, count: int, pool: composite.DicePool | None = None) -> Iterator[Sample]:
+    """The ``count`` photos of benchmark set ``name`` (seeded, the same every time).
+
+    Raises:
+        ValueError: an unknown set, or composites without real dice.
+    """
+    first = SEEDS[name] if name in SEEDS else None
+    if first is None:
+        raise ValueError(f"set {name!r}: expected one of {', '.join(SETS)}")
+    for k in range(count):
+        seed = first + k
+        view = random_view(np.random.default_rng([seed, 13]))
+        if name == "heldout":
+            yield render(seed, style=styles.HELD_OUT, **view)
+        elif name == "training":
+            yield render(seed, style=styles.TRAINING_STYLES[k % len(styles.TRAINING_STYLES)], **view)
+        else:
+            if pool is None or not pool.dice:
+                raise ValueError("composites: no real dice (../shared/realdata is absent)")
+            yield composite.render_composite(seed, pool)
+
+
+def _corner_error(found: np.ndarray, truth: np.ndarray) -> float:
+    """The worst corner's distance from the truth, in cell pitches."""
+    pitch = (np.linalg.norm(truth[1] - truth[0]) / 5 + np.linalg.norm(truth[3] - truth[0]) / 4) / 2
+    return float(np.linalg.norm(np.asarray(found) - truth, axis=1).max() / pitch)
+
+
+def read_set(name: str, count: int, scanner: Scanner | None = None, pool: composite.DicePool | None = None) -> dict[str, Any]:
+    """Read set ``name``'s ``count`` photos with ``scanner`` (the shipped one by default) and tally the figures.
+
+    Raises:
+        ValueError: an unknown set, or composites without real dice.
+    """
+    scanner = scanner or Scanner()
+    tally: dict[str, Any] = {
+        "set": name,
+        "title": TITLES[name],
+        "first_seed": SEEDS[name],
+        "photos": count,
+        "read": 0,
+        "grid_within_quarter_cell": 0,
+        "cells": 20 * count,
+        "cells_right": 0,
+        "windows_right": 0,
+        "wrong_cells": 0,
+        "wrong_cells_sure": 0,
+        "wrong_windows_unflagged": 0,
+        "right_windows_flagged": 0,
+        "refused": [],
+        "unflagged": [],
+        "by_style": {},
+    }
+    corner_errors = []
+    started = time.perf_counter()
+    for sample in samples(name, count, pool):
+        seed = sample.label["render"]["seed"]
+        style = sample.label["render"].get("view", {}).get("style", "classic")
+        per_style = tally["by_style"].setdefault(style, {"photos": 0, "cells_right": 0, "windows_right": 0})
+        per_style["photos"] += 1
+        truth = [v for row in sample.label["players"][0]["window"] for v in row.split()]
+        try:
+            result = scanner.scan(Photo.from_array(sample.image_rgb, name=f"{name}-{seed}"), "sagrada")
+        except PhotoError as error:  # refused (exit 2): every cell counts as not read
+            tally["refused"].append({"seed": seed, "why": str(error)[:160]})
+            continue
+        tally["read"] += 1
+        error_pitch = _corner_error(result.image_corners, np.array(sample.label["render"]["corners"]))
+        corner_errors.append(error_pitch)
+        tally["grid_within_quarter_cell"] += error_pitch <= QUARTER_CELL
+        got = {tuple(cell.cell): cell for cell in result.cells}
+        wrong = 0
+        for index, value in enumerate(truth):
+            cell = got.get(divmod(index, 5))
+            if cell is not None and cell.value == value:
+                tally["cells_right"] += 1
+                per_style["cells_right"] += 1
+                continue
+            wrong += 1
+            tally["wrong_cells"] += 1
+            tally["wrong_cells_sure"] += cell is not None and cell.confidence >= SURE
+        review = result.review
+        flagged = review is None or review.needed
+        if wrong == 0:
+            tally["windows_right"] += 1
+            per_style["windows_right"] += 1
+            tally["right_windows_flagged"] += flagged
+        elif not flagged:
+            tally["wrong_windows_unflagged"] += 1
+            tally["unflagged"].append({"seed": seed, "wrong_cells": wrong})
+    tally["seconds"] = round(time.perf_counter() - started, 1)
+    tally["corner_error_pitch_median"] = round(float(np.median(corner_errors)), 3) if corner_errors else None
+    tally["cells_right_share"] = tally["cells_right"] / max(tally["cells"], 1)
+    tally["windows_right_share"] = tally["windows_right"] / max(count, 1)
+    tally["wrong_cells_sure_share"] = tally["wrong_cells_sure"] / tally["wrong_cells"] if tally["wrong_cells"] else None
+    return tally
+
+
+def measure(
+    count: int = 60, sets: tuple[str, ...] = SETS, scanner: Scanner | None = None, pool: composite.DicePool | None = None
+) -> dict[str, Any]:
+    """Read every set (``count`` photos each) and return their figures by set name.
+
+    The composites set is skipped (with a note) when no real dice are available.
+
+    Raises:
+        ValueError: an unknown set.
+    """
+    scanner = scanner or Scanner()
+    results: dict[str, Any] = {"count": count, "held_out_style": styles.HELD_OUT, "training_styles": list(styles.TRAINING_STYLES)}
+    for name in sets:
+        if name == "composites":
+            pool = pool or composite.load_pool()
+            if not pool.dice:
+                results[name] = {"skipped": "no real dice: ../shared/realdata is absent"}
+                continue
+            results["real_dice"] = {"dice": len(pool.dice), "colour_values": len(pool.by_kind)}
+        results[name] = read_set(name, count, scanner, pool)
+    return results
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "n/a"
+
+
+def markdown(results: dict[str, Any]) -> list[str]:
+    """The figures as a markdown table, one row per set (ready for the README and the model card)."""
+    lines = [
+        "| set (N photos, read end to end from the photo) | cells right | windows entirely right | grids found: read / within 1/4 cell "
+        "| wrong cells | wrong cells at >= 90% | wrong windows not flagged | right windows flagged |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name in SETS:
+        r = results.get(name)
+        if not r or "skipped" in r:
+            continue
+        sure = _pct(r["wrong_cells_sure"], r["wrong_cells"])
+        lines.append(
+            f"| {r['title']} ({r['photos']}) | {_pct(r['cells_right'], r['cells'])} | {r['windows_right']}/{r['photos']} "
+            f"| {r['read']}/{r['photos']} / {r['grid_within_quarter_cell']}/{r['photos']} | {r['wrong_cells']} | {sure} "
+            f"| {r['wrong_windows_unflagged']}/{r['photos'] - r['windows_right']} | {r['right_windows_flagged']}/{r['windows_right']} |"
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    """Command line: run the benchmark, print its markdown table, write ``transfer.json``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=60, help="photos per set")
+    parser.add_argument("--sets", default=",".join(SETS), help="comma-separated: " + ", ".join(SETS))
+    parser.add_argument("--out", type=Path, default=HERE / "transfer.json")
+    args = parser.parse_args(argv)
+    results = measure(args.count, tuple(args.sets.split(",")))
+    args.out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    print("\n".join(markdown(results)))
+    for name in SETS:
+        r = results.get(name)
+        if r and "by_style" in r and len(r["by_style"]) > 1:
+            print(f"{name} by style: " + ", ".join(f"{s} {_pct(v['cells_right'], 20 * v['photos'])} cells, {v['windows_right']}/{v['photos']} windows" for s, v in r["by_style"].items()))
+    return results
+
+
+if __name__ == "__main__":
+    main()
