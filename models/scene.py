@@ -565,7 +565,9 @@ def crop_view(image_rgb: np.ndarray, box: tuple[float, float, float, float], out
     x0, y0, x1, y1 = box
     width, height = out_size
     affine = np.array([[width / (x1 - x0), 0, -x0 * width / (x1 - x0)], [0, height / (y1 - y0), -y0 * height / (y1 - y0)], [0, 0, 1.0]])
-    cut = cv2.warpAffine(image_rgb, affine[:2], (width, height), flags=cv2.INTER_AREA if x1 - x0 > width else cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    shrink = (x1 - x0) / width
+    source = cv2.GaussianBlur(image_rgb, (0, 0), 0.5 * (shrink - 1)) if shrink > 1.2 else image_rgb  # no aliasing when shrinking
+    cut = cv2.warpAffine(source, affine[:2], (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return cut, affine
 
 
@@ -587,7 +589,8 @@ def view_box(
     lo, hi = np.asarray(points).min(axis=0), np.asarray(points).max(axis=0)
     span = (hi - lo) * (1 + 2 * margin)
     aspect = out_size[0] / out_size[1]
-    box_w = max(span[0], span[1] * aspect) * (1 + spare * rng.random())
+    need_w = max(span[0], span[1] * aspect)
+    box_w = max(need_w, min(need_w * (1 + spare * rng.random()), width, height * aspect))  # inside the photo where it can be
     box_h = box_w / aspect
     centre = (lo + hi) / 2 + (rng.uniform(-0.5, 0.5, 2) * np.maximum([box_w - span[0], box_h - span[1]], 0) if spare else 0)
     x0 = float(np.clip(centre[0] - box_w / 2, 0, max(0.0, width - box_w))) if box_w <= width else float(centre[0] - box_w / 2)

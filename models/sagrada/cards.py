@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from models.sagrada import transfer
 from scanner.model import Manifest, load_manifest
 
 MODELS = Path(__file__).resolve().parents[1]
@@ -153,6 +154,20 @@ def _bench_section() -> list[str]:
     return lines
 
 
+def transfer_section() -> list[str]:
+    """The transfer figures (``models/sagrada/transfer.json``, from ``python -m models.sagrada.transfer``), which lead each card."""
+    path = Path(__file__).resolve().parent / "transfer.json"
+    if not path.is_file():
+        return []
+    results = json.loads(path.read_text())
+    return [
+        "## Transfer: boards and dice never trained on",
+        "",
+        *transfer.summary(results),
+        "",
+    ]
+
+
 def write_cards(results: dict, extra: dict | None = None) -> None:
     """Rewrite the three cards from an evaluation result (see ``evaluate.main``)."""
     extra = extra or {}
@@ -246,7 +261,14 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
         "",
     ]
     cell += (
-        data + real + _render_section(results) + _bench_section() + _file_section("sagrada_dice") + history + extra.get("sagrada_dice", [])
+        transfer_section()
+        + data
+        + real
+        + _render_section(results)
+        + _bench_section()
+        + _file_section("sagrada_dice")
+        + history
+        + extra.get("sagrada_dice", [])
     )
     (MODELS / "sagrada_dice" / "MODEL_CARD.md").write_text("\n".join(cell) + "\n", encoding="utf-8")
     finder = _header(
@@ -257,7 +279,8 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
         "fused 1x1 + 3x3 head; ~44k parameters.",
     )
     finder += (
-        data
+        transfer_section()
+        + data
         + _render_section(results)
         + _file_section("sagrada_finder")
         + ["## History", "", REBUILD_HISTORY, ""]
@@ -272,7 +295,8 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
         "(4 classes). Run 3 times from the finder's guess. ~64k parameters.",
     )
     refiner += (
-        data
+        transfer_section()
+        + data
         + _render_section(results)
         + _file_section("sagrada_refiner")
         + ["## History", "", REBUILD_HISTORY, ""]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ import numpy as np
 from PIL import Image
 
 from models.sagrada import styles
-from models.sagrada.render import Sample, game_document, random_empty_count, render
+from models.sagrada.render import DIE_MM, Sample, _palette, die_face, game_document, random_empty_count, render
 
 REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata"
 COLOURS_FILE = Path(__file__).resolve().parent / "real_dice_colours.json"
@@ -164,9 +165,14 @@ def nellbyler_dice(
 
 @dataclass
 class DicePool:
-    """Real dice by (colour, value); ``face`` is a ``render.FaceSource`` drawing from them."""
+    """Real dice by (colour, value); ``face`` is a ``render.FaceSource`` drawing from them.
+
+    With ``drawn_fallback`` a die the pool lacks is drawn as the renderer draws it (``render.die_face``),
+    so any window can be shown with as many real dice as the pool allows (for training scenes).
+    """
 
     dice: list[RealDie]
+    drawn_fallback: bool = False
     by_kind: dict[tuple[str, int], list[RealDie]] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -185,6 +191,8 @@ class DicePool:
             KeyError: the pool has no such die.
         """
         options = self.by_kind.get((colour, value))
+        if not options and self.drawn_fallback:
+            return die_face(colour, value, rng, size_px / DIE_MM, _palette(rng))
         if not options:
             raise KeyError(f"no real {colour}{value} die in the pool")
         die = options[int(rng.integers(len(options)))]
@@ -202,9 +210,33 @@ class DicePool:
         return np.clip(face, 0, 255).astype(np.uint8), mask
 
 
-def load_pool(folds: tuple[int, ...] = (1,)) -> DicePool:
-    """Every usable real die: the hejmsdz dice, and the labelled nellbyler dice of ``folds`` when their colours exist."""
-    return DicePool(hejmsdz_dice() + nellbyler_dice(folds=folds))
+def load_pool(folds: tuple[int, ...] = (1,), windows: bool = True, drawn_fallback: bool = False) -> DicePool:
+    """The usable real dice: the hejmsdz dice (``windows``), and the labelled nellbyler dice of ``folds``.
+
+    The benchmark's pool (the default) holds only dice never trained on: both real windows and fold 1.
+    A training pool takes ``folds=(0,), windows=False`` (the real windows only ever measure).
+    """
+    return DicePool(([*hejmsdz_dice()] if windows else []) + nellbyler_dice(folds=folds), drawn_fallback)
+
+
+@cache
+def training_pool() -> DicePool:
+    """The real dice training scenes may use (fold 0 of the loose dice, drawn dice where it has none), loaded once."""
+    return load_pool(folds=(0,), windows=False, drawn_fallback=True)
+
+
+def paste_real_dice(seed: int, **options: Any) -> Sample:
+    """A training render of ``seed`` (its own window and pattern) whose dice are real fold-0 dice where the pool has them.
+
+    Raises:
+        ValueError: no labelled real dice are available.
+    """
+    pool = training_pool()
+    if not pool.dice:
+        raise ValueError("real dice: none labelled (../shared/realdata or models/sagrada/real_dice_colours.json is absent)")
+    sample = render(seed, face_source=pool.face, **options)
+    sample.label["render"]["real_dice"] = "fold 0"
+    return sample
 
 
 def composite_document(seed: int, pool: DicePool, tries: int = 2000) -> tuple[dict[str, Any], tuple, Any]:

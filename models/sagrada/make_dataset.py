@@ -1,6 +1,7 @@
 """Render the Sagrada training data: cell crops, board-finder inputs and corner-refiner patches.
 
-One render gives, through the scanner's own preprocessing (``scanner.sagrada.cells``, ``scanner.sagrada.grid``):
+Each render draws its board style from ``STYLES`` (every style but ``styles.HELD_OUT``) and, with
+``VIEWS``, its framing and overlay (``render.random_view``). One render gives, through the scanner's own preprocessing (``scanner.sagrada.cells``, ``scanner.sagrada.grid``):
 - ``CROP_SETS`` x 20 cell crops cut with the true grid corners plus a small random error (the
   finder is never exact), lifted to the crop plane half a die above the board exactly as the
   scanner does (``scanner.sagrada.cells.lift_corners``), labelled (die?, colour, value): colour and value
@@ -27,6 +28,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from models.sagrada import composite
 from models.sagrada import styles as board_styles
 from models.sagrada.render import random_view, render
 from scanner.sagrada import grid as board
@@ -45,6 +47,9 @@ SIZES = ((1600, 1200), (1280, 960), (1024, 768), (768, 1024), (1200, 1600), (960
 # includes them).
 STYLES: tuple[str, ...] = board_styles.TRAINING_STYLES
 VIEWS = True
+# Share of training renders whose dice are real ones (fold 0 of the loose dice, ``composite.paste_real_dice``;
+# drawn where the pool has no such die); 0 keeps every die drawn. Needs ../shared/realdata and the colour labels.
+REAL_DICE = 0.0
 
 
 def cell_labels(value: str, mark: str) -> tuple[int, int, int]:
@@ -76,15 +81,26 @@ def training_view(seed: int, styles: tuple[str, ...] | None = None, views: bool 
     return view
 
 
-def configure(styles: tuple[str, ...], views: bool) -> None:
-    """Set the training mix (``STYLES``, ``VIEWS``) for every render made after this call.
+def _render_training(seed: int, **options: Any) -> Any:
+    """``render`` or, for a ``REAL_DICE`` share of seeds, the same render with real dice pasted in."""
+    if REAL_DICE and np.random.default_rng([seed, 12]).random() < REAL_DICE:
+        return composite.paste_real_dice(seed, **options)
+    return render(seed, **options)
+
+
+def configure(styles: tuple[str, ...], views: bool, real_dice: float | None = None) -> None:
+    """Set the training mix (``STYLES``, ``VIEWS`` and, when given, ``REAL_DICE``) for every render made after this call.
 
     Raises:
-        ValueError: a style that is unknown or held out of training.
+        ValueError: a style that is unknown or held out of training, or a share outside 0-1.
     """
-    global STYLES, VIEWS
+    global STYLES, VIEWS, REAL_DICE
     training_view(0, styles, views)  # checks the styles
+    if real_dice is not None and not 0 <= real_dice <= 1:
+        raise ValueError(f"real dice: expected a share 0-1, got {real_dice}")
     STYLES, VIEWS = tuple(styles), bool(views)
+    if real_dice is not None:
+        REAL_DICE = float(real_dice)
 
 
 def render_one(seed: int, styles: tuple[str, ...] | None = None, views: bool | None = None) -> dict[str, np.ndarray]:
@@ -92,7 +108,7 @@ def render_one(seed: int, styles: tuple[str, ...] | None = None, views: bool | N
     rng = np.random.default_rng([seed, 7])
     size = SIZES[int(rng.integers(len(SIZES)))]
     px_per_mm = max(4.0, 6.0 * max(size) / 1600)
-    sample = render(seed, out_size=size, px_per_mm=px_per_mm, **training_view(seed, styles, views))
+    sample = _render_training(seed, out_size=size, px_per_mm=px_per_mm, **training_view(seed, styles, views))
     image = sample.image_rgb
     corners = np.array(sample.label["render"]["corners"], np.float64)
     cells = sample.label["render"]["cells"]
@@ -183,12 +199,13 @@ def code_version() -> str:
         "models/scene.py",
         "models/sagrada/render.py",
         "models/sagrada/styles.py",
+        "models/sagrada/composite.py",
         "scanner/sagrada/cells.py",
         "scanner/sagrada/grid.py",
         "models/sagrada/make_dataset.py",
     ):
         digest.update((root / name).read_bytes())
-    digest.update(repr((STYLES, VIEWS)).encode())
+    digest.update(repr((STYLES, VIEWS, REAL_DICE)).encode())
     return digest.hexdigest()[:10]
 
 
@@ -225,8 +242,9 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=CACHE)
     parser.add_argument("--styles", default=",".join(STYLES), help="training board styles, comma-separated")
     parser.add_argument("--no-views", action="store_true", help="whole-table photos only, no overlays")
+    parser.add_argument("--real-dice", type=float, default=REAL_DICE, help="share of renders with real fold-0 dice pasted in")
     args = parser.parse_args()
-    configure(tuple(args.styles.split(",")), not args.no_views)
+    configure(tuple(args.styles.split(",")), not args.no_views, args.real_dice)
     load_or_make(args.seed, args.count, args.workers, args.cache)
 
 

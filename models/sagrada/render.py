@@ -14,14 +14,15 @@ cell (r, c) spans ``[c, c + 1] x [r, r + 1]`` pitches from the grid's top-left c
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
 import numpy as np
 
 from models import scene
+from models.sagrada import styles
 from scoring.sagrada import COLS, OBJECTIVES, PATTERNS, ROWS, Pattern, generate_window, window_rows
 
 PITCH_MM = 20.5  # grid pitch: square plus the black gap
@@ -319,6 +320,191 @@ def draw_window(
     return board, raised, corners
 
 
+# --------------------------------------------------------------------------------------------- other styles
+
+STRIP_MM = 16.0  # the stained-glass strip's depth
+PLATE_MM = 12.0  # the name plate's depth
+
+
+def _styled_span(rng: np.random.Generator, span: styles.Span) -> float:
+    return float(rng.uniform(span[0], span[1]))
+
+
+def _styled_rgb(rng: np.random.Generator, span: styles.RGBSpan) -> np.ndarray:
+    low, high = np.array(span[0], float), np.array(span[1], float)
+    return low + rng.random() * (high - low) + rng.normal(0, 4, 3)
+
+
+def _outline_mask(width: int, height: int, outline: str, px_per_mm: float) -> np.ndarray:
+    """The board's shape as an alpha mask: a rectangle, rounded corners or an arched top."""
+    mask = np.zeros((height, width), np.uint8)
+    if outline == "rect":
+        mask[:] = 255
+    elif outline == "rounded":
+        radius = int(6 * px_per_mm)
+        cv2.rectangle(mask, (radius, 0), (width - 1 - radius, height - 1), 255, -1)
+        cv2.rectangle(mask, (0, radius), (width - 1, height - 1 - radius), 255, -1)
+        for cx, cy in (
+            (radius, radius),
+            (width - 1 - radius, radius),
+            (radius, height - 1 - radius),
+            (width - 1 - radius, height - 1 - radius),
+        ):
+            cv2.circle(mask, (cx, cy), radius, 255, -1, cv2.LINE_AA)
+    else:  # arch: a half ellipse over the top
+        rise = int(0.16 * width)
+        mask[rise:] = 255
+        cv2.ellipse(mask, (width // 2, rise), (width // 2, rise), 0, 180, 360, 255, -1, cv2.LINE_AA)
+    return mask
+
+
+def _styled_frame(rng: np.random.Generator, style: styles.Style, width: int, height: int) -> np.ndarray:
+    colour = _styled_rgb(rng, style.frame_rgb)
+    if style.frame == "wood":
+        grain = 0.85 + 0.15 * _noise(rng, (width, height), 25) + 0.08 * np.sin(np.arange(width)[None, :] * rng.uniform(0.2, 0.6))
+    else:
+        grain = 0.95 + 0.08 * _noise(rng, (width, height), 4)
+    return np.clip(colour[None, None, :] * grain[..., None], 0, 255).astype(np.uint8)
+
+
+def _styled_square(
+    mark: str, rng: np.random.Generator, style: styles.Style, size: int, palette: dict[str, np.ndarray], blank: np.ndarray
+) -> np.ndarray:
+    """One pattern-card square in the style's print look (the mark's meaning is the classic one)."""
+    texture = 0.94 + 0.08 * _noise(rng, (size, size), 5)
+    base = palette["print_" + mark] if mark in PRINT_COLOURS else blank
+    square = base[None, None, :] * texture[..., None]
+    if style.prints == "shaded":  # darker towards the rim, as if printed with a vignette
+        ys, xs = (np.mgrid[0:size, 0:size].astype(np.float32) / max(size - 1, 1)) - 0.5
+        square = square * (1.05 - 0.55 * (xs**2 + ys**2))[..., None]
+    square = np.clip(square, 0, 255).astype(np.uint8)
+    if style.prints == "bordered":
+        edge = max(1, int(size * rng.uniform(0.03, 0.06)))
+        tone = tuple(int(v) for v in np.clip(blank * rng.uniform(0.95, 1.08), 0, 255))
+        cv2.rectangle(square, (edge // 2, edge // 2), (size - 1 - edge // 2, size - 1 - edge // 2), tone, edge)
+    if mark.isdigit():
+        red, green, blue = (int(v) for v in np.clip(_styled_rgb(rng, style.pip_rgb), 0, 255))
+        pip = (red, green, blue)
+        _draw_pips(
+            square,
+            int(mark),
+            pip,
+            spread=size * rng.uniform(0.23, 0.28),
+            radius=size * rng.uniform(0.07, 0.1),
+            jitter=size * 0.005,
+            rng=rng,
+        )
+    return square
+
+
+def _styled_light(rng: np.random.Generator, style: styles.Style, board: np.ndarray) -> np.ndarray:
+    """The style's light on the art: a tint and an uneven gain (the scene adds its own light on top)."""
+    height, width = board.shape[:2]
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+    if style.light == "spot":
+        cx, cy = rng.uniform(0.2, 0.8) * width, rng.uniform(0.2, 0.8) * height
+        reach = rng.uniform(0.5, 0.9) * max(width, height)
+        gain = 0.65 + 0.5 * np.exp(-(((xs - cx) ** 2 + (ys - cy) ** 2) / reach**2))
+        tint = np.array([1.0, rng.uniform(0.95, 1.0), rng.uniform(0.85, 0.95)])
+    else:
+        angle = rng.uniform(0, 2 * np.pi)
+        ramp = ((xs - width / 2) * np.cos(angle) + (ys - height / 2) * np.sin(angle)) / max(width, height)
+        gain = 1 + rng.uniform(0.0, 0.3) * ramp
+        tint = {
+            "warm": np.array([1.0, rng.uniform(0.93, 0.98), rng.uniform(0.82, 0.92)]),
+            "cool": np.array([rng.uniform(0.88, 0.95), rng.uniform(0.95, 1.0), 1.0]),
+        }.get(style.light, np.ones(3))
+    return np.clip(board * gain[..., None] * tint[None, None, :], 0, 255).astype(np.uint8)
+
+
+def draw_styled_window(
+    window: tuple,
+    pattern: Pattern,
+    rng: np.random.Generator,
+    style: styles.Style,
+    *,
+    px_per_mm: float = 6.0,
+    face_source: FaceSource | None = None,
+) -> tuple[np.ndarray, np.ndarray, list[scene.Raised], np.ndarray]:
+    """Draw a board of ``style`` top-down: (board RGB, board alpha, dice as raised prisms, grid corners TL TR BR BL in art px)."""
+    palette = _palette(rng)
+    pitch_mm = _styled_span(rng, style.pitch_mm)
+    square_mm = pitch_mm * (1 - _styled_span(rng, style.gap_share))
+    frame_mm = _styled_span(rng, style.frame_mm) if style.frame != "none" else 0.0
+    margin_mm = _styled_span(rng, style.margin_mm)
+    grid_w, grid_h = COLS * pitch_mm, ROWS * pitch_mm
+    top_mm = frame_mm + margin_mm + (STRIP_MM if style.strip == "top" else 0) + (PLATE_MM if style.plate == "above" else 0)
+    bottom_mm = frame_mm + margin_mm + (STRIP_MM if style.strip == "bottom" else 0) + (PLATE_MM if style.plate == "below" else 0)
+    left_mm = frame_mm + margin_mm + (STRIP_MM if style.strip == "left" else 0)
+    right_mm = frame_mm + margin_mm + (STRIP_MM if style.strip == "right" else 0)
+    if style.outline == "arch":
+        top_mm += 0.16 * (left_mm + grid_w + right_mm)  # the arch rises above the rectangle
+    width, height = int(round((left_mm + grid_w + right_mm) * px_per_mm)), int(round((top_mm + grid_h + bottom_mm) * px_per_mm))
+    px = px_per_mm
+    board = _styled_frame(rng, style, width, height) if frame_mm else np.zeros((height, width, 3), np.uint8)
+    # the card: everything inside the frame, in the gap colour
+    gap = _styled_rgb(rng, style.gap_rgb)
+    f = int(round(frame_mm * px))
+    card = np.clip(gap[None, None, :] + rng.normal(0, 2, (height - 2 * f, width - 2 * f, 1)), 0, 255).astype(np.uint8)
+    board[f : height - f, f : width - f] = card
+    gx0, gy0 = left_mm * px, top_mm * px
+    pitch = pitch_mm * px
+    if style.strip is not None:
+        if style.strip in ("left", "right"):
+            strip = _stained_glass(rng, int(grid_h * px), int(STRIP_MM * 0.8 * px))
+            strip = np.ascontiguousarray(np.rot90(strip))
+            x0 = (
+                int(gx0 - margin_mm * px - STRIP_MM * px)
+                if style.strip == "left"
+                else int(gx0 + grid_w * px + margin_mm * px + 0.1 * STRIP_MM * px)
+            )
+            y0 = int(gy0)
+        else:
+            strip = _stained_glass(rng, int(grid_w * px), int(STRIP_MM * 0.8 * px))
+            x0 = int(gx0)
+            y0 = (
+                int(gy0 - margin_mm * px - STRIP_MM * px)
+                if style.strip == "top"
+                else int(gy0 + grid_h * px + margin_mm * px + 0.1 * STRIP_MM * px)
+            )
+            if style.plate == "below" and style.strip == "bottom":
+                y0 += int(PLATE_MM * px)
+        board[y0 : y0 + strip.shape[0], x0 : x0 + strip.shape[1]] = strip
+    square = int(round(square_mm * px))
+    blank = _styled_rgb(rng, style.blank_rgb)
+    radius = _styled_span(rng, style.square_radius) * square
+    for r in range(ROWS):
+        for c in range(COLS):
+            sx = int(round(gx0 + c * pitch + (pitch - square) / 2))
+            sy = int(round(gy0 + r * pitch + (pitch - square) / 2))
+            face = _styled_square(pattern.grid[r][c], rng, style, square, palette, blank)
+            if radius >= 1:
+                alpha = _rounded_square_mask(square, radius)[..., None].astype(np.float32) / 255
+                region = board[sy : sy + square, sx : sx + square]
+                board[sy : sy + square, sx : sx + square] = (region * (1 - alpha) + face * alpha).astype(np.uint8)
+            else:
+                board[sy : sy + square, sx : sx + square] = face
+    if style.plate is not None:
+        plate_y = (
+            gy0 - margin_mm * px - 0.35 * PLATE_MM * px
+            if style.plate == "above"
+            else gy0 + grid_h * px + margin_mm * px + 0.65 * PLATE_MM * px
+        )
+        ink = tuple(int(v) for v in np.clip(rng.uniform(200, 245) + rng.normal(0, 6, 3), 0, 255))
+        cv2.putText(board, pattern.name, (int(gx0 + 2 * px), int(plate_y)), style.font, px * 0.13, ink, max(1, int(px / 3)), cv2.LINE_AA)
+        for k in range(pattern.difficulty):
+            dot_x = int(gx0 + grid_w * px - (2 + k * 4.5) * px)
+            cv2.circle(board, (dot_x, int(plate_y - 2 * px)), int(1.4 * px), ink, -1, cv2.LINE_AA)
+    board = _styled_light(rng, style, board)
+    alpha = _outline_mask(width, height, style.outline, px) if frame_mm else np.full((height, width), 255, np.uint8)
+    die_mm = square_mm * _styled_span(rng, style.die_share)
+    offset_mm = rng.uniform(0.3, 0.12 * square_mm)
+    tilt_deg = rng.uniform(2, 15)
+    raised = place_dice(board, window, rng, palette, px, (gx0, gy0), pitch, die_mm, offset_mm, tilt_deg, face_source)
+    corners = np.array([[gx0, gy0], [gx0 + COLS * pitch, gy0], [gx0 + COLS * pitch, gy0 + ROWS * pitch], [gx0, gy0 + ROWS * pitch]])
+    return board, alpha, raised, corners
+
+
 def random_empty_count(rng: np.random.Generator) -> int:
     """Empty cells for a training window: mostly few, sometimes many (prints need examples too)."""
     roll = rng.random()
@@ -383,7 +569,7 @@ def render(
     """Render one seeded photo of a finished Sagrada window with its exact label.
 
     ``camera`` fixes ``tilt_deg``, ``azimuth_deg`` and ``roll_deg`` (random when None). ``style``
-    names the board design ("classic" or one of ``styles.STYLES``). ``framing``: "table" (the whole
+    names the board design ("classic" or one of ``styles.ALL_STYLES``). ``framing``: "table" (the whole
     board on the table), "closeup" (the grid and a little around it fill the photo), "cut" (the
     photo cut to the grid), "offcentre" (a crop holding the board, its principal point off-centre).
     ``overlay`` draws another app's camera guide over the photo. ``face_source`` gives the dice
@@ -392,7 +578,7 @@ def render(
     """
     if framing not in FRAMINGS:
         raise ValueError(f"framing: expected one of {', '.join(FRAMINGS)}, got {framing!r}")
-    document, window, card = document or game_document(seed, empty, pattern)
+    game, window, card = document or game_document(seed, empty, pattern)
     rng = np.random.default_rng([seed, 1])
     near = framing in ("closeup", "cut")
     art_px = px_per_mm * (1.6 if near else 1.0)  # a close-up needs finer art
@@ -400,13 +586,8 @@ def render(
         board, raised, grid_art = draw_window(window, card, rng, px_per_mm=art_px, face_source=face_source)
         board_alpha = None
     else:
-        from models.sagrada import styles  # imports this module
-
-        if style not in styles.STYLES:
-            raise ValueError(f"style: expected one of {', '.join(styles.ALL_STYLES)}, got {style!r}")
-        board, board_alpha, raised, grid_art = styles.draw_styled_window(
-            window, card, rng, styles.STYLES[style], px_per_mm=art_px, face_source=face_source
-        )
+        design = styles.style_named(style, rng)
+        board, board_alpha, raised, grid_art = draw_styled_window(window, card, rng, design, px_per_mm=art_px, face_source=face_source)
     if near and fill is None:
         fill = float(rng.uniform(0.85, 0.95))
     shot = scene.place_on_table(
@@ -425,7 +606,9 @@ def render(
     view: dict[str, Any] = {"style": style, "framing": framing, "overlay": overlay}
     affine = np.eye(3)
     if framing != "table":
-        margin, spare = {"closeup": (rng.uniform(0.03, 0.2), 0.0), "cut": (rng.uniform(-0.01, 0.02), 0.0), "offcentre": (0.08, 0.6)}[framing]
+        margin, spare = {"closeup": (rng.uniform(0.03, 0.2), 0.0), "cut": (rng.uniform(-0.01, 0.02), 0.0), "offcentre": (0.08, 0.6)}[
+            framing
+        ]
         points = shot.corners if framing == "offcentre" else corners
         box = scene.view_box(points, (photo.shape[1], photo.shape[0]), out_size, float(margin), rng, spare)
         photo, affine = scene.crop_view(photo, box, out_size)
@@ -454,7 +637,7 @@ def render(
                 }
             )
     label = {
-        **document,
+        **game,
         "render": {
             "seed": int(seed),
             "size": list(out_size),

@@ -1,0 +1,226 @@
+"""Sagrada board styles, framings, overlays and real-dice composites: truth where the pixels are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from models.sagrada import composite, make_dataset, styles
+from models.sagrada.render import _palette, die_face, render
+from scoring.registry import GAMES
+from scoring.sagrada import window_violations
+from scoring.sagrada.window import COLORS, VALUES
+
+PATTERN = "Aurora Sagradis"  # blank cells at r0c1, r0c3, r2c0, r2c2, r2c4, r3c0, r3c1, r3c3, r3c4
+CAMERA = {"tilt_deg": 25.0, "azimuth_deg": 30.0, "roll_deg": 40.0}
+
+
+def _luma(image: np.ndarray, point) -> float:
+    x, y = (int(round(v)) for v in point)
+    return float(cv2.cvtColor(image[y - 1 : y + 2, x - 1 : x + 2], cv2.COLOR_RGB2GRAY).mean())
+
+
+def _check_truth_on_pixels(sample) -> None:
+    """Each blank square's centre (from the label) is brighter than the gap crossings at its corners (clearly, on average)."""
+    image = sample.image_rgb
+    assert GAMES["sagrada"].validate(GAMES["sagrada"].parse(sample.label)) == []
+    cells = sample.label["render"]["cells"]
+    corners = np.array(sample.label["render"]["corners"])
+    slack = 0.02 * np.array([image.shape[1], image.shape[0]])  # a photo cut to the grid may cut a hair of its gap
+    assert ((corners >= -slack) & (corners <= [image.shape[1], image.shape[0]] + slack)).all()
+    differences = []
+    for cell in cells:
+        r, c = cell["cell"]
+        if cell["print"] != "." or cell["value"] != ".":
+            continue
+        polygon = np.array(cell["polygon"])
+        centre = _luma(image, polygon.mean(axis=0))
+        crossings = [polygon[k] for k, (dr, dc) in enumerate(((0, 0), (0, 1), (1, 1), (1, 0))) if 0 < r + dr < 4 and 0 < c + dc < 5]
+        for point in crossings:
+            assert centre > _luma(image, point), (sample.label["render"].get("view"), cell["cell"])
+            differences.append(centre - _luma(image, point))
+    assert len(differences) >= 5 and np.mean(differences) > 15
+
+
+@pytest.mark.parametrize("style", styles.ALL_STYLES)
+def test_each_style_puts_the_grid_where_its_truth_says(style):
+    sample = render(
+        5,
+        style=style,
+        empty=20,
+        pattern=PATTERN,
+        camera=CAMERA,
+        clutter=False,
+        out_size=(1000, 750),
+        px_per_mm=4,
+        fill=0.9,
+        jpeg_quality=95,
+    )
+    assert sample.image_rgb.shape == (750, 1000, 3)
+    _check_truth_on_pixels(sample)
+
+
+@pytest.mark.parametrize("framing", ["closeup", "cut", "offcentre"])
+def test_framings_keep_the_truth_on_the_pixels(framing):
+    sample = render(
+        8,
+        style="slate",
+        framing=framing,
+        empty=20,
+        pattern=PATTERN,
+        camera=CAMERA,
+        clutter=False,
+        out_size=(1000, 750),
+        px_per_mm=4,
+        jpeg_quality=95,
+    )
+    assert sample.image_rgb.shape == (750, 1000, 3)
+    assert sample.label["render"]["view"]["framing"] == framing
+    _check_truth_on_pixels(sample)
+    corners = np.array(sample.label["render"]["corners"])
+    span = corners.max(axis=0) - corners.min(axis=0)
+    if framing == "cut":  # the photo is cut to the grid: it fills one side of the frame
+        assert max(span[0] / 1000, span[1] / 750) > 0.95
+
+
+def test_an_overlay_changes_pixels_but_not_the_truth():
+    plain = render(21, style="ivory", framing="offcentre", out_size=(640, 480), px_per_mm=3)
+    guided = render(21, style="ivory", framing="offcentre", overlay=True, out_size=(640, 480), px_per_mm=3)
+    assert plain.label["render"]["corners"] == guided.label["render"]["corners"]
+    assert plain.label["render"]["cells"] == guided.label["render"]["cells"]
+    assert guided.label["render"]["view"]["overlay"]
+    assert not np.array_equal(plain.image_rgb, guided.image_rgb)
+
+
+def test_styles_differ_and_classic_stays_the_default():
+    first = render(3, out_size=(640, 480), px_per_mm=3)
+    assert "view" not in first.label["render"]  # the old label, unchanged
+    assert np.array_equal(first.image_rgb, render(3, out_size=(640, 480), px_per_mm=3, style="classic").image_rgb)
+    looks = {style: render(3, out_size=(640, 480), px_per_mm=3, style=style, clutter=False).image_rgb for style in styles.ALL_STYLES}
+    assert len({image.tobytes() for image in looks.values()}) == len(styles.ALL_STYLES)
+    with pytest.raises(ValueError, match="style"):
+        render(3, style="gothic")
+    with pytest.raises(ValueError, match="framing"):
+        render(3, framing="panorama")
+
+
+def test_the_held_out_style_never_enters_training():
+    assert styles.HELD_OUT in styles.ALL_STYLES and styles.HELD_OUT not in styles.TRAINING_STYLES
+    assert len(styles.TRAINING_STYLES) >= 3 and "classic" in styles.TRAINING_STYLES
+    seen = {make_dataset.training_view(seed)["style"] for seed in range(make_dataset.TRAIN_SEED, make_dataset.TRAIN_SEED + 200)}
+    assert seen == set(styles.TRAINING_STYLES)
+    with pytest.raises(ValueError, match=styles.HELD_OUT):
+        make_dataset.configure((styles.HELD_OUT,), True)
+    assert make_dataset.training_view(1, ("classic",), False) == {"style": "classic"}
+
+
+def _drawn_pool(kinds) -> composite.DicePool:
+    rng = np.random.default_rng(0)
+    palette = _palette(rng)
+    dice = []
+    for colour, value in kinds:
+        face, mask = die_face(colour, value, rng, 3.0, palette)
+        dice.append(composite.RealDie(face, mask, colour, value, "drawn"))
+    return composite.DicePool(dice)
+
+
+def test_composite_windows_obey_the_rules_and_use_only_pool_dice():
+    missing = {("B", 2), ("R", 5), ("P", 1), ("P", 4), ("R", 2)}  # what the two real windows lack
+    pool = _drawn_pool([(c, v) for c in COLORS for v in VALUES if (c, v) not in missing])
+    for seed in range(3):
+        document, window, card = composite.composite_document(seed, pool)
+        assert window_violations(window, card) == []
+        dice = [die for row in window for die in row if die is not None]
+        assert dice and all((die.color, die.value) not in missing for die in dice)
+        assert GAMES["sagrada"].validate(GAMES["sagrada"].parse(document)) == []
+    with pytest.raises(ValueError, match="real dice"):
+        composite.composite_document(0, _drawn_pool([("R", 1)]), tries=5)
+
+
+def test_composite_photo_has_its_documents_dice():
+    pool = _drawn_pool([(c, v) for c in COLORS for v in VALUES])
+    sample = composite.render_composite(4, pool, out_size=(640, 480), px_per_mm=3)
+    document, window, _ = composite.composite_document(4, pool)
+    assert sample.label["players"][0]["window"] == document["players"][0]["window"]
+    assert sample.label["render"]["view"]["style"] == styles.HELD_OUT
+    assert [cell["value"] for cell in sample.label["render"]["cells"]] == [str(d) if d else "." for row in window for d in row]
+
+
+def test_cut_die_keeps_a_dark_die_body_not_only_its_pips():
+    region = np.zeros((40, 40, 3), np.uint8)
+    region[6:34, 6:34] = (60, 20, 80)  # a dark purple die on the black gap
+    for x, y in ((13, 13), (27, 27), (20, 20)):
+        cv2.circle(region, (x, y), 3, (250, 250, 250), -1)
+    face, mask = composite.cut_die(region)
+    assert abs(face.shape[0] - 28) <= 2 and face.shape[:2] == mask.shape
+    assert (mask > 127).mean() > 0.8
+
+
+REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata"
+
+
+@pytest.mark.skipif(not (REALDATA / "sagrada-hejmsdz" / "labels.json").is_file(), reason="needs ../shared/realdata")
+def test_real_dice_pool_and_a_legal_real_composite():
+    pool = composite.load_pool()
+    assert len([d for d in pool.dice if d.source.startswith("hejmsdz")]) == 39
+    assert all(d.colour in "RYGBP" and 1 <= d.value <= 6 and d.face_rgb.shape[:2] == d.mask.shape for d in pool.dice)
+    document, window, card = composite.composite_document(composite.COMPOSITE_SEED, pool)
+    assert window_violations(window, card) == []
+    assert all(pool.has(d.color, d.value) for row in window for d in row if d is not None)
+
+
+def test_transfer_sets_are_seeded_apart_from_training_and_styled_as_named():
+    from models.sagrada import transfer
+
+    taken = [(make_dataset.TRAIN_SEED, make_dataset.VAL_SEED), (make_dataset.VAL_SEED, make_dataset.TEST_SEED)]
+    taken.append((make_dataset.TEST_SEED, make_dataset.TEST_SEED + 2_000_000))  # tests and the settings' 4000000+ renders
+    starts = sorted(transfer.SEEDS.values())
+    for first in starts:
+        assert all(not low <= first < high + 100_000 for low, high in taken)
+    assert all(b - a >= 100_000 for a, b in zip(starts, starts[1:]))
+    (held,) = transfer.samples("heldout", 1)
+    assert held.label["render"]["view"]["style"] == styles.HELD_OUT
+    trained = [s.label["render"].get("view", {}).get("style", "classic") for s in transfer.samples("training", len(styles.TRAINING_STYLES))]
+    assert trained == list(styles.TRAINING_STYLES)
+    with pytest.raises(ValueError, match="composites"):
+        next(transfer.samples("composites", 1, composite.DicePool([])))
+
+
+def test_transfer_table_counts_as_its_figures_say():
+    from models.sagrada import transfer
+
+    figures = {
+        "set": "heldout", "title": "held-out", "photos": 10, "read": 9, "grid_within_quarter_cell": 8, "cells": 200,
+        "cells_right": 190, "windows_right": 7, "wrong_cells": 10, "wrong_cells_sure": 4, "wrong_windows_unflagged": 1,
+        "right_windows_flagged": 2,
+    }  # fmt: skip
+    (row,) = [line for line in transfer.markdown({"heldout": figures}) if line.startswith("| held-out")]
+    assert row == "| held-out (10) | 95.0% | 7/10 | 9/10 / 8/10 | 10 | 40.0% | 1/3 | 2/7 |"
+    assert any("Still unknown" in line for line in transfer.summary({"count": 10, "heldout": figures}))
+
+
+def test_corner_error_is_in_pitches_whichever_way_round():
+    from models.sagrada import transfer
+
+    truth = np.array([[0.0, 0.0], [50.0, 0.0], [50.0, 40.0], [0.0, 40.0]])  # pitch 10
+    assert transfer.corner_error(truth + [2.0, 0.0], truth) == (pytest.approx(0.2), 0)
+    error, turns = transfer.corner_error(np.roll(truth, 2, axis=0), truth)  # in place, read upside down
+    assert error == pytest.approx(0.0) and turns == 2
+    assert transfer.corner_error(truth + [30.0, 0.0], truth)[0] == pytest.approx(3.0)
+
+
+def test_a_training_pool_draws_the_dice_it_lacks():
+    pool = _drawn_pool([("R", 1)])
+    strict = composite.DicePool(pool.dice)
+    with pytest.raises(KeyError, match="B3"):
+        strict.face("B", 3, np.random.default_rng(0), 40)
+    lenient = composite.DicePool(pool.dice, drawn_fallback=True)
+    face, mask = lenient.face("B", 3, np.random.default_rng(0), 40)
+    assert face.shape == (40, 40, 3) and mask.shape == (40, 40)
+    blue = face[mask > 127].reshape(-1, 3).mean(axis=0)
+    assert blue[2] > blue[0] + 30  # a drawn blue die
+    with pytest.raises(ValueError, match="share"):
+        make_dataset.configure(("classic",), False, 1.5)
