@@ -43,7 +43,7 @@ class SagradaTraining:
 
     train_photos: int = 1000  # renders of seeds make_dataset.TRAIN_SEED+
     val_photos: int = 150  # calibration renders (the cell temperature), seeds make_dataset.VAL_SEED+
-    cells: FitConfig = FitConfig("cells", epochs=10, batch=128, lr=3e-3, peak_lr=4e-3, seed=SEED)
+    cells: FitConfig = FitConfig("cells", epochs=4, batch=128, lr=3e-3, peak_lr=4e-3, seed=SEED)
     # the fine-tune: rendered crops mixed with the real dice (fold 0), each real die repeated; the
     # value and die heads learn from every real die, the colour head from those of Sagrada's colours
     fine_tune: FitConfig = FitConfig("cells fine-tune (real dice)", epochs=16, batch=128, lr=3e-3, seed=SEED + 3, frozen_batch_norm=True)
