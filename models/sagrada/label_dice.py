@@ -60,7 +60,7 @@ def body_and_pips(patch_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]
     """Split a die's inner patch into body and pip pixels (k-means, 2 groups in Lab): mean Lab of each and the pips' share."""
     lab = cv2.cvtColor(patch_rgb, cv2.COLOR_RGB2LAB).reshape(-1, 3).astype(np.float32)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
-    _, labels, centres = cv2.kmeans(lab, 2, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+    _, labels, _ = cv2.kmeans(lab, 2, None, criteria, 3, cv2.KMEANS_PP_CENTERS)  # type: ignore[call-overload]  # None: no initial labels
     labels = labels.ravel()
     big = int(np.bincount(labels, minlength=2).argmax())
     body = np.median(lab[labels == big], axis=0)
@@ -121,8 +121,8 @@ def crop_for_sheet(image_rgb: np.ndarray, box: tuple[float, float, float, float]
     """The die's box, square, resized to ``side`` px."""
     x0, y0, x1, y1 = box
     cx, cy, half = (x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0) / 2
-    src = np.float32([[cx - half, cy - half], [cx + half, cy - half], [cx + half, cy + half]])
-    dst = np.float32([[0, 0], [side, 0], [side, side]])
+    src = np.array([[cx - half, cy - half], [cx + half, cy - half], [cx + half, cy + half]], np.float32)
+    dst = np.array([[0, 0], [side, 0], [side, side]], np.float32)
     return cv2.warpAffine(image_rgb, cv2.getAffineTransform(src, dst), (side, side), borderMode=cv2.BORDER_REPLICATE)
 
 
@@ -149,7 +149,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sheets", type=Path, help="write contact sheets per label into this folder (outside the repo)")
     parser.add_argument("--write", action="store_true", help=f"write {LABELS_FILE.name}")
     args = parser.parse_args(argv)
-    rows, crops = [], []
+    rows: list[dict] = []
+    crops: list[np.ndarray] = []
     cache: dict[str, np.ndarray] = {}
     for row, (file, index, box, value) in enumerate(load_boxes()):
         if file not in cache:
@@ -169,7 +170,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.write:
         labels: dict[str, list[str]] = {}
         for r in rows:
-            labels.setdefault(r["file"], []).append(r["label"])
+            labels.setdefault(str(r["file"]), []).append(str(r["label"]))
         document = {
             "about": (
                 "Colour of every boxed die in ../shared/realdata/dice-nellbyler-d6 (annotations.json), per photo "

@@ -96,6 +96,6 @@ def die_masks(crops: np.ndarray, near: float = 0.37) -> np.ndarray:
         points = np.column_stack(np.nonzero(labels == biggest)[::-1]).astype(np.int32)
         hull = np.zeros((height, width), np.uint8)
         cv2.fillConvexPoly(hull, cv2.convexHull(points), 1)
-        hull = cv2.erode(hull, np.ones((5, 5), np.uint8))
-        masks[k] = cv2.GaussianBlur(hull.astype(np.float32), (3, 3), 0.7)
+        inner = cv2.erode(hull, np.ones((5, 5), np.uint8))
+        masks[k] = cv2.GaussianBlur(inner.astype(np.float32), (3, 3), 0.7)
     return masks
