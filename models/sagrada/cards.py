@@ -11,10 +11,12 @@ from scanner.model import Manifest, load_manifest
 MODELS = Path(__file__).resolve().parents[1]
 REBUILD = "python -m models.sagrada.train"
 TRAINING_TIME = (
-    "renders 1,150 photos, trains all three, exports, evaluates; on the quiet 2-core machine (2026-11-30): "
-    "100 s rendering, 12.2 min training in two one-thread lanes (cell model 10 epochs x 35 s then its real-dice "
-    "fine-tune 16 x 24 s | refiner 48 x 9 s then finder 60 x 2 s; channels-last + bfloat16 autocast, "
-    "`models.fast`), 13.8 min in all. Every model of both games: `python -m models.train`, 23.3 min."
+    "renders 1,150 photos, trains all three, exports, evaluates. The cell model alone "
+    "(`python -m models.sagrada.train --only cells --threads 1`, 2026-12-02) took 29 min on the 2-core machine "
+    "shared with five other jobs (load 6-18): 7 min rendering, cell stage 4 epochs x 44-101 s, real-dice fine-tune "
+    "16 epochs x 28-100 s; on the quiet machine (2026-11-30, the earlier 10-epoch cell stage) rendering took 100 s, "
+    "a cell epoch 35 s, a fine-tune epoch 24 s, the refiner 48 x 9 s then the finder 60 x 2 s in a second lane "
+    "(`models.fast`), 13.8 min in all; every model of both games: `python -m models.train`, 23.3 min."
 )
 REBUILD_HISTORY = (
     "A second run of `python -m models.train` gave bit-identical weights; the finder and refiner were then "
@@ -272,6 +274,7 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
         "| fine-tune 8 epochs, each real die 14 times per epoch (shipped briefly on 2026-11-30) | 98.7% / 98% | 40/40 | 91.8% | not measured |",
         "| fine-tune 16 epochs, each real die 20 times per epoch, float32 training (shipped until the bfloat16 retrain, sha256 101ed33e30b4) | 98.95% / 98% (99.90% / 99% with the grid retry of the current scanner) | 39/40 | 96.7% (97.5% as the scanner reads) | not measured |",
         "| no white reference, fine-tune of values only (colour masked), 10 + 16 epochs, renders of the classic board only, bfloat16 (shipped until the real-colour retrain, sha256 619c461ac395) | 100.00% / 100% | 40/40 | 95.13% (97.23% as the scanner reads) | 92.99% as the scanner reads (P read G 17 of 80, P read B 1; R 96.8%); one view 91.77%; under a warm / cool tint 92.07% / 91.16% |",
+        "| white reference, relighting, real colours in the fine-tune; cell stage 4 epochs, fine-tune 8 epochs (5,000 renders, each real die 24 times), renders of h1's first styles (not shipped) | 99.88% / 97.5% (40 photos; first choice 98.38%, ECE 0.023) | 38/40 (Y2 read Y5, Y4 read Y6) | 91.70% (94.07% as the scanner reads) | 99.70% |",
         "",
         "Moving the crops to the plane half a die above the board (`scanner.sagrada.cells.lift_corners`) keeps the dice tops "
         "in their cells under the strong parallax of close phone shots; the value fine-tune on real dice (fold 0) "
@@ -281,6 +284,15 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
         "raised fold 0 to 84% and fold 1 to 83% in 4 epochs; 8 epochs fit fold 0 to 95% and "
         "fold 1 to 92%, 16 epochs (each real die 20 times an epoch) 99% and 97%: the small network was under-trained on "
         "real dice rather than too small.",
+        "",
+        "Real dice colours (issue #16): the previous model read 92.99% of the held-out real dice of Sagrada's colours "
+        "right, its misreadings nearly all dark purple dice read green (17 of 80) and it lost a point under a tinted "
+        "light (92.07% warm, 91.16% cool). Three changes: the colour labels of the 1,487 real dice "
+        "(`real_dice_colours.json`), so the fine-tune teaches the colour head on fold 0 too (a share pasted onto "
+        "rendered empty cells); the white reference inside the network (the pips every die has set the white "
+        "balance); and relighting in training (colour temperature, tint, gamma, Display-P3/sRGB mix-up, saturation, "
+        "a light gradient). A short fine-tune (8 epochs, 5,000 renders) fitted the colours (99.70%) but lost pip "
+        "values and render accuracy; the 16-epoch fine-tune with 12,000 renders per epoch kept them.",
         "",
         REBUILD_HISTORY,
         "",

@@ -12,7 +12,7 @@ LABELS = Path(__file__).resolve().parents[2] / "models" / "sagrada" / "real_dice
 REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata"
 DICE = REALDATA / "dice-nellbyler-d6" / "annotations.json"
 COLOUR_FLOOR = 0.97  # held-out fold, as the scanner reads a cell
-TINTED_FLOOR = 0.9
+TINTED_FLOOR = 0.97  # the model before the white reference: 92.07% warm, 91.16% cool
 
 
 def test_labels_file_holds_only_known_labels_and_agrees_with_its_counts():
