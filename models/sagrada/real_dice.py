@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from models.sagrada import make_dataset
@@ -78,8 +79,6 @@ def die_masks(crops: np.ndarray, near: float = 0.37) -> np.ndarray:
     within ``near`` of the crop's side from its centre, are the die's; the largest such region's
     convex hull (pips included), less its outer 2 px (shadow and halo), is the mask, its edge softened.
     """
-    import cv2
-
     n, height, width = crops.shape[:3]
     ys, xs = np.mgrid[:height, :width]
     central = np.hypot(ys - (height - 1) / 2, xs - (width - 1) / 2) < near * height
