@@ -23,14 +23,15 @@ from PIL import Image
 
 from models.metrics import expected_calibration_error
 from models.sagrada import cards, make_dataset
+from models.sagrada.real_dice import load_real_dice
 from models.sagrada.render import render
 from scanner.errors import BoardNotFoundError
-from scanner.model import OnnxModel
+from scanner.model import OnnxModel, softmax
 from scanner.photo import Photo, load_photo
 from scanner.sagrada.cells import CROP_PX, grid_image_crops, to_batch
 from scanner.sagrada.grid import PATCH_PX, REFINE_VIEWS
 from scanner.sagrada.lattice import LOCATE_SIZE
-from scanner.sagrada.reader import SagradaReader, cell_text, decode_window, value_probabilities
+from scanner.sagrada.reader import STATES, SagradaReader, cell_text, decode_window, value_probabilities
 
 HERE = Path(__file__).resolve().parent
 REALDATA = HERE.parents[2] / "shared" / "realdata"
@@ -179,6 +180,53 @@ def evaluate_real_dice(reader: SagradaReader, fold: int = 1) -> dict | None:
     }
 
 
+def evaluate_real_dice_colours(reader: SagradaReader, fold: int = 1) -> dict | None:
+    """Colours (and values) of the real loose dice of Sagrada's colours in one fold (``real_dice_colours.json``).
+
+    One view: the colour head's first choice over its six classes (``none`` counts as wrong). As the
+    scanner reads a cell: the crop and its quarter turn, the likeliest of the 42 cell states (an
+    empty state counts as wrong, shown as ``.``). ``confident_wrong``: wrong readings at >= 90%.
+    """
+    real = load_real_dice(fold)
+    if real is None:
+        return None
+    mask = real.coloured
+    crops, colours, values = real.crops[mask], real.colours[mask], real.values[mask]
+    truth = [make_dataset.COLOURS[c] for c in colours]
+    out = reader.dice.run(to_batch(crops))
+    colour_p = softmax(out["colour"] / reader.dice.manifest.temperature)
+    head = [make_dataset.COLOURS[k] for k in colour_p.argmax(axis=1)]
+    head_right = np.array([h == t for h, t in zip(head, truth)])
+    states = reader.classify(crops)
+    best = states.argmax(axis=1)
+    read = [cell_text(STATES[k]) for k in best]
+    read_colour = [_colour_of(r) for r in read]
+    colour_right = np.array([g == t for g, t in zip(read_colour, truth)])
+    die_right = np.array([r == f"{t}{v}" for r, t, v in zip(read, truth, values)])
+    dice_p = states[:, :30].reshape(len(crops), 5, 6)
+    colour_marginal = np.concatenate([dice_p.sum(axis=2), states[:, 30:].sum(axis=1, keepdims=True)], axis=1)
+    colour_conf = colour_marginal.max(axis=1)
+    per_colour = {c: float(colour_right[np.array(truth) == c].mean()) for c in "RYGBP" if c in truth}
+    return {
+        "fold": fold,
+        "dice": int(mask.sum()),
+        "per_label": {c: int((np.array(truth) == c).sum()) for c in "RYGBP"},
+        "colour_head_accuracy": float(head_right.mean()),
+        "colour_head_confident_wrong": int(((colour_p.max(axis=1) >= 0.9) & ~head_right).sum()),
+        "colour_accuracy": float(colour_right.mean()),
+        "colour_per_label": per_colour,
+        "colour_confident_wrong": int(((colour_conf >= 0.9) & ~colour_right).sum()),
+        "die_accuracy": float(die_right.mean()),
+        "die_confident_wrong": int(((states.max(axis=1) >= 0.9) & ~die_right).sum()),
+        "value_accuracy": float(np.mean([r != "." and r[1] == str(v) for r, v in zip(read, values)])),
+        "colour_confusion": {"labels": COLOUR_NAMES, "matrix": _confusion(list(zip(truth, read_colour)), COLOUR_NAMES)},
+        "colour_head_confusion": {
+            "labels": ["R", "Y", "G", "B", "P", "none"],
+            "matrix": _confusion(list(zip(truth, head)), ["R", "Y", "G", "B", "P", "none"]),
+        },
+    }
+
+
 def evaluate_no_window(reader: SagradaReader) -> dict | None:
     """How many of the real dice-tray photos (no Sagrada window in them) are wrongly read as a window."""
     folder = REALDATA / "dice-nellbyler-d6" / "images"
@@ -276,6 +324,8 @@ def main(argv: list[str] | None = None) -> dict:
         "real_windows": evaluate_real_windows(reader),
         "real_dice": evaluate_real_dice(reader, fold=1),
         "real_dice_fold0": evaluate_real_dice(reader, fold=0),
+        "real_dice_colours": evaluate_real_dice_colours(reader, fold=1),
+        "real_dice_colours_fold0": evaluate_real_dice_colours(reader, fold=0),
         "latency_ms": model_latency(reader, steps=steps, reads=reads, looks=looks),
         "no_window": evaluate_no_window(reader),
     }

@@ -1,6 +1,7 @@
 """The three small Sagrada networks (PyTorch, training only; the scanner runs their ONNX exports).
 
-- ``CellNet``: one 48x48 cell crop -> die? (2), colour (6: none R Y G B P), value (7: none 1-6).
+- ``CellNet``: one 48x48 cell crop -> die? (2), colour (6: none R Y G B P), value (7: none 1-6);
+  it sees the crop beside a copy balanced on the crop's own white (``WhiteReference``: the pips).
 - ``FinderNet``: the photo letterboxed to 128x128 -> grid-area mask logits at 32x32.
 - ``RefinerNet``: a 96x96 patch around a guessed quad -> 4 corner heatmaps at 48x48 and which
   guessed corner is the board's top-left (4).
@@ -21,13 +22,41 @@ def conv(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequenti
     )
 
 
+class WhiteReference(nn.Module):
+    """The crop beside a copy of it balanced on its own white: 3 channels in, 6 out (no weights).
+
+    Every Sagrada die has white pips, so the whitest pixels in the middle of a cell crop (the
+    largest smallest-channel value: white, not merely bright yellow) show the light's colour. Each
+    channel is scaled so their mean becomes ``WHITE`` (gains limited to ``GAINS``, so a crop
+    without white is changed only so far). It runs inside the exported model, so the scanner,
+    training and adaptation all see the same thing.
+    """
+
+    WHITE = 0.9
+    GAINS = (0.6, 3.0)
+
+    def __init__(self, share: float = 0.02) -> None:
+        super().__init__()
+        self.share = share
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        n, channels, height, width = x.shape
+        centre = x[:, :, height // 4 : height - height // 4, width // 4 : width - width // 4].reshape(n, channels, -1)
+        count = max(1, int(self.share * centre.shape[-1]))
+        whitest = centre.min(dim=1).values.topk(count, dim=1).indices
+        reference = torch.gather(centre, 2, whitest.unsqueeze(1).expand(n, channels, count)).mean(dim=2)
+        gain = (self.WHITE / reference.clamp(min=1e-3)).clamp(*self.GAINS)
+        return torch.cat([x, (x * gain[:, :, None, None]).clamp(0, 1)], dim=1)
+
+
 class CellNet(nn.Module):
-    """Cell crop classifier with three heads sharing one small backbone."""
+    """Cell crop classifier with three heads sharing one small backbone, fed the crop and its white-balanced copy."""
 
     def __init__(self) -> None:
         super().__init__()
         self.features = nn.Sequential(
-            conv(3, 16),
+            WhiteReference(),
+            conv(6, 16),
             nn.MaxPool2d(2),  # 24: full-resolution first layer, pips are 3 px
             conv(16, 32),
             conv(32, 32),

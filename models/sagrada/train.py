@@ -27,6 +27,7 @@ from models import fast
 from models.fit import FitConfig, fit, seeded
 from models.sagrada import evaluate, export, locate_data, make_dataset
 from models.sagrada.nets import CellNet, FinderNet, LocateNet, RefinerNet
+from models.sagrada.real_dice import RealDice, die_masks, load_real_dice
 from scanner.sagrada.grid import heat_targets
 
 SEED = 20261130
@@ -42,11 +43,13 @@ class SagradaTraining:
 
     train_photos: int = 1000  # renders of seeds make_dataset.TRAIN_SEED+
     val_photos: int = 150  # calibration renders (the cell temperature), seeds make_dataset.VAL_SEED+
-    cells: FitConfig = FitConfig("cells", epochs=10, batch=128, lr=3e-3, peak_lr=4e-3, seed=SEED)
-    # the value fine-tune: rendered crops mixed with the real dice (fold 0), each real die repeated
+    cells: FitConfig = FitConfig("cells", epochs=4, batch=128, lr=3e-3, peak_lr=4e-3, seed=SEED)
+    # the fine-tune: rendered crops mixed with the real dice (fold 0), each real die repeated; the
+    # value and die heads learn from every real die, the colour head from those of Sagrada's colours
     fine_tune: FitConfig = FitConfig("cells fine-tune (real dice)", epochs=16, batch=128, lr=3e-3, seed=SEED + 3, frozen_batch_norm=True)
     fine_tune_synthetic: int = 12_000
     fine_tune_real_repeat: int = 20
+    fine_tune_paste: float = 0.6  # share of real dice pasted onto rendered empty cells (the rest keep their tray)
     finder: FitConfig = FitConfig("finder", epochs=60, batch=32, lr=3e-3, peak_lr=4e-3, seed=SEED + 1)
     refiner: FitConfig = FitConfig("refiner", epochs=48, batch=64, lr=3e-3, peak_lr=4e-3, seed=SEED + 2)
     # the cell-centre locator: random views (locate_data.random_view) of its own renders, each epoch new views
@@ -59,6 +62,8 @@ class SagradaTraining:
         for field in ("train_photos", "val_photos", "fine_tune_synthetic", "fine_tune_real_repeat", "locate_renders", "locate_views"):
             if getattr(self, field) < 1:
                 raise ValueError(f"{field}: expected a positive count, got {getattr(self, field)}")
+        if not 0 <= self.fine_tune_paste <= 1:
+            raise ValueError(f"fine_tune_paste: expected a share in [0, 1], got {self.fine_tune_paste}")
 
 
 CONFIG = SagradaTraining()
@@ -80,6 +85,42 @@ def _colour_jitter(x: torch.Tensor, generator: torch.Generator, strength: float 
     x = x * gain * bright
     x = x + torch.randn(x.shape, generator=generator) * (0.02 * torch.rand(n, 1, 1, 1, generator=generator))
     return x.clamp(0, 1)
+
+
+_P3_TO_SRGB = torch.tensor([[1.2249, -0.2247, 0.0], [-0.0420, 1.0419, 0.0], [-0.0197, -0.0786, 1.0979]])
+_SRGB_TO_P3 = torch.linalg.inv(_P3_TO_SRGB)
+
+
+def _relight(x: torch.Tensor, generator: torch.Generator, share: float = 0.8) -> torch.Tensor:
+    """Random light and camera colour for a share of a float batch in [0, 1].
+
+    Colour temperature (red and blue gains moving apart) and tint, gamma, a Display-P3 / sRGB
+    mix-up (P3 pixels read as sRGB or the other way, partly), saturation, and a light gradient
+    across the crop. The pips stay the lightest, most neutral pixels only as far as the light keeps them.
+    """
+    pick = torch.nonzero(torch.rand(x.shape[0], generator=generator) < share).flatten()
+    if len(pick) == 0:
+        return x
+    n, _, height, width = len(pick), *x.shape[1:]
+
+    def spread(amount: float) -> torch.Tensor:
+        return ((torch.rand(n, generator=generator) * 2 - 1) * amount)[:, None, None, None]
+
+    warm, tint = spread(0.3), spread(0.12)
+    lit = x[pick] * torch.cat([1 + warm, 1 + tint, 1 - warm], 1)
+    linear = lit.clamp(1e-4, 1) ** (2 * torch.exp(spread(0.3)))  # a gamma change, then to linear light (gamma 2)
+    mix = spread(1.0)
+    towards = torch.where(mix > 0, torch.einsum("ij,njhw->nihw", _P3_TO_SRGB, linear), torch.einsum("ij,njhw->nihw", _SRGB_TO_P3, linear))
+    out = (linear + mix.abs() * (towards - linear)).clamp(0, 1).sqrt()
+    grey = out.mean(dim=1, keepdim=True)
+    out = grey + (out - grey) * (1 + spread(0.4))
+    angle = torch.rand(n, generator=generator)[:, None, None] * 2 * math.pi
+    ys, xs = torch.meshgrid(torch.linspace(-1, 1, height), torch.linspace(-1, 1, width), indexing="ij")
+    ramp = torch.cos(angle) * xs + torch.sin(angle) * ys
+    out = out * (1 + spread(0.25)[:, 0] * ramp)[:, None]
+    x = x.clone()
+    x[pick] = out.clamp(0, 1)
+    return x
 
 
 def _random_affine(
@@ -156,7 +197,7 @@ def train_cells(crops: np.ndarray, labels: np.ndarray, config: FitConfig = CONFI
         x = _quarter_turned(x_all, idx, generator)
         y = y_all[idx]
         x = _random_affine(x, generator)
-        x = _colour_jitter(x, generator)
+        x = _relight(_colour_jitter(x, generator), generator)
         x, colour_known = _recolour(x, generator)
         die, colour, value = fast.forward(net, x)
         with torch.no_grad():
@@ -203,42 +244,57 @@ def _streaks(x: torch.Tensor, generator: torch.Generator, share: float = 0.3) ->
     return out.clamp(0, 1)
 
 
-def fine_tune_values(
+def fine_tune_real(
     net: CellNet,
     crops: np.ndarray,
     labels: np.ndarray,
-    real_crops: np.ndarray,
-    real_values: np.ndarray,
+    real: RealDice,
     config: FitConfig = CONFIG.fine_tune,
     *,
     synthetic: int = CONFIG.fine_tune_synthetic,
     real_repeat: int = CONFIG.fine_tune_real_repeat,
+    paste: float = CONFIG.fine_tune_paste,
     log: Log = print,
 ) -> CellNet:
     """Continue training on a share of the synthetic crops mixed with real loose dice (fold 0).
 
-    Real dice teach the value and die heads (their colour is not labelled) and are turned by any
-    angle; renders get marbling streaks; every crop may be seen at a lower resolution. Batch-norm
-    statistics stay as the synthetic training left them.
+    Every real die teaches the value and die heads; those of Sagrada's colours (``real.colours`` > 0)
+    the colour head too. Real dice are turned by any angle and scaled, and a share ``paste`` of them
+    is cut out (``real_dice.die_masks``) and pasted onto rendered empty cells (any pattern print);
+    renders get marbling streaks; every crop may be seen at a lower resolution and is relit.
+    Batch-norm statistics stay as the synthetic training left them.
     """
     generator = seeded(config.seed)
     pick = torch.randperm(len(crops), generator=generator)[:synthetic].numpy()
-    real_labels = np.stack([np.ones_like(real_values), np.zeros_like(real_values), real_values], axis=1)
-    x_all = torch.from_numpy(np.concatenate([crops[pick], np.repeat(real_crops, real_repeat, axis=0)]))
+    backgrounds = torch.from_numpy(crops[labels[:, 0] == 0])
+    real_labels = np.stack([np.ones_like(real.values), real.colours, real.values], axis=1)
+    masks = (die_masks(real.crops) * 255).round().astype(np.uint8)[..., None]
+    real_rgba = np.concatenate([real.crops, masks], axis=3)
+    rendered_rgba = np.concatenate([crops[pick], np.zeros((len(pick), *crops.shape[1:3], 1), np.uint8)], axis=3)
+    x_all = torch.from_numpy(np.concatenate([rendered_rgba, np.repeat(real_rgba, real_repeat, axis=0)]))
     y_all = torch.from_numpy(np.concatenate([labels[pick], np.repeat(real_labels, real_repeat, axis=0)]))
-    rendered = torch.cat([torch.ones(len(pick)), torch.zeros(real_repeat * len(real_crops))]).bool()
+    rendered = torch.cat([torch.ones(len(pick)), torch.zeros(real_repeat * len(real.crops))]).bool()
+    colour_known = torch.cat([torch.ones(len(pick)), torch.from_numpy(np.repeat(real.coloured, real_repeat)).float()])
 
     def step(net: nn.Module, idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, int]]:
-        x = _quarter_turned(x_all, idx, generator).clone()
+        x4 = _quarter_turned(x_all, idx, generator)
+        x = x4[:, :3].clone()
         y = y_all[idx]
         synthetic_rows = rendered[idx]
         if synthetic_rows.any():
             x[synthetic_rows] = _streaks(_random_affine(x[synthetic_rows], generator), generator)
         if (~synthetic_rows).any():
-            x[~synthetic_rows] = _random_affine(x[~synthetic_rows], generator, scale=0.15, angle=math.pi)
-        x = _colour_jitter(_low_resolution(x, generator), generator)
+            turned = _random_affine(x4[~synthetic_rows], generator, scale=0.15, angle=math.pi)
+            die, mask = turned[:, :3], turned[:, 3:]
+            pasted = (torch.rand(len(die), generator=generator) < paste).float()[:, None, None, None] * mask
+            under = backgrounds[torch.randint(len(backgrounds), (len(die),), generator=generator)]
+            under = torch.rot90(
+                under.permute(0, 3, 1, 2).float().div_(255.0), int(torch.randint(4, (1,), generator=generator)), dims=(2, 3)
+            )
+            x[~synthetic_rows] = die * (1 - pasted) + (die * mask + under * (1 - mask)) * pasted
+        x = _relight(_colour_jitter(_low_resolution(x, generator), generator), generator)
         x, recoloured = _recolour(x, generator)
-        return _heads_loss(fast.forward(net, x), y, synthetic_rows.float() * recoloured), {}
+        return _heads_loss(fast.forward(net, x), y, colour_known[idx] * recoloured), {}
 
     return fit(net, len(x_all), step, config, generator, log=log)
 
@@ -387,7 +443,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--finder-epochs", type=int, default=CONFIG.finder.epochs)
     parser.add_argument("--refiner-epochs", type=int, default=CONFIG.refiner.epochs)
     parser.add_argument("--locate-epochs", type=int, default=CONFIG.locate.epochs)
-    parser.add_argument("--synthetic-only", action="store_true", help="skip the value fine-tune on real dice (fold 0)")
+    parser.add_argument("--synthetic-only", action="store_true", help="skip the fine-tune on real dice (fold 0)")
     parser.add_argument("--skip-evaluate", action="store_true")
     args = parser.parse_args(argv)
     config = dataclasses.replace(
@@ -423,16 +479,17 @@ def main(argv: list[str] | None = None) -> None:
         side = fast.start_lane(_train_grid_models, train, grid_models, config)
     if "cells" in only:
         cells = train_cells(train["crops"], train["crop_labels"], config.cells)
-        real = make_dataset.real_dice(fold=0)
+        real = load_real_dice(fold=0)
         if real is not None and not args.synthetic_only:
-            cells = fine_tune_values(
+            cells = fine_tune_real(
                 cells,
                 train["crops"],
                 train["crop_labels"],
-                *real,
+                real,
                 config.fine_tune,
                 synthetic=config.fine_tune_synthetic,
                 real_repeat=config.fine_tune_real_repeat,
+                paste=config.fine_tune_paste,
             )
         else:
             print("no real dice photos found (or --synthetic-only): the cell model is trained on renders only", flush=True)

@@ -40,7 +40,7 @@ def test_fit_config_checks_its_settings(change, expected):
 def test_configs_are_frozen_and_hold_the_shipped_recipe():
     with pytest.raises(dataclasses.FrozenInstanceError):
         SAGRADA.cells.epochs = 1  # type: ignore[misc]
-    assert (SAGRADA.cells.epochs, SAGRADA.finder.epochs, SAGRADA.refiner.epochs, SAGRADA.fine_tune.epochs) == (10, 60, 48, 16)
+    assert (SAGRADA.cells.epochs, SAGRADA.finder.epochs, SAGRADA.refiner.epochs, SAGRADA.fine_tune.epochs) == (4, 60, 48, 16)
     for name in ("alhambra_locate", "alhambra_tiles"):
         recipe = dict(load_manifest(MODELS / name / "manifest.json").recipe)
         written = ALHAMBRA.recipe()
