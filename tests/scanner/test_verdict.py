@@ -233,7 +233,11 @@ def sample_scanner(make_scanner: Any) -> Any:
     ("stem", "game", "expected"),
     [
         ("sagrada_straight_01", "sagrada", ()),
-        ("sagrada_tilted_02", "sagrada", ("cell r2c2 read Y4 (yellow 4) at 7",)),
+        (
+            "sagrada_tilted_02",
+            "sagrada",
+            ("cell r2c1 read B5 (blue 5) at 7", "cell r3c1 read Y2 (yellow 2) at 8", "cell r2c2 read Y4 (yellow 4) at 9"),
+        ),
         ("alhambra_01_straight", "alhambra", ()),
         ("alhambra_10_small", "alhambra", ("the tile 1 south of the fountain read a seraglio walled E and S at 87%", "the tile 1 north")),
     ],
