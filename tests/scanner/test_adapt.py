@@ -694,3 +694,11 @@ def test_holdout_folds_never_train_on_what_they_check(rows, seed) -> None:
         assert not set(items[train].tolist()) & set(items[test].tolist())
         if len(np.unique(groups)) >= 2:  # whole photos held out, with every cell they show; one photo: its cells
             assert not set(groups[train].tolist()) & set(groups[test].tolist())
+
+
+def test_review_adapt_form_shows_a_bad_profile_name_beside_its_field(review) -> None:
+    page = review.post("/adapt", data={"profile": "../x"})
+    assert page.status_code == 400
+    assert 'id="profile-error"' in page.text  # on the start page, beside the field, not on an error page
+    assert 'value="../x"' in page.text  # what was typed comes back
+    assert 'action="/adapt"' in page.text

@@ -15,6 +15,7 @@ from scoring.errors import StateError
 from tablescan import adapt as adaptation
 from tablescan.review.pages import templates
 from tablescan.review.routes import store_of
+from tablescan.review.routes.games import index_page
 
 _BODY_HINT = 'body: expected a JSON object like {"profile": "default"}'
 
@@ -44,7 +45,14 @@ async def _profile_from(request: Request) -> str:
 async def adapt_endpoint(request: Request) -> Response:
     """Adapt a profile to the review database: ``profile`` from the JSON body or form, else the one the
     review's scans use, else ``default``; when kept, the review's later scans use that profile."""
-    name = await _profile_from(request)
+    try:
+        name = await _profile_from(request)
+    except StateError as error:
+        if request.url.path.startswith("/api/"):
+            raise
+        # the form again, with what was typed and the error beside the field
+        typed = str((await request.form()).get("profile", ""))
+        return index_page(request, {"profile": typed}, {"profile": str(error)}, status=StateError.http_status)
     # looked up on the module at call time: `tablescan adapt` and this button run the same function
     outcome = await run_in_threadpool(adaptation.adapt_profile, name, store=store_of(request))
     if outcome.saved is not None:
