@@ -365,7 +365,7 @@ class SagradaReader:
         notes: list[str] = list(photo.notes)
         judged: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}  # the cells the grid retry's judge read, by grid
         with timings.stage("locate"):
-            grid_corners, location, fit, given_turn = self._locate(photo, corners, notes, judged)
+            grid_corners, location, fit, refiner_turn = self._locate(photo, corners, notes, judged)
             refuse_colourless(image, photo.name)  # a window in grey: its dice cannot be told apart
         read_before = judged.get(np.asarray(grid_corners, np.float64).tobytes())
         with timings.stage("rectify"):
@@ -373,8 +373,7 @@ class SagradaReader:
         with timings.stage("classify"):
             states = read_before[1] if read_before else self.classify(crops)
         with timings.stage("decode"):
-            keep, flip = given_turn if location is None else (location.orientation_confidence, location.flipped_probability)
-            turned, sure = choose_orientation(states, keep, flip)
+            turned, sure = choose_orientation(states, *refiner_turn)
             if turned:
                 notes.append("orientation chosen by the pattern cards (board turned 180 degrees)")
                 states, crops, grid_corners = states[::-1], crops[::-1], np.roll(grid_corners, 2, axis=0)
@@ -409,7 +408,7 @@ class SagradaReader:
     ) -> tuple[np.ndarray, BoardLocation | None, WindowFit | None, tuple[float, float]]:
         """The grid's corners (TL, TR, BR, BL), found (with its ``BoardLocation`` and lattice fit) or the given ones oriented (None).
 
-        The last item is, for given corners, the refiner's probabilities of their top-left and its half turn.
+        The last item is the refiner's probabilities of the top-left returned and of its half turn.
 
         Raises:
             BoardNotFoundError: no window (or two) found.
