@@ -12,6 +12,12 @@ over each cell's few likely states) maximises the joint probability under these 
   where the model is unsure (a penalty factor ``TOOL_RATE``).
 
 Every cell whose value differs from the classifier's first choice is reported as an ``Override``.
+
+Which side is up: the refiner's top-left head learnt our board style only, so the cards decide too.
+The half turn's readings are the same states in reversed cell order; both orders are scored by the
+24 cards (``orientation_log_odds``) and combined with the refiner's two-way probability
+(``choose_orientation``). The corners turn with the choice, and a choice under ``ORIENTATION_SURE``
+is flagged for review.
 """
 
 from __future__ import annotations
