@@ -302,16 +302,16 @@ def _accept_step(guess: np.ndarray, moved: np.ndarray, max_move: float = 0.35) -
     return proposal
 
 
-def orient_corners(image_rgb: np.ndarray, corners: np.ndarray, refiner) -> tuple[np.ndarray, float]:
+def orient_corners(image_rgb: np.ndarray, corners: np.ndarray, refiner) -> tuple[np.ndarray, float, float]:
     """Order user-given corners clockwise and turn them so the first is the board's top-left (refiner's head).
 
-    Returns the ordered corners and the orientation's probability.
+    Returns the ordered corners, the orientation's probability and that of its half turn.
     """
     ordered = order_clockwise(corners)
     patch, _ = refiner_patch(image_rgb, ordered)
     turn_prob = softmax(refiner.run(_batch(patch))["turn"][0].astype(np.float64))
     turn = int(np.argmax(turn_prob))
-    return np.roll(ordered, turn, axis=0), float(turn_prob[turn])
+    return np.roll(ordered, turn, axis=0), float(turn_prob[turn]), float(turn_prob[(turn + 2) % 4])
 
 
 REFINE_VIEWS = 4

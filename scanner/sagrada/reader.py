@@ -12,6 +12,12 @@ over each cell's few likely states) maximises the joint probability under these 
   where the model is unsure (a penalty factor ``TOOL_RATE``).
 
 Every cell whose value differs from the classifier's first choice is reported as an ``Override``.
+
+Which side is up: the refiner's top-left head learnt our board style only, so the cards decide too.
+The half turn's readings are the same states in reversed cell order; both orders are scored by the
+24 cards (``orientation_log_odds``) and combined with the refiner's two-way probability
+(``choose_orientation``). The corners turn with the choice, and a choice under ``ORIENTATION_SURE``
+is flagged for review.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN_PX, PITCH_PX, ROW
 from scanner.sagrada.grid import BoardLocation
 from scanner.sagrada.lattice import WindowFit
 from scanner.sagrada.verdict import VERDICT
-from scoring.sagrada import PATTERNS, Die, SagradaPlayer, SagradaState, identify_patterns
+from scoring.sagrada import PATTERNS, Die, SagradaPlayer, SagradaState, identify_patterns, pattern_log_likelihood
 
 BOARD_KEYS = ("window", "pattern")  # what a photo of a window shows of its player (favor tokens and objectives are set in review)
 COLOURS = ("R", "Y", "G", "B", "P")
@@ -50,7 +56,8 @@ PATTERN_CONFIDENCE = 0.9
 MAX_CANDIDATES = 4
 CANDIDATE_FLOOR = 1e-4
 ROW_BUDGET = 256
-FLIP_CHECK = 0.02
+REFINER_TRUST = 0.9  # the most the refiner's top-left is believed: it learnt one board style and turns others confidently
+ORIENTATION_SURE = 0.95  # an orientation chosen at less than this (cards and refiner together) is flagged for review
 MIN_MEAN_CONFIDENCE = 0.6  # below this, with no pattern card recognised, the "window" is something else
 TTA_TURNS = 2  # each crop read as it is and turned 90 degrees
 MAX_CONFLICTS = 2  # a tool card or two, or a misread: more and the card is not trusted
@@ -162,6 +169,39 @@ def pattern_conflicts(states: np.ndarray, pattern: str) -> int:
         state = STATES[int(np.argmax(states[index]))]
         conflicts += _cell_factor(state, grid[r][c]) < 1.0
     return conflicts
+
+
+def _card_log_likelihood(states: np.ndarray) -> float:
+    """log P(cells as read | a pattern card under them), the 24 cards equally likely (``pattern_log_likelihood``)."""
+    evidence = _evidence(states)
+    logs = np.array([pattern_log_likelihood(evidence, pattern) for pattern in PATTERNS.values()])
+    top = float(logs.max())
+    return top + math.log(float(np.exp(logs - top).mean()))
+
+
+def orientation_log_odds(states: np.ndarray) -> float:
+    """How much better the cards explain the cells as read than half turned (log odds; 0: no evidence).
+
+    A die or a print reads the same turned 180 degrees, so the half-turned board's readings are the
+    same (20, 42) states in reversed cell order; a turned board puts dice on prints they break and
+    shows prints where no card has them.
+    """
+    return _card_log_likelihood(states) - _card_log_likelihood(states[::-1])
+
+
+def choose_orientation(states: np.ndarray, keep: float, flip: float) -> tuple[bool, float]:
+    """Whether to read the board half turned, and the probability of the orientation chosen.
+
+    ``keep`` and ``flip`` are the refiner's probabilities for the top-left as given and its half turn;
+    they are believed at most ``REFINER_TRUST`` (the refiner is sure of board styles it never saw),
+    then combined with the pattern cards' evidence (``orientation_log_odds``).
+    """
+    total = keep + flip
+    refiner = 0.5 if total <= 0 else min(max(keep / total, 1.0 - REFINER_TRUST), REFINER_TRUST)
+    log_odds = orientation_log_odds(states) + math.log(refiner / (1.0 - refiner))
+    log_odds = min(max(log_odds, -50.0), 50.0)
+    chosen = 1.0 / (1.0 + math.exp(-abs(log_odds)))
+    return log_odds < 0, chosen
 
 
 def decode_window(states: np.ndarray, pattern: str | None = None) -> Decoded:
@@ -331,7 +371,7 @@ class SagradaReader:
         notes: list[str] = list(photo.notes)
         judged: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}  # the cells the grid retry's judge read, by grid
         with timings.stage("locate"):
-            grid_corners, location, fit = self._locate(photo, corners, notes, judged)
+            grid_corners, location, fit, refiner_turn = self._locate(photo, corners, notes, judged)
             refuse_colourless(image, photo.name)  # a window in grey: its dice cannot be told apart
         read_before = judged.get(np.asarray(grid_corners, np.float64).tobytes())
         with timings.stage("rectify"):
@@ -339,7 +379,11 @@ class SagradaReader:
         with timings.stage("classify"):
             states = read_before[1] if read_before else self.classify(crops)
         with timings.stage("decode"):
-            decoded, states, crops, grid_corners, turned = _decode_oriented(states, crops, grid_corners, location, notes)
+            turned, sure = choose_orientation(states, *refiner_turn)
+            if turned:
+                notes.append("orientation chosen by the pattern cards (board turned 180 degrees)")
+                states, crops, grid_corners = states[::-1], crops[::-1], np.roll(grid_corners, 2, axis=0)
+            decoded = decode_window(states)
         cells, overrides = _cell_readings(decoded, states, crops, grid_corners)
         mean_confidence = float(np.mean([cell.confidence for cell in cells]))
         if location is not None and decoded.pattern is None and mean_confidence < MIN_MEAN_CONFIDENCE:
@@ -362,13 +406,15 @@ class SagradaReader:
             model=model,
             notes=tuple(notes),
             verdict=VERDICT,
-            grid=None if location is None else _certainty(location, turned, fit),
+            grid=_given_certainty(sure) if location is None else _certainty(location, turned, sure, fit),
         )
 
     def _locate(
         self, photo: Photo, corners: np.ndarray | None, notes: list[str], judged: dict[bytes, tuple[np.ndarray, np.ndarray]]
-    ) -> tuple[np.ndarray, BoardLocation | None, WindowFit | None]:
+    ) -> tuple[np.ndarray, BoardLocation | None, WindowFit | None, tuple[float, float]]:
         """The grid's corners (TL, TR, BR, BL), found (with its ``BoardLocation`` and lattice fit) or the given ones oriented (None).
+
+        The last item is the refiner's probabilities of the top-left returned and of its half turn.
 
         Raises:
             BoardNotFoundError: no window (or two) found.
@@ -382,44 +428,27 @@ class SagradaReader:
             location = found.location
             if location.orientation_confidence < 0.9:
                 notes.append(f"orientation uncertain ({location.orientation_confidence:.2f})")
-            return location.corners, location, found.fit
+            return location.corners, location, found.fit, (location.orientation_confidence, location.flipped_probability)
         # given corners, in any order: the refiner's orientation head says which is the top-left
-        grid_corners, sure = board_finder.orient_corners(image, np.asarray(corners, np.float64).reshape(4, 2), self.refiner)
+        grid_corners, sure, flip = board_finder.orient_corners(image, np.asarray(corners, np.float64).reshape(4, 2), self.refiner)
         if sure < 0.9:
             notes.append(f"orientation of the given corners uncertain ({sure:.2f})")
-        return grid_corners, None, None
+        return grid_corners, None, None, (sure, flip)
 
 
-def _decode_oriented(
-    states: np.ndarray, crops: np.ndarray, grid_corners: np.ndarray, location: BoardLocation | None, notes: list[str]
-) -> tuple[Decoded, np.ndarray, np.ndarray, np.ndarray, bool]:
-    """Decode the window; when the refiner hesitated between the board and its half turn, let the rules decide.
-
-    Returns the decoding and the states, crops and grid corners in the orientation chosen, and whether
-    that is the half turn of the refiner's.
-    """
-    decoded = decode_window(states)
-    if location is not None and location.flipped_probability > FLIP_CHECK:
-        flipped = decode_window(states[::-1])
-        keep = decoded.log_probability + math.log(location.orientation_confidence)
-        turn = flipped.log_probability + math.log(location.flipped_probability)
-        if turn > keep:
-            notes.append("orientation chosen by the rules (board turned 180 degrees)")
-            return flipped, states[::-1], crops[::-1], np.roll(grid_corners, 2, axis=0), True
-    return decoded, states, crops, grid_corners, False
-
-
-def _certainty(location: BoardLocation, turned: bool, fit: WindowFit | None = None) -> GridCertainty:
-    """How sure the grid found is, in the orientation read (``turned``: the rules chose the refiner's half turn), and how well it fits the cells."""
-    peaks = location.corner_peaks[2:] + location.corner_peaks[:2] if turned else location.corner_peaks
-    chosen, other = (
-        (location.flipped_probability, location.orientation_confidence)
-        if turned
-        else (
-            location.orientation_confidence,
-            location.flipped_probability,
-        )
+def _given_certainty(sure: float) -> GridCertainty | None:
+    """For given corners: no doubt about the grid, only about which side is up when the cards and refiner hesitate."""
+    return (
+        None
+        if sure >= ORIENTATION_SURE
+        else GridCertainty((1.0, 1.0, 1.0, 1.0), orientation_confidence=sure, flipped_probability=1.0 - sure)
     )
+
+
+def _certainty(location: BoardLocation, turned: bool, sure: float, fit: WindowFit | None = None) -> GridCertainty:
+    """How sure the grid found is, in the orientation read (``turned``: the half turn of the refiner's, at ``sure``), and how well it fits the cells."""
+    peaks = location.corner_peaks[2:] + location.corner_peaks[:2] if turned else location.corner_peaks
+    chosen, other = sure, 1.0 - sure
     if fit is None:
         return GridCertainty((peaks[0], peaks[1], peaks[2], peaks[3]), orientation_confidence=chosen, flipped_probability=other)
     words = f"{fit.seen} of {ROWS * COLS} cells seen"

@@ -12,7 +12,9 @@ from click.testing import CliRunner
 
 from scanner import BoardNotFoundError
 from scanner.errors import Remedy
-from scanner.photo import Photo
+from scanner.model import load_model
+from scanner.photo import Photo, load_photo
+from scanner.sagrada.reader import SagradaReader
 from scoring.registry import GAMES
 from scoring.sagrada import window_rows
 from tablescan.cli import cli
@@ -112,3 +114,32 @@ def test_two_windows_in_view_are_refused(scanner):
     both = cv2.resize(both, (2400, 900), interpolation=cv2.INTER_AREA)
     with pytest.raises(BoardNotFoundError, match="2 windows in view"):
         scanner.scan(Photo.from_array(np.ascontiguousarray(both), "two.jpg"), "sagrada")
+
+
+class _HalfTurningRefiner:
+    """The shipped refiner with its top-left head turned round: a refiner sure of the wrong side up (as on a board style it never saw)."""
+
+    def __init__(self) -> None:
+        self.refiner = load_model("sagrada_refiner")
+        self.manifest = self.refiner.manifest
+
+    def run(self, batch: np.ndarray) -> dict[str, np.ndarray]:
+        out = dict(self.refiner.run(batch))
+        out["turn"] = np.roll(out["turn"], 2, axis=1)
+        return out
+
+
+@pytest.mark.parametrize("given", [True, False], ids=["given-corners", "found-grid"])
+def test_the_pattern_card_overrules_a_refiner_sure_of_the_wrong_side_up(given):
+    truth = _truth("sagrada_tilted_01")
+    true_corners = np.array(truth["render"]["corners"])
+    reader = SagradaReader(refiner=_HalfTurningRefiner())  # type: ignore[arg-type]
+    photo = load_photo(SAMPLES / "sagrada_tilted_01.jpg")
+    reading = reader.read(photo, corners=true_corners[[2, 3, 0, 1]] if given else None)
+    assert window_rows(reading.player.window) == truth["players"][0]["window"]
+    # the corners turn with the reading: the top-left reported is the board's, and so is cell r1c1's outline
+    pitch = np.linalg.norm(true_corners[1] - true_corners[0]) / 5
+    assert np.abs(reading.corners - true_corners).max() < 0.2 * pitch
+    first = np.array(reading.cells[0].polygon).mean(axis=0)
+    assert np.linalg.norm(first - true_corners[0]) < 1.2 * pitch
+    assert any("turned 180 degrees" in note for note in reading.notes)

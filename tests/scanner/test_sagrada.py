@@ -13,7 +13,17 @@ from hypothesis import strategies as st
 
 from scanner.sagrada import grid as board
 from scanner.sagrada.cells import CROP_PX, RECT_H, RECT_W, cell_crops, die_box_crop, grid_image_crops, rectify_grid, to_batch
-from scanner.sagrada.reader import DICE, STATES, decode_window, state_probabilities, value_probabilities
+from scanner.sagrada.reader import (
+    DICE,
+    ORIENTATION_SURE,
+    REFINER_TRUST,
+    STATES,
+    choose_orientation,
+    decode_window,
+    orientation_log_odds,
+    state_probabilities,
+    value_probabilities,
+)
 from scoring.sagrada import PATTERNS, generate_window
 
 
@@ -430,3 +440,38 @@ def test_a_judge_chooses_among_the_retried_grids_closest_to_a_rectangle(monkeypa
 
     assert _same_quad(board._retry(None, found, None, None, (1600, 1200), earlier=earlier, judge=judge).corners, truth)
     assert len(judged) == board.JUDGED
+
+
+# --------------------------------------------------------------------------------------- orientation
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_pattern_card_tells_a_half_turned_window_from_an_upright_one(seed) -> None:
+    rng = random.Random(seed)
+    pattern = rng.choice(list(PATTERNS.values()))
+    window = generate_window(rng, pattern, empty=rng.choice([0, 2, 5]))
+    states = _confident(_truth_states(window, pattern))
+    assert orientation_log_odds(states) > 5  # the cards explain the upright reading far better
+    # a refiner sure of the wrong side up is overruled, and the choice is sure enough to stand
+    turned, sure = choose_orientation(states[::-1], 0.999, 0.001)
+    assert turned and sure >= ORIENTATION_SURE
+    assert choose_orientation(states, 0.001, 0.999) == (False, sure)
+
+
+def test_without_card_evidence_the_refiner_decides_but_the_board_is_flagged() -> None:
+    blank = _confident(["_."] * 20)  # an empty window with no print seen: both ways up read the same
+    assert orientation_log_odds(blank) == pytest.approx(0.0)
+    turned, sure = choose_orientation(blank, 0.999, 0.001)
+    assert not turned and sure == pytest.approx(REFINER_TRUST) and sure < ORIENTATION_SURE
+    assert choose_orientation(blank, 0.2, 0.8) == (True, pytest.approx(0.8))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(0.01, 0.99))
+def test_turning_the_reading_round_turns_the_choice_round(seed, keep) -> None:
+    states = np.random.default_rng(seed).dirichlet(np.full(len(STATES), 0.3), size=20)
+    assert orientation_log_odds(states[::-1]) == pytest.approx(-orientation_log_odds(states), abs=1e-9)
+    turned, sure = choose_orientation(states, keep, 1 - keep)
+    back, sure_back = choose_orientation(states[::-1], 1 - keep, keep)
+    assert sure == pytest.approx(sure_back) and 0.5 <= sure <= 1.0
+    assert turned != back or sure == pytest.approx(0.5)
