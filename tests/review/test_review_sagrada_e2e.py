@@ -14,7 +14,7 @@ from tablescan.review.scanning import ScanOutcome
 pytestmark = pytest.mark.e2e
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
-SAMPLE = SAMPLES / "sagrada_cluttered_01.jpg"  # the shipped scanner reads it whole, on the Batllo card
+SAMPLE = SAMPLES / "sagrada_cluttered_02.jpg"  # the shipped scanner reads it whole and sure, on the Chromatic Splendor card
 
 
 def new_game(page, live_server: str, players: tuple[str, ...] = ("Ana", "Bo")) -> dict:
@@ -44,10 +44,10 @@ def test_a_scanned_board_leads_with_the_verdict_and_its_pattern_card(browser_pag
         "(card) => ['verdict', 'fields', 'board'].map((name) => [...card.children].findIndex((n) => n.classList.contains(name)))"
     )
     assert 0 < order[0] < order[1] < order[2]
-    expect(ana.get_by_label("Window pattern")).to_have_value("Batllo")
+    expect(ana.get_by_label("Window pattern")).to_have_value("Chromatic Splendor")
     twin = page.request.get(f"{live_server}/games/{game['id']}.json").json()
     assert twin["players"][0]["review"] == {"needed": False, "reasons": [], "corrected": 0}
-    assert twin["document"]["players"][0]["pattern"] == "Batllo" and twin["players"][0]["pattern_grid"] is not None
+    assert twin["document"]["players"][0]["pattern"] == "Chromatic Splendor" and twin["players"][0]["pattern_grid"] is not None
     # the player can still change the card
     ana.get_by_label("Window pattern").select_option("Virtus")
     expect(ana.get_by_label("Window pattern")).to_have_value("Virtus")
