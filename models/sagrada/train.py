@@ -101,7 +101,7 @@ def _relight(x: torch.Tensor, generator: torch.Generator, share: float = 0.8) ->
     pick = torch.nonzero(torch.rand(x.shape[0], generator=generator) < share).flatten()
     if len(pick) == 0:
         return x
-    n, _, height, width = len(pick), *x.shape[1:]
+    n, height, width = len(pick), int(x.shape[2]), int(x.shape[3])
 
     def spread(amount: float) -> torch.Tensor:
         return ((torch.rand(n, generator=generator) * 2 - 1) * amount)[:, None, None, None]
