@@ -327,6 +327,20 @@ def price_octagon(
 # --------------------------------------------------------------------------------------------- walls
 
 
+def lay_strips(img: np.ndarray, strip: np.ndarray, walls: str) -> None:
+    """Lay a north-side wall ``strip`` (rows x tile width) along each side in ``walls`` of the square tile ``img``, turned to face inward."""
+    size, width = img.shape[0], strip.shape[0]
+    for side in walls:
+        if side == "N":
+            img[:width, :] = strip
+        elif side == "S":
+            img[size - width :, :] = strip[::-1]
+        elif side == "W":
+            img[:, :width] = strip.transpose(1, 0, 2)
+        elif side == "E":
+            img[:, size - width :] = strip.transpose(1, 0, 2)[:, ::-1]
+
+
 def wall_strips(img: np.ndarray, rng: np.random.Generator, walls: str, *, look: str = "brick") -> int:
     """Draw a dark strip along each walled side (``N``, ``E``, ``S``, ``W``) in place; return its width in px.
 
@@ -366,15 +380,7 @@ def wall_strips(img: np.ndarray, rng: np.random.Generator, walls: str, *, look: 
     else:
         strip[-1, :] = base * 1.8
     strip_u8 = strip.clip(0, 255).astype(np.uint8)
-    for side in walls:
-        if side == "N":
-            img[:width, :] = strip_u8
-        elif side == "S":
-            img[size - width :, :] = strip_u8[::-1]
-        elif side == "W":
-            img[:, :width] = strip_u8.transpose(1, 0, 2)
-        elif side == "E":
-            img[:, size - width :] = strip_u8.transpose(1, 0, 2)[:, ::-1]
+    lay_strips(img, strip_u8, walls)
     if look == "crenel":  # battlements stand inward from each walled side
         merlon = max(2, int(0.035 * size))
         inner = tuple(int(v) for v in (base * 0.85).clip(0, 255))

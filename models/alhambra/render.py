@@ -261,15 +261,7 @@ def _walls(img: np.ndarray, size: int, rng: np.random.Generator, walls: str) -> 
         strip[row, :] = mortar
         offset = (row // course) % 2 * brick_len // 2
         strip[row : row + course, offset::brick_len] = mortar
-    for side in walls:
-        if side == "N":
-            img[:width, :] = strip
-        elif side == "S":
-            img[size - width :, :] = strip[::-1]
-        elif side == "W":
-            img[:, :width] = strip.transpose(1, 0, 2)
-        elif side == "E":
-            img[:, size - width :] = strip.transpose(1, 0, 2)[:, ::-1]
+    tile_art.lay_strips(img, strip, walls)
 
 
 def draw_tile(
