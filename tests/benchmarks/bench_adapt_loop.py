@@ -71,15 +71,7 @@ def other_art():
         strip[:] = block
         strip[width // 2, :] = joint
         strip[:, :: max(8, size // 7)] = joint
-        for side in walls:
-            if side == "N":
-                img[:width, :] = strip
-            elif side == "S":
-                img[size - width :, :] = strip[::-1]
-            elif side == "W":
-                img[:, :width] = strip.transpose(1, 0, 2)
-            elif side == "E":
-                img[:, size - width :] = strip.transpose(1, 0, 2)[:, ::-1]
+        art.tile_art.lay_strips(img, strip, walls)
 
     art.PRICE_FILL, art.DRAW, art._walls = fills, draw, stone
     try:
