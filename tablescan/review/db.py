@@ -724,16 +724,7 @@ class Store:
         Raises:
             NotFoundError: no such game.
         """
-        self.game(game_id)
-        stamp = now_text()
-        with self.transaction() as conn:
-            change = history.next_undo(conn, game_id)
-            if change is None:
-                return None
-            history.apply(conn, game_id, json.loads(change["diff"]), 0, stamp)
-            conn.execute("UPDATE changes SET state = 'undone', undone_at = ? WHERE id = ?", (stamp, change["id"]))
-            self.touch(conn, game_id)
-            return str(change["label"])
+        return self._step(game_id, redo=False)
 
     def redo(self, game_id: int) -> str | None:
         """Make the change undone last again; return its label (None: nothing to redo).
@@ -741,14 +732,21 @@ class Store:
         Raises:
             NotFoundError: no such game.
         """
+        return self._step(game_id, redo=True)
+
+    def _step(self, game_id: int, *, redo: bool) -> str | None:
+        """Undo the newest change still in effect (or redo the one undone last); return its label, None for nothing."""
         self.game(game_id)
         stamp = now_text()
         with self.transaction() as conn:
-            change = history.next_redo(conn, game_id)
+            change = (history.next_redo if redo else history.next_undo)(conn, game_id)
             if change is None:
                 return None
-            history.apply(conn, game_id, json.loads(change["diff"]), 1, stamp)
-            conn.execute("UPDATE changes SET state = 'done', undone_at = NULL WHERE id = ?", (change["id"],))
+            history.apply(conn, game_id, json.loads(change["diff"]), 1 if redo else 0, stamp)
+            if redo:
+                conn.execute("UPDATE changes SET state = 'done', undone_at = NULL WHERE id = ?", (change["id"],))
+            else:
+                conn.execute("UPDATE changes SET state = 'undone', undone_at = ? WHERE id = ?", (stamp, change["id"]))
             self.touch(conn, game_id)
             return str(change["label"])
 
