@@ -123,6 +123,9 @@ def shrink_then_warp(
       of the photo is always cropped (edge pixels repeat from the crop's edge), and shrunk when a
       tile spans over 1.2 x 1.25 crop sides so it spans 1.25, at least 1 pixel a side, with
       ``PixelCentres.CORNERS``; ``INTER_LINEAR``, ``BORDER_REPLICATE``.
+    - ``alhambra_octagon`` (``scanner.alhambra.octagon.crop_octagons``): the same as ``alhambra_tiles``
+      (``crop_squares``) with its own square (a corner of the tile) and resolution (a tile spans
+      ``PATCH_TILE_PX``).
     - ``warp_to_rectangle``: ``quad`` on the unreduced photo, ``INTER_AREA`` (which OpenCV's
       perspective warp performs as ``INTER_LINEAR``), ``BORDER_REPLICATE``.
 

@@ -74,6 +74,11 @@ TRAINING_FONTS = (
             "LiberationSans-Regular",
             "LiberationSansNarrow-Bold",
             "LiberationMono-Bold",
+            "DejaVuSerifCondensed-Italic",
+            "DejaVuSansCondensed-BoldOblique",
+            "DejaVuSansMono-BoldOblique",
+            "DejaVuSans-ExtraLight",
+            "DejaVuMathTeXGyre",
         )
     ),
     *(Font("hershey", name) for name in ("simplex", "duplex", "complex", "triplex", "script", "complex-italic")),

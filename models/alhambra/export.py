@@ -6,10 +6,13 @@ from pathlib import Path
 
 import torch
 
-from models.alhambra.net import TileNet
+from models.alhambra.net import OctagonNet, TileNet
 from models.export import manifest_for, to_onnx, write_model
 from scanner.alhambra.reader import CROP_PX, KINDS, LOCATE_MODEL, LOCATE_SIZE, PRICES, ROTATIONS, TILES_MODEL
+from scanner.alhambra.octagon import MODEL as OCTAGON_MODEL
+from scanner.alhambra.octagon import PATCH_PX
 from scanner.model import Manifest, RecipeValue
+from scoring.alhambra.palace import BUILDING_TYPES
 
 MODELS = Path(__file__).resolve().parents[1]
 
@@ -81,3 +84,21 @@ def export_tiles(net: TileNet, temperatures: dict[str, float], recipe: dict[str,
         return _write(net, torch.zeros(1, 3, CROP_PX, CROP_PX), manifest, dynamic_batch=True)
     finally:
         net.embedding_output = False
+
+
+def export_octagon(net: OctagonNet, temperatures: dict[str, float], recipe: dict[str, RecipeValue]) -> Path:
+    """Write ``models/alhambra_octagon/model.onnx`` and its manifest (per-head temperatures)."""
+    heads = (("present", ("upright-octagon",)), ("kind", tuple(BUILDING_TYPES)), ("price", tuple(PRICES)))
+    manifest = manifest_for(
+        OCTAGON_MODEL,
+        "alhambra",
+        classes=tuple(BUILDING_TYPES),
+        heads=heads,
+        outputs=tuple((head, "logits") for head, _ in heads),
+        input_shape=(1, 3, PATCH_PX, PATCH_PX),
+        input_normalise="x / 255, one corner patch of a tile from scanner.alhambra.octagon.crop_octagons",
+        temperature=temperatures.get("kind", 1.0),
+        temperatures=tuple(temperatures.items()),
+        recipe=tuple(recipe.items()),
+    )
+    return _write(net.eval(), torch.zeros(1, 3, PATCH_PX, PATCH_PX), manifest, dynamic_batch=True)

@@ -26,11 +26,19 @@ import numpy as np
 
 from models.alhambra.render import ART_STYLES, render
 from models.alhambra.styles import HELD_OUT_STYLE
+from scanner.alhambra.octagon import crop_octagons
 from scanner.alhambra.reader import KINDS, LOCATE_SIZE, LOCATE_STRIDE, PRICES, crop_cells, locate_input, upright_walls_to_crop
+from scoring.alhambra.palace import BUILDING_TYPES
 
 CACHE = Path(__file__).resolve().parents[2] / "build" / "alhambra"
-SEED_BASE = {"train": 0, "val": 1_000_000, "test": 2_000_000}
+SEED_BASE = {"train": 0, "octagon": 500_000, "val": 1_000_000, "test": 2_000_000}
+# The "octagon" split: photos as a phone takes them (2000x1500, tiles drawn at 160 px as the transfer
+# benchmark's are), where the price digits are sharp; the octagon reader learns its digits there
+# (the other splits' photos are small, most of their digits a blur). Its locator and tile arrays are
+# not used.
+OCTAGON_RENDER = {"out_size": (2000, 1500), "tile_px": 160}
 TILE_VIEWS = 2
+OCTAGON_SHIFT = 0.06  # sd of a cell's centre from the truth when its octagon patches are cut, in pitches (clipped at 2.5 sd)
 HEAT_SHAPE = (LOCATE_SIZE[1] // LOCATE_STRIDE, LOCATE_SIZE[0] // LOCATE_STRIDE)
 
 
@@ -83,16 +91,25 @@ ART_MIXES = {"mix": ART_MIX, "classic-only": CLASSIC_ONLY}
 
 
 def out_size_for(seed: int) -> tuple[int, int]:
-    """Photo size of a training render: mostly 800x600, some larger, some portrait."""
+    """Photo size of a training render: 800x600, 1280x960 or 1600x1200 (the price digits sharp enough to learn), some portrait."""
     rng = np.random.default_rng(seed + 7_777_777)
-    width, height = (800, 600) if rng.random() < 0.6 else (1280, 960)
+    pick = rng.random()
+    width, height = (800, 600) if pick < 0.4 else (1280, 960) if pick < 0.7 else (1600, 1200)
     return (height, width) if rng.random() < 0.2 else (width, height)
 
 
-def sample_arrays(seed: int, art: ArtMix = ART_MIX) -> dict[str, np.ndarray]:
-    """Render one seed (its tile art from ``art``) and return its locator input/targets and labelled tile crops."""
+def sample_arrays(seed: int, art: ArtMix = ART_MIX, *, sharp: bool = False) -> dict[str, np.ndarray]:
+    """Render one seed (its tile art from ``art``) and return its locator input/targets and labelled tile and octagon crops.
+
+    ``sharp``: a phone-sized photo (``OCTAGON_RENDER``) instead of ``out_size_for(seed)``.
+    """
     cv2.setNumThreads(1)
-    sample = render(seed, out_size=out_size_for(seed), **art.art_for(seed))
+    if sharp:
+        width, height = OCTAGON_RENDER["out_size"]
+        size = (height, width) if np.random.default_rng(seed + 7_777_777).random() < 0.2 else (width, height)
+        sample = render(seed, out_size=size, tile_px=OCTAGON_RENDER["tile_px"], **art.art_for(seed))
+    else:
+        sample = render(seed, out_size=out_size_for(seed), **art.art_for(seed))
     rng = np.random.default_rng(seed + 99_999_999)
     image = sample.image_rgb
     info = sample.label["render"]
@@ -163,7 +180,9 @@ def sample_arrays(seed: int, art: ArtMix = ART_MIX) -> dict[str, np.ndarray]:
                 walls.append([-1, -1, -1, -1])
                 prices.append(-1)
                 rotations.append(-1)
+    octagons = _octagon_arrays(image, grid, info["cells"], none_cells, rng)
     return {
+        **octagons,
         "loc_img": loc_img[None],
         "heat": heat.astype(np.float16)[None],
         "mask": mask[None],
@@ -176,9 +195,55 @@ def sample_arrays(seed: int, art: ArtMix = ART_MIX) -> dict[str, np.ndarray]:
     }
 
 
+def _octagon_arrays(
+    image: np.ndarray, grid: np.ndarray, cells: list[dict[str, Any]], none_cells: list[tuple[int, int]], rng: np.random.Generator
+) -> dict[str, np.ndarray]:
+    """The octagon reader's patches (``scanner.alhambra.octagon.crop_octagons``) of one render, through a lattice a little off.
+
+    The render's grid is upright, so patch 0 of a building tile shows its octagon upright and
+    patches 1-3 show its other corners as the scanner would turn them: the negatives. The fountain
+    and the empty cells beside the palace give negatives only. A second look cuts each building's
+    octagon again through another wrong lattice.
+    """
+    at = [tuple(cell["at"]) for cell in cells]
+    buildings = [index for index, cell in enumerate(cells) if cell["value"] != "fountain"]
+    patches, present, kinds, prices = [], [], [], []
+    for view in range(2):
+        angle = np.radians(rng.normal(0, 1.5))
+        scale = 1 + rng.normal(0, 0.03)
+        turn = np.array(
+            [[scale * np.cos(angle), -scale * np.sin(angle), 0], [scale * np.sin(angle), scale * np.cos(angle), 0], [0, 0, 1]]
+        )
+        chosen = list(range(len(at))) + [len(at) + i for i in range(len(none_cells))] if view == 0 else buildings
+        places = [(at + none_cells)[index] for index in chosen]
+        shifted = [(x + s_x, y + s_y) for (x, y), (s_x, s_y) in zip(places, np.clip(rng.normal(0, OCTAGON_SHIFT, (len(places), 2)), -0.15, 0.15))]
+        inverse = np.linalg.inv(turn)
+        moved = cv2.perspectiveTransform(np.asarray(shifted, np.float64).reshape(-1, 1, 2), inverse).reshape(-1, 2)
+        cut = crop_octagons(image, grid @ turn, [tuple(point) for point in moved])
+        for row, index in enumerate(chosen):
+            is_building = index < len(at) and index in buildings
+            for k in range(4) if view == 0 else (0,):
+                patches.append(cut[row, k])
+                upright = is_building and k == 0
+                present.append(int(upright))
+                if upright:
+                    kind, _, _ = cells[index]["value"].partition(":")
+                    kinds.append(BUILDING_TYPES.index(kind))
+                    prices.append(PRICES.index(str(cells[index]["price"])))
+                else:
+                    kinds.append(-1)
+                    prices.append(-1)
+    return {
+        "oct_patches": np.stack(patches),
+        "oct_present": np.array(present, np.int64),
+        "oct_kind": np.array(kinds, np.int64),
+        "oct_price": np.array(prices, np.int64),
+    }
+
+
 def build(split: str, count: int, workers: int = 2, cache: Path = CACHE, art: ArtMix = ART_MIX) -> dict[str, np.ndarray]:
     """Render ``count`` samples of ``split`` (seeds ``SEED_BASE[split] + i``, tile art from ``art``), cached as .npz."""
-    path = cache / (f"{split}_{count}_{art.tag}.npz" if art.tag else f"{split}_{count}.npz")
+    path = cache / (f"{split}_{count}_{art.tag}_oct.npz" if art.tag else f"{split}_{count}_oct.npz")  # _oct: with the octagon patches
     if path.is_file():
         with np.load(path) as data:
             return {key: data[key] for key in data.files}
@@ -187,9 +252,9 @@ def build(split: str, count: int, workers: int = 2, cache: Path = CACHE, art: Ar
     start = time.perf_counter()
     if workers > 1:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(functools.partial(sample_arrays, art=art), seeds, chunksize=8)
+            parts = pool.map(functools.partial(sample_arrays, art=art, sharp=split == "octagon"), seeds, chunksize=8)
     else:
-        parts = [sample_arrays(seed, art) for seed in seeds]
+        parts = [sample_arrays(seed, art, sharp=split == "octagon") for seed in seeds]
     data = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
     np.savez(path, **data)
     print(f"{split}: {count} renders, {len(data['kind'])} crops in {time.perf_counter() - start:.0f} s -> {path}")

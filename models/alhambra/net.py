@@ -1,4 +1,4 @@
-"""The two small networks: ``LocateNet`` (tile centres and tile area) and ``TileNet`` (one tile's content)."""
+"""The small networks: ``LocateNet`` (tile centres and tile area), ``TileNet`` (one tile's content), ``OctagonNet`` (its price octagon)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from scanner.alhambra.reader import KINDS, PRICES, ROTATIONS
+from scoring.alhambra.palace import BUILDING_TYPES
 
 
 def _block(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -74,3 +75,31 @@ class TileNet(nn.Module):
         price = self.price(self.dropout(f.flatten(1)))
         heads = (self.kind(pooled), walls, price, self.rotation(pooled))
         return (*heads, pooled) if self.embedding_output else heads
+
+
+class OctagonNet(nn.Module):
+    """(N, 3, 48, 48) in 0-1, one corner patch -> logits ``present`` (1: an upright price octagon), ``kind`` (6 types), ``price`` (12).
+
+    Small on purpose: the scanner reads four patches of every tile. Two strided layers bring the
+    patch to 12x12, where the digits (~3 px there) are still apart; the colour is pooled over the
+    map, the digits read from it by place.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.features = nn.Sequential(
+            _block(3, 16, 2),  # 24
+            _block(16, 32, 2),  # 12
+            _block(32, 48),
+            _block(48, 64, 2),  # 6
+            _block(64, 64),
+        )
+        self.present = nn.Linear(64 * 2, 1)
+        self.kind = nn.Linear(64 * 2, len(BUILDING_TYPES))
+        self.price = nn.Linear(64 * 36, len(PRICES))
+        self.dropout = nn.Dropout(0.1)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        f = self.features(x)  # (N, 64, 6, 6)
+        pooled = self.dropout(torch.cat([f.mean(dim=(2, 3)), f.amax(dim=(2, 3))], 1))
+        return self.present(pooled)[:, 0], self.kind(pooled), self.price(self.dropout(f.flatten(1)))

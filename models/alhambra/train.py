@@ -1,13 +1,14 @@
 """Train every Alhambra model from scratch with fixed seeds and export them.
 
-    python -m models.alhambra.train               # renders, trains, exports, evaluates, updates the cards
-    python -m models.alhambra.train --only tiles  # the tile classifier alone; the shipped locator stays
+    python -m models.alhambra.train                 # renders, trains, exports, evaluates, updates the cards
+    python -m models.alhambra.train --only readers  # the tile classifier and the octagon reader; the shipped locator stays
 
-Renders the training set (seeds 0..N-1) and a calibration set (seeds 1,000,000+), trains the
-tile locator (``models/alhambra_locate``) and the tile classifier (``models/alhambra_tiles``),
-fits temperatures on the calibration set, exports both to ONNX with their manifests, then runs
-``models.alhambra.evaluate`` on held-out renders (seeds 2,000,000+). Every setting is in ``CONFIG``
-below; the loop is ``models.fit``.
+Renders the training set (seeds 0..N-1, the tile art of ``make_dataset.ART_MIX``), a calibration
+set (seeds 1,000,000+) and phone-sized photos for the price digits (seeds 500,000+), trains the
+tile locator (``models/alhambra_locate``), the tile classifier (``models/alhambra_tiles``) and the
+price octagon reader (``models/alhambra_octagon``), fits temperatures on the calibration set,
+exports them to ONNX with their manifests, then runs ``models.alhambra.evaluate`` on held-out
+renders (seeds 2,000,000+). Every setting is in ``CONFIG`` below; the loop is ``models.fit``.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from torch.nn import functional as F
 
 from models import fast
 from models.alhambra import evaluate, export
-from models.alhambra.make_dataset import build
-from models.alhambra.net import LocateNet, TileNet
+from models.alhambra.make_dataset import ART_MIX, build
+from models.alhambra.net import LocateNet, OctagonNet, TileNet
 from models.fit import FitConfig, fit, seeded
 from scanner.alhambra.reader import CROP_MARGIN
 from scanner.model import RecipeValue
@@ -53,12 +54,16 @@ class AlhambraTraining:
 
     train_renders: int = 1800  # seeds 0..train_renders-1
     calibration_renders: int = 300  # seeds 1,000,000+: the tile temperatures
+    octagon_renders: int = 1000  # seeds 500,000+: phone-sized photos whose price digits are sharp (octagon reader only)
     locate: FitConfig = FitConfig("locate", epochs=24, batch=16, lr=3e-3, peak_lr=3e-3, seed=SEED)
     tiles: FitConfig = FitConfig("tiles", epochs=14, batch=128, lr=4e-3, peak_lr=4e-3, weight_decay=5e-4, seed=SEED + 1)
+    octagon: FitConfig = FitConfig("octagon", epochs=8, batch=256, lr=4e-3, peak_lr=4e-3, weight_decay=5e-4, seed=SEED + 2)
 
     def __post_init__(self) -> None:
-        if self.train_renders < 1 or self.calibration_renders < 1:
-            raise ValueError(f"expected positive render counts, got {self.train_renders} and {self.calibration_renders}")
+        if min(self.train_renders, self.calibration_renders, self.octagon_renders) < 1:
+            raise ValueError(
+                f"expected positive render counts, got {self.train_renders}, {self.calibration_renders} and {self.octagon_renders}"
+            )
 
     def recipe(self, *, locate: bool = True) -> dict[str, RecipeValue]:
         """The training recipe the manifests record (without the locator's epochs when it is not trained)."""
@@ -69,6 +74,11 @@ class AlhambraTraining:
             "calibration_seeds": f"1000000..{1000000 + self.calibration_renders - 1}",
             "locate_epochs": self.locate.epochs,
             "tile_epochs": self.tiles.epochs,
+            "octagon_epochs": self.octagon.epochs,
+            "octagon_renders": self.octagon_renders,
+            "octagon_seeds": f"500000..{500000 + self.octagon_renders - 1}",
+            "art": "styles " + " ".join(f"{name} {share}" for name, share in ART_MIX.styles)
+            + f", buildings randomised {ART_MIX.randomise}, card stock {ART_MIX.card}",
             "tile_misalign": f"shift +-{SHIFT} pitch, scale +-{SCALE}, turn +-{TURN} deg on {SHIFT_P:.0%} of crops",
             "seed": SEED,
         }
@@ -164,6 +174,95 @@ def train_tiles(data: dict[str, np.ndarray], config: FitConfig = CONFIG.tiles, *
     return fit(net, len(crops), step, config, generator, log=log)
 
 
+OCTAGON_KEYS = ("oct_patches", "oct_present", "oct_kind", "oct_price")
+
+
+def octagon_losses(outputs, present, kind, price) -> torch.Tensor:
+    """The octagon reader's loss: is an upright octagon there, and where one is, its type and price (ignored labels are -1)."""
+    present_logits, kind_logits, price_logits = outputs
+    loss = F.binary_cross_entropy_with_logits(present_logits, present.float())
+    if (kind >= 0).any():
+        loss = loss + F.cross_entropy(kind_logits, kind, ignore_index=-1) + F.cross_entropy(price_logits, price, ignore_index=-1)
+    return loss
+
+
+GLYPH_SHEAR = 0.3  # the patches are slanted either way by up to this (italic faces), on GLYPH_P of them
+GLYPH_STRETCH = 0.15  # ... and widened or narrowed by up to this share (condensed and extended faces)
+GLYPH_P = 0.6
+INK_P = 0.2  # patches whose dark strokes are made a pixel thicker or thinner (bold and light faces)
+
+
+def _glyph_warp(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """Slant, stretch and thicken or thin some patches: digit faces the renderer does not draw."""
+    n = x.shape[0]
+    on = (torch.rand(n, generator=generator) < GLYPH_P).float()
+    shear = (torch.rand(n, generator=generator) * 2 - 1) * GLYPH_SHEAR * on
+    stretch = 1 + (torch.rand(n, generator=generator) * 2 - 1) * GLYPH_STRETCH * on
+    zero, one = torch.zeros(n), torch.ones(n)
+    theta = torch.stack([torch.stack([1 / stretch, shear, zero], 1), torch.stack([zero, one, zero], 1)], 1)
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    pick = torch.rand(n, generator=generator)
+    bolder, lighter = pick < INK_P / 2, (pick >= INK_P / 2) & (pick < INK_P)
+    if bolder.any():  # dark ink spreads: a 3x3 minimum
+        x[bolder] = -F.max_pool2d(-x[bolder], 3, 1, 1)
+    if lighter.any():
+        x[lighter] = F.max_pool2d(x[lighter], 3, 1, 1)
+    return x
+
+
+def _patch_augment(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """Slant, stretch or re-ink some patches, blur a third a little (a photo of the table from further away), then the shared jitter."""
+    x = _glyph_warp(x, generator)
+    n = x.shape[0]
+    soft = torch.rand(n, generator=generator) < 0.33
+    if soft.any():
+        small = F.interpolate(x[soft], scale_factor=0.5, mode="bilinear", align_corners=False, antialias=True)
+        x = x.clone()
+        x[soft] = F.interpolate(small, size=x.shape[2:], mode="bilinear", align_corners=False)
+    return _augment_images(x, generator)
+
+
+def train_octagon(data: dict[str, np.ndarray], config: FitConfig = CONFIG.octagon, *, log: Callable[[str], object] = print) -> OctagonNet:
+    """Train the price octagon reader on the corner patches (``make_dataset._octagon_arrays``)."""
+    generator = seeded(config.seed)
+    net = OctagonNet()
+    patches = torch.from_numpy(data["oct_patches"]).permute(0, 3, 1, 2).contiguous()
+    labels = [torch.from_numpy(data[key]) for key in ("oct_present", "oct_kind", "oct_price")]
+
+    def step(net: nn.Module, idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, int]]:
+        x = _patch_augment(patches[idx].float() / 255.0, generator)
+        outputs = fast.forward(net, x)
+        present, kind, price = (label[idx] for label in labels)
+        upright = kind >= 0
+        counts = {
+            "present right": int(((outputs[0] > 0) == (present > 0)).sum()),
+            "price right": int((outputs[2].argmax(1)[upright] == price[upright]).sum()),
+        }
+        return octagon_losses(outputs, present, kind, price), counts
+
+    return fit(net, len(patches), step, config, generator, log=log)
+
+
+def fit_octagon_temperatures(net: OctagonNet, data: dict[str, np.ndarray]) -> dict[str, float]:
+    """Per-head temperatures of the octagon reader minimising the negative log-likelihood on the calibration patches."""
+    with torch.no_grad():
+        x = torch.from_numpy(data["oct_patches"]).permute(0, 3, 1, 2).float() / 255.0
+        present_l, kind_l, price_l = (torch.cat(parts) for parts in zip(*(net(x[i : i + 1024]) for i in range(0, len(x), 1024))))
+    present, kind, price = (torch.from_numpy(data[key]) for key in ("oct_present", "oct_kind", "oct_price"))
+    grid = np.exp(np.linspace(np.log(0.3), np.log(5.0), 60))
+
+    def best(nll) -> float:
+        values = [float(nll(t)) for t in grid]
+        return round(float(grid[int(np.argmin(values))]), 4)
+
+    return {
+        "present": best(lambda t: F.binary_cross_entropy_with_logits(present_l / t, present.float())),
+        "kind": best(lambda t: F.cross_entropy(kind_l / t, kind, ignore_index=-1)),
+        "price": best(lambda t: F.cross_entropy(price_l / t, price, ignore_index=-1)),
+    }
+
+
 def fit_temperatures(net: TileNet, data: dict[str, np.ndarray]) -> dict[str, float]:
     """Per-head temperature minimising the negative log-likelihood on held-out crops."""
     with torch.no_grad():
@@ -185,25 +284,41 @@ def fit_temperatures(net: TileNet, data: dict[str, np.ndarray]) -> dict[str, flo
     return {key: round(value, 4) for key, value in temps.items()}
 
 
-def _train_locate_process(train: dict[str, np.ndarray], config: FitConfig, recipe: dict[str, RecipeValue], threads: int) -> None:
-    """Train and export the locator (in a child process while the tile classifier trains)."""
+def _train_side_lane(
+    train: dict[str, np.ndarray], val: dict[str, np.ndarray], config: AlhambraTraining, recipe: dict[str, RecipeValue], jobs: tuple[str, ...], threads: int
+) -> None:
+    """Train and export ``jobs`` in turn (``locate``, ``octagon``): the second lane, while the tile classifier trains."""
     torch.set_num_threads(threads)
-    export.export_locate(train_locate(train, config), recipe)
+    if "locate" in jobs:
+        export.export_locate(train_locate(train, config.locate), recipe)
+    if "octagon" in jobs:
+        sharp = build("octagon", config.octagon_renders, workers=1)
+        patches = {key: np.concatenate([train[key], sharp[key]]) for key in OCTAGON_KEYS}
+        del sharp
+        octagon = train_octagon(patches, config.octagon)
+        temps = fit_octagon_temperatures(octagon, val)
+        print(f"octagon temperatures: {temps}")
+        export.export_octagon(octagon, temps, recipe)
+
+
+ONLY = {"all": ("locate", "tiles", "octagon"), "readers": ("tiles", "octagon"), "tiles": ("tiles",), "octagon": ("octagon",)}
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Render, train, calibrate, export and evaluate every Alhambra model (or only the tile classifier)."""
+    """Render, train, calibrate, export and evaluate every Alhambra model (or only some of them)."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--train-count", type=int, default=CONFIG.train_renders)
     parser.add_argument("--val-count", type=int, default=CONFIG.calibration_renders)
+    parser.add_argument("--octagon-count", type=int, default=CONFIG.octagon_renders)
     parser.add_argument("--locate-epochs", type=int, default=CONFIG.locate.epochs)
     parser.add_argument("--tile-epochs", type=int, default=CONFIG.tiles.epochs)
+    parser.add_argument("--octagon-epochs", type=int, default=CONFIG.octagon.epochs)
     parser.add_argument("--threads", type=int, default=int(os.environ.get("TRAIN_THREADS", "2")))
     parser.add_argument(
         "--only",
-        choices=("all", "tiles"),
+        choices=sorted(ONLY),
         default="all",
-        help="'tiles': retrain, calibrate and export only the tile classifier (alhambra_locate stays as shipped)",
+        help="'readers': the tile classifier and the octagon reader (alhambra_locate stays as shipped); 'tiles', 'octagon': that one alone",
     )
     parser.add_argument("--skip-evaluate", action="store_true")
     args = parser.parse_args(argv)
@@ -211,27 +326,32 @@ def main(argv: list[str] | None = None) -> None:
         CONFIG,
         train_renders=args.train_count,
         calibration_renders=args.val_count,
+        octagon_renders=args.octagon_count,
         locate=dataclasses.replace(CONFIG.locate, epochs=args.locate_epochs),
         tiles=dataclasses.replace(CONFIG.tiles, epochs=args.tile_epochs),
+        octagon=dataclasses.replace(CONFIG.octagon, epochs=args.octagon_epochs),
     )
+    jobs = ONLY[args.only]
     torch.set_num_threads(args.threads)
     start = time.perf_counter()
     train = build("train", config.train_renders, workers=2)
     val = build("val", config.calibration_renders, workers=2)
-    recipe = config.recipe(locate=args.only == "all")
+    recipe = config.recipe(locate="locate" in jobs)
+    side_jobs = tuple(job for job in ("locate", "octagon") if job in jobs)
     side = None
-    if args.only == "all" and args.threads >= 2:
-        # two lanes of one thread each (faster than two threads on one lane): the locator trains
-        # in a child process while this one trains the tile classifier
-        side = fast.start_lane(_train_locate_process, train, config.locate, recipe, 1)
-    elif args.only == "all":
-        _train_locate_process(train, config.locate, recipe, args.threads)
-    tiles = train_tiles(train, config.tiles)
-    temps = fit_temperatures(tiles, val)
-    print(f"temperatures: {temps}")
-    export.export_tiles(tiles, temps, recipe)
+    if side_jobs and "tiles" in jobs and args.threads >= 2:
+        # two lanes of one thread each (faster than two threads on one lane): the locator and the
+        # octagon reader train in a child process while this one trains the tile classifier
+        side = fast.start_lane(_train_side_lane, train, val, config, recipe, side_jobs, 1)
+    elif side_jobs:
+        _train_side_lane(train, val, config, recipe, side_jobs, args.threads)
+    if "tiles" in jobs:
+        tiles = train_tiles(train, config.tiles)
+        temps = fit_temperatures(tiles, val)
+        print(f"temperatures: {temps}")
+        export.export_tiles(tiles, temps, recipe)
     if side is not None:
-        fast.join_lane(side, "locator")
+        fast.join_lane(side, " and ".join(side_jobs))
     print(f"trained and exported in {time.perf_counter() - start:.0f} s")
     if not args.skip_evaluate:
         evaluate.main([])

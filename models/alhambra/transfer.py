@@ -176,7 +176,7 @@ def judge_photo(scanner: Scanner, tracer: _TracingReader, data: bytes, label: di
         result = scanner.scan(data, GAME, name=name)
     except PhotoError as error:  # refused (the board-not-found errors included): nothing read, nothing confidently wrong
         counts.update(refused=1, compared=len(truth), flagged=1)
-        return {"counts": counts, "confusions": confusions, "right": False, "note": f"refused: {error}"}
+        return {"counts": counts, "confusions": confusions, "right": False, "note": f"refused: {error}", "lowest": None}
     scale = result.photo.scale
     polygons = [np.asarray(cell.polygon, np.float64) * scale for cell in result.cells]
     centres = {at: np.asarray(cell["centre"], np.float64) for at, cell in truth.items()}
@@ -211,7 +211,8 @@ def judge_photo(scanner: Scanner, tracer: _TracingReader, data: bytes, label: di
     counts["wrong_unflagged"] += not palace_right and not flagged
     counts["right_flagged"] += palace_right and flagged
     note = "" if palace_right else f"{len(positions) - right} of {len(positions)} tiles wrong" + ("" if flagged else ", not flagged")
-    return {"counts": counts, "confusions": confusions, "right": palace_right, "note": note}
+    lowest = min((float(cell.confidence) for cell in result.cells), default=0.0)
+    return {"counts": counts, "confusions": confusions, "right": palace_right, "note": note, "lowest": lowest}
 
 
 _WORKER: dict[str, Any] = {}  # one reader per process, made on its first photo
@@ -245,6 +246,7 @@ def measure_set(
     styles: Counter[str] = Counter()
     per_style: dict[str, Counter[str]] = {}
     wrong: list[str] = []
+    lowest: list[tuple[float, bool]] = []  # per palace read: its least sure tile's confidence, and whether it is entirely right
     seconds = {"render": 0.0, "scan": 0.0}
     jobs = [(set_name, index, out_size) for index in range(count)]
     pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
@@ -263,6 +265,8 @@ def measure_set(
                 tiles_right=outcome["counts"]["right"],
                 tiles_compared=outcome["counts"]["compared"],
             )
+            if outcome["lowest"] is not None:
+                lowest.append((round(outcome["lowest"], 4), bool(outcome["right"])))
             if not outcome["right"]:
                 wrong.append(f"{shot.seed} ({shot.style}, {shot.tiles} tiles): {outcome['note']}")
             if progress is not None:
@@ -274,6 +278,7 @@ def measure_set(
             pool.join()
     figures = summarise(set_name, count, totals, confusions, styles, wrong, seconds, out_size)
     figures["per_style"] = {look: dict(counts) for look, counts in sorted(per_style.items())}
+    figures["lowest_confidence"] = sorted(lowest)
     return figures
 
 

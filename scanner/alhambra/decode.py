@@ -20,6 +20,7 @@ TILE_AT_CENTRE = 0.5  # a cell with a located centre holds a tile unless the cla
 TILE_OFF_CENTRE = 0.15  # an empty neighbour cell holds a tile only when P(no tile) is under this
 JOINED = 0.85  # a palace's tiles all join up: below this share in one group, what was read is not a palace
 NO_FOUNTAIN = 0.05  # below this P(fountain) at the likeliest cell, no fountain was seen
+PRICE_WEIGHT = 1.0  # how much the price read counts in naming a catalogue tile (log-linear, beside type and walls): the octagon reader's digits
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,9 @@ _CAT_WALLS = np.array([[side in tile.walls for side in SIDES] for tile in CATALO
 _CAT_PRICE = np.array([PRICES.index(str(tile.price)) for tile in CATALOGUE])
 
 
-def tile_log_scores(evidence: TileEvidence, price_weight: float = 0.15) -> np.ndarray:
-    """Log-probability of each catalogue tile (in ``CATALOGUE`` order) given one cell's evidence."""
+def tile_log_scores(evidence: TileEvidence, price_weight: float | None = None) -> np.ndarray:
+    """Log-probability of each catalogue tile (in ``CATALOGUE`` order) given one cell's evidence (``PRICE_WEIGHT`` by default)."""
+    price_weight = PRICE_WEIGHT if price_weight is None else price_weight
     eps = 1e-6
     walls = np.clip(evidence.walls, eps, 1 - eps)
     scores = np.log(np.clip(evidence.kind[_CAT_KIND], eps, 1))

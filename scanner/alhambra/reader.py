@@ -59,6 +59,8 @@ from scanner.alhambra.lattice import (
     local_pitch,
     refine_grid,
 )
+from scanner.alhambra.octagon import MODEL as OCTAGON_MODEL
+from scanner.alhambra.octagon import OctagonPredictions, crop_octagons, merge_octagons, read_octagons
 from scanner.alhambra.locate import (
     DIM,
     GOOD_TILE_OUT_PX,
@@ -128,6 +130,7 @@ __all__ = [
     "LOCATE_SIZE",
     "LOCATE_STRIDE",
     "LSQ_MIN_CELLS",
+    "OCTAGON_MODEL",
     "PEAK_THRESHOLD",
     "PRICES",
     "ROTATIONS",
@@ -175,11 +178,13 @@ class AlhambraReader:
 
     game = GAME
 
-    def __init__(self, locate: OnnxModel, tiles: OnnxModel) -> None:
+    def __init__(self, locate: OnnxModel, tiles: OnnxModel, octagon: OnnxModel | None = None) -> None:
         self.locate_model = locate
         self.tiles_model = tiles
+        self.octagon_model = octagon
         self.temperatures = {head: tiles.manifest.temperature_of(head) for head, _ in tiles.manifest.heads}
-        self.model_label = f"{locate.manifest.label}; {tiles.manifest.label}"
+        self.octagon_temperatures = {} if octagon is None else {head: octagon.manifest.temperature_of(head) for head, _ in octagon.manifest.heads}
+        self.model_label = "; ".join(model.manifest.label for model in (locate, tiles, octagon) if model is not None)
 
     def read(
         self, photo: Photo, *, corners: np.ndarray | None = None, timings: Timings | None = None, trace: dict[str, Any] | None = None
@@ -210,6 +215,8 @@ class AlhambraReader:
             predictions = classify_tiles(self.tiles_model, self.temperatures, crops.crops)
         with timings.stage("rules"):
             is_tile = tiles_present(photo, region, predictions.kind)
+            with timings.stage("classify"):
+                predictions = self._read_octagons(image, lattice, region, is_tile, predictions)
             tiles = turn_upright(photo, region, is_tile, predictions, crops.crops)
             check_joined(photo, tiles)
             fountain, chosen = decode_palace(tiles.evidence)
@@ -284,6 +291,20 @@ class AlhambraReader:
             check_two_palaces(photo, lattice, found)  # the better look must agree
         return found, lattice
 
+    def _read_octagons(
+        self, image: np.ndarray, lattice: Lattice, region: CellRegion, is_tile: dict[tuple[int, int], bool], predictions: TilePredictions
+    ) -> TilePredictions:
+        """The predictions with the price octagons' evidence (type, price, which way is up) in the cells holding tiles.
+
+        Without an octagon reader (a reader built with two models) the tile classifier's own readings stand.
+        """
+        rows = [index for index, cell in enumerate(region.cells) if is_tile[cell]]
+        if self.octagon_model is None or not rows:
+            return predictions
+        patches = crop_octagons(image, lattice.grid_to_image, [region.cells[index] for index in rows])
+        octagons: OctagonPredictions = read_octagons(self.octagon_model, self.octagon_temperatures, patches)
+        return merge_octagons(predictions, rows, octagons)
+
     def _locate(self, search: np.ndarray, offset: np.ndarray, zoom: float) -> Located:
         """Run the locator on ``search`` (at ``offset`` in the photo) shrunk by ``zoom``."""
         return locate_tiles(self.locate_model, search, offset, zoom)
@@ -332,9 +353,9 @@ def palace_listing(reading: PalaceReading, player: AlhambraPlayer) -> tuple[int,
 
 
 def make_reader() -> AlhambraReader:
-    """Return the Alhambra reader with its two models loaded.
+    """Return the Alhambra reader with its three models loaded.
 
     Raises:
         ModelError: a model file is missing or corrupt.
     """
-    return AlhambraReader(load_model(LOCATE_MODEL), load_model(TILES_MODEL))
+    return AlhambraReader(load_model(LOCATE_MODEL), load_model(TILES_MODEL), load_model(OCTAGON_MODEL))

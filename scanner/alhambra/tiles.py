@@ -72,11 +72,30 @@ def crop_cells(image_rgb: np.ndarray, grid_to_image: np.ndarray, cells: Sequence
     ``grid_to_image`` maps grid (x, y) (tile centres at integers) to image pixels. The image is
     first shrunk so one tile spans about ``size`` pixels, so crops are not aliased.
     """
-    if not cells:
+    return crop_squares(image_rgb, grid_to_image, cells, 0.5 + CROP_MARGIN, size, tile_px=size * 1.25)
+
+
+def crop_squares(
+    image_rgb: np.ndarray,
+    grid_to_image: np.ndarray,
+    centres_at: Sequence[tuple[float, float]],
+    half: float,
+    size: int,
+    *,
+    tile_px: float,
+) -> np.ndarray:
+    """Return (N, size, size, 3) uint8 crops of the grid squares of half-side ``half`` centred on ``centres_at``.
+
+    The palace's part of the photo is cut out (edge pixels repeat from there) and, when a tile spans
+    over 1.2 x ``tile_px`` pixels, shrunk so it spans ``tile_px`` (area averaging), then each square is
+    warped into its crop. ``crop_cells`` (the tile classifier's crops) and ``crop_octagons`` (the price
+    octagon reader's) are this with their own square and resolution.
+    """
+    if not centres_at:
         return np.zeros((0, size, size, 3), dtype=np.uint8)
-    centres = np.asarray(cells, dtype=np.float64)
+    centres = np.asarray(centres_at, dtype=np.float64)
     homography = np.asarray(grid_to_image, dtype=np.float64)
-    # work on the palace's part of the photo only, shrunk so one tile spans about 1.25 crops
+    # work on the palace's part of the photo only, shrunk so one tile spans about tile_px
     reach = np.concatenate([centres + [dx, dy] for dx in (-1, 1) for dy in (-1, 1)])
     spots = cv2.perspectiveTransform(reach.reshape(-1, 1, 2), homography).reshape(-1, 2)
     x0, y0 = np.clip(np.floor(spots.min(axis=0)).astype(int), 0, [image_rgb.shape[1] - 1, image_rgb.shape[0] - 1])
@@ -84,11 +103,10 @@ def crop_cells(image_rgb: np.ndarray, grid_to_image: np.ndarray, cells: Sequence
     palace = shrink_photo(image_rgb, box=(int(x0), int(y0), int(x1), int(y1)))  # cropped only: edge pixels repeat from here
     homography = palace.from_photo @ homography
     pitch = local_pitch(homography, centres)
-    shrink = float(np.median(pitch)) / (size * 1.25)
+    shrink = float(np.median(pitch)) / tile_px
     if shrink > 1.2:
         palace = shrink_photo(palace.image_rgb, factor=1.0 / shrink, centres=PixelCentres.CORNERS, min_side_px=1)
         homography = palace.from_photo @ homography
-    half = 0.5 + CROP_MARGIN
     crops = np.empty((len(centres), size, size, 3), dtype=np.uint8)
     for index, (x, y) in enumerate(centres):
         quad = project(cell_square(x, y, half), homography)

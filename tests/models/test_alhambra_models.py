@@ -5,13 +5,17 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from models.alhambra.render import render
-from scanner.alhambra.reader import CROP_PX, KINDS, LOCATE_MODEL, LOCATE_SIZE, TILES_MODEL
+from scanner.alhambra.octagon import MODEL as OCTAGON_MODEL
+from scanner.alhambra.octagon import PATCH_PX
+from scanner.alhambra.reader import CROP_PX, KINDS, LOCATE_MODEL, LOCATE_SIZE, PRICES, TILES_MODEL
 from scanner.errors import ModelError
 from scanner.model import OnnxModel, load_manifest
+from scoring.alhambra.palace import BUILDING_TYPES
 from scoring.registry import GAMES
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -19,7 +23,11 @@ MODELS = Path(__file__).resolve().parents[2] / "models"
 
 @pytest.mark.parametrize(
     "name, shape",
-    [(LOCATE_MODEL, [1, 3, LOCATE_SIZE[1], LOCATE_SIZE[0]]), (TILES_MODEL, [1, 3, CROP_PX, CROP_PX])],
+    [
+        (LOCATE_MODEL, [1, 3, LOCATE_SIZE[1], LOCATE_SIZE[0]]),
+        (TILES_MODEL, [1, 3, CROP_PX, CROP_PX]),
+        (OCTAGON_MODEL, [1, 3, PATCH_PX, PATCH_PX]),
+    ],
 )
 def test_shipped_model_matches_manifest_and_card(name, shape):
     folder = MODELS / name
@@ -41,6 +49,38 @@ def test_tile_model_heads_and_temperatures():
     model = OnnxModel(TILES_MODEL)
     out = model.run(np.zeros((3, 3, CROP_PX, CROP_PX), np.float32))
     assert out["kind"].shape == (3, len(KINDS)) and out["walls"].shape == (3, 4)
+
+
+def test_octagon_model_heads_and_temperatures():
+    manifest = load_manifest(MODELS / OCTAGON_MODEL / "manifest.json")
+    assert dict(manifest.heads)["kind"] == BUILDING_TYPES and dict(manifest.heads)["price"] == PRICES
+    assert set(dict(manifest.temperatures)) == {"present", "kind", "price"}
+    assert all(0.2 < t < 6 for _, t in manifest.temperatures)
+    out = OnnxModel(OCTAGON_MODEL).run(np.zeros((5, 3, PATCH_PX, PATCH_PX), np.float32))
+    assert out["present"].shape == (5,) and out["kind"].shape == (5, len(BUILDING_TYPES)) and out["price"].shape == (5, len(PRICES))
+
+
+def test_octagon_reader_reads_held_out_renders():
+    """On photos it never trained on (held-out seeds, each training style), through the true lattice: which corner, type, price."""
+    from models.alhambra.make_dataset import OCTAGON_RENDER
+    from scanner.alhambra.octagon import crop_octagons, read_octagons
+
+    model = OnnxModel(OCTAGON_MODEL)
+    corner_right = kind_right = price_right = tiles = 0
+    for seed, style in ((2_000_001, "classic"), (2_000_002, "woodcut"), (2_000_003, "collage")):
+        sample = render(seed, style=style, randomise=True, card=True, size=12, **OCTAGON_RENDER)
+        info = sample.label["render"]
+        buildings = [cell for cell in info["cells"] if cell["value"] != "fountain"]
+        patches = crop_octagons(sample.image_rgb, np.asarray(info["grid_to_photo"]), [tuple(cell["at"]) for cell in buildings])
+        read = read_octagons(model, dict(model.manifest.temperatures), patches)
+        for i, cell in enumerate(buildings):  # the render's grid is upright: the octagon is in patch 0
+            tiles += 1
+            corner_right += int(read.present[i].argmax() == 0)
+            kind_right += BUILDING_TYPES[int(read.kind[i, 0].argmax())] == cell["value"].split(":")[0]
+            price_right += PRICES[int(read.price[i, 0].argmax())] == str(cell["price"])
+    assert tiles == 36
+    assert corner_right == tiles and kind_right == tiles
+    assert price_right >= 0.9 * tiles
 
 
 def test_truncated_model_names_the_file_and_the_rebuild(tmp_path):
@@ -146,25 +186,39 @@ def test_misalign_moves_crops_by_at_most_the_shift_and_keeps_some_still():
     assert torch.equal(y, _misalign(x, torch.Generator().manual_seed(1)))  # seeded: reproducible
 
 
-def test_train_only_tiles_leaves_the_locator_alone(monkeypatch):
+def test_train_only_retrains_what_it_names(monkeypatch):
     pytest.importorskip("torch", reason="training code needs the train extra")
     pytest.importorskip("onnx", reason="training code needs the train extra")
     from models.alhambra import export, train
 
     calls = []
-    monkeypatch.setattr(train, "build", lambda split, count, workers=2: {"split": split})
+    arrays = {key: np.zeros(2) for key in train.OCTAGON_KEYS}
+    monkeypatch.setattr(train, "build", lambda split, count, workers=2: calls.append(("build", split)) or dict(arrays))
     monkeypatch.setattr(train, "train_locate", lambda data, config: calls.append("train_locate") or "locate")
     monkeypatch.setattr(train, "train_tiles", lambda data, config: calls.append(("train_tiles", config.epochs)) or "net")
+    monkeypatch.setattr(train, "train_octagon", lambda data, config: calls.append(("train_octagon", config.epochs, len(data["oct_present"]))) or "oct")
     monkeypatch.setattr(train, "fit_temperatures", lambda net, data: {"kind": 1.0})
+    monkeypatch.setattr(train, "fit_octagon_temperatures", lambda net, data: {"kind": 1.0})
     monkeypatch.setattr(export, "export_locate", lambda net, recipe: calls.append("export_locate"))
     monkeypatch.setattr(export, "export_tiles", lambda net, temps, recipe: calls.append(("export_tiles", sorted(recipe))))
+    monkeypatch.setattr(export, "export_octagon", lambda net, temps, recipe: calls.append(("export_octagon", sorted(recipe))))
+
+    def trained() -> list:
+        names = [call if isinstance(call, str) else call[0] for call in calls]
+        return [name for name in names if name.startswith(("train_", "export_"))]
+
     train.main(["--only", "tiles", "--tile-epochs", "3", "--skip-evaluate", "--threads", "1"])
-    assert calls[0] == ("train_tiles", 3)
-    assert "train_locate" not in calls and "export_locate" not in calls
-    assert calls[-1][0] == "export_tiles" and "locate_epochs" not in calls[-1][1] and "tile_misalign" in calls[-1][1]
+    assert ("train_tiles", 3) in calls and trained() == ["train_tiles", "export_tiles"]
+    assert "locate_epochs" not in calls[-1][1] and "tile_misalign" in calls[-1][1]
     calls.clear()
-    train.main(["--skip-evaluate", "--threads", "1"])  # the full command trains and exports both
-    assert calls[0] == "train_locate" and "export_locate" in calls and calls[-1][0] == "export_tiles"
+    train.main(["--only", "readers", "--octagon-epochs", "2", "--skip-evaluate", "--threads", "1"])
+    # the octagon reader learns from the training renders and the sharp photos together, calibrated on the val set
+    assert ("build", "octagon") in calls and ("train_octagon", 2, 4) in calls
+    assert trained() == ["train_octagon", "export_octagon", "train_tiles", "export_tiles"]
+    assert "locate_epochs" not in calls[-1][1] and "octagon_renders" in calls[-1][1]
+    calls.clear()
+    train.main(["--skip-evaluate", "--threads", "1"])  # the full command trains and exports all three
+    assert trained() == ["train_locate", "export_locate", "train_octagon", "export_octagon", "train_tiles", "export_tiles"]
 
 
 def test_fast_training_arithmetic_matches_float32_and_hands_back_a_plain_network():

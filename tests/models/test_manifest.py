@@ -12,7 +12,7 @@ from scanner.errors import ModelError
 from scanner.model import Manifest, OnnxModel, load_manifest, manifest_text
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
-SHIPPED = ["sagrada_dice", "sagrada_finder", "sagrada_refiner", "alhambra_locate", "alhambra_tiles"]
+SHIPPED = ["sagrada_dice", "sagrada_finder", "sagrada_refiner", "sagrada_locate", "alhambra_locate", "alhambra_tiles", "alhambra_octagon"]
 MINIMAL = {"name": "toy", "version": "1", "sha256": "a" * 64, "input": {"shape": [1, 3, 8, 8]}}
 
 

@@ -1,0 +1,137 @@
+"""Reading the price octagon: the cue every printing of an Alhambra tile shares.
+
+Every building tile carries its price in an octagon in its bottom-right corner, filled with its
+type's colour (``../shared/RECOGNITION.md``). The building drawn on the tile differs from one
+printing to the next; the octagon's place, its colour and its digits do not. So each tile cell is
+looked at in its four corners, each corner's patch turned as the tile would be if the octagon sat
+there (``crop_octagons``), and the octagon reader (``models/alhambra_octagon``) says for each patch
+whether it shows an upright price octagon, its type (by colour) and its price (the digits).
+
+The four corners vote for which way is up (tiles never turn in the game), and at the corner that
+wins, the octagon's type and price become the tile's (``merge_octagons``). The whole-tile classifier
+keeps what only it can see: whether a cell holds a tile at all, the fountain, and the walls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions, crop_squares, rotate_cell_float
+from scanner.model import OnnxModel, softmax
+from scoring.alhambra.palace import BUILDING_TYPES
+
+MODEL = "alhambra_octagon"
+PATCH_PX = 48
+OCTAGON_OFFSET = 0.29  # the octagon's centre from the tile's centre, right and down, in tile pitches
+PATCH_HALF = 0.26  # half the side of a patch, in tile pitches: the octagon (radius ~0.14) with room for a lattice ~0.1 off
+PATCH_TILE_PX = 1.25 * PATCH_PX / (2 * PATCH_HALF)  # a tile's span in the photo the patches are cut from (never aliased)
+TYPE_WEIGHT = 1.0  # how much the octagon's colour counts against the whole tile's look for the type (log-linear)
+TILE_TYPE_WEIGHT = 0.25  # ... and the whole-tile classifier's (the building drawing differs between printings)
+NORTH_WEIGHT = 1.0  # the octagon's place in the vote for north, beside the tile classifier's rotation
+
+
+def corner_offsets() -> tuple[tuple[float, float], ...]:
+    """Where the octagon lies from a cell's centre (grid units) when its crop is turned k quarter turns, k = 0..3.
+
+    >>> [tuple(round(v, 2) for v in o) for o in corner_offsets()]
+    [(0.29, 0.29), (0.29, -0.29), (-0.29, -0.29), (-0.29, 0.29)]
+    """
+    return tuple(rotate_cell_float((OCTAGON_OFFSET, OCTAGON_OFFSET), -k) for k in range(4))
+
+
+def crop_octagons(image_rgb: np.ndarray, grid_to_image: np.ndarray, cells: Sequence[tuple[float, float]]) -> np.ndarray:
+    """(N, 4, PATCH_PX, PATCH_PX, 3) uint8: for each cell and each k, the patch where the octagon would be, turned upright.
+
+    Patch ``[i, k]`` is what the bottom-right corner of cell ``i`` shows if its crop is turned
+    ``k`` quarter turns counter-clockwise from upright (``ROTATIONS``), turned back so that such an
+    octagon stands upright in it.
+    """
+    if not cells:
+        return np.zeros((0, 4, PATCH_PX, PATCH_PX, 3), dtype=np.uint8)
+    offsets = corner_offsets()
+    centres = [(x + dx, y + dy) for x, y in cells for dx, dy in offsets]
+    patches = crop_squares(image_rgb, grid_to_image, centres, PATCH_HALF, PATCH_PX, tile_px=PATCH_TILE_PX)
+    patches = patches.reshape(len(cells), 4, PATCH_PX, PATCH_PX, 3)
+    return np.ascontiguousarray(np.stack([np.rot90(patches[:, k], -k, axes=(1, 2)) for k in range(4)], axis=1))
+
+
+@dataclass(frozen=True, eq=False)
+class OctagonPredictions:
+    """Calibrated readings of each cell's four corner patches: ``present`` (N, 4), ``kind`` (N, 4, 6), ``price`` (N, 4, 12).
+
+    ``present[i, k]`` is P(an upright price octagon in patch k of cell i); ``kind`` is over
+    ``BUILDING_TYPES`` and ``price`` over ``PRICES``, as the octagon in that patch reads.
+    """
+
+    present: np.ndarray
+    kind: np.ndarray
+    price: np.ndarray
+
+    def __post_init__(self) -> None:
+        count = len(self.present)
+        for name, array, shape in (
+            ("present", self.present, (count, 4)),
+            ("kind", self.kind, (count, 4, len(BUILDING_TYPES))),
+            ("price", self.price, (count, 4, len(PRICES))),
+        ):
+            if array.shape != shape:
+                raise ValueError(f"{name}: expected {shape} probabilities, got {array.shape}")
+
+    def north_log_votes(self) -> np.ndarray:
+        """(N, 4) log P(the crop is turned k | this cell's octagon patches): one octagon, in exactly one corner."""
+        p = np.clip(self.present, 1e-6, 1 - 1e-6)
+        absent = np.log(1 - p).sum(axis=1, keepdims=True)
+        score = np.log(p) - np.log(1 - p) + absent
+        return score - np.logaddexp.reduce(score, axis=1, keepdims=True)
+
+
+def read_octagons(model: OnnxModel, temperatures: Mapping[str, float], patches: np.ndarray) -> OctagonPredictions:
+    """Run the octagon reader on ``crop_octagons`` patches (N, 4, S, S, 3).
+
+    Raises:
+        ModelError: the reader cannot run.
+    """
+    n = len(patches)
+    if n == 0:
+        return OctagonPredictions(np.zeros((0, 4)), np.zeros((0, 4, len(BUILDING_TYPES))), np.zeros((0, 4, len(PRICES))))
+    flat = patches.reshape(n * 4, *patches.shape[2:])
+    batch = np.ascontiguousarray(flat.astype(np.float32).transpose(0, 3, 1, 2) / 255.0)
+    out = model.run(batch)
+    present = 1.0 / (1.0 + np.exp(-out["present"].reshape(n, 4) / temperatures.get("present", 1.0)))
+    kind = softmax(out["kind"], temperatures.get("kind", 1.0)).reshape(n, 4, -1)
+    price = softmax(out["price"], temperatures.get("price", 1.0)).reshape(n, 4, -1)
+    return OctagonPredictions(present, kind, price)
+
+
+def merge_octagons(predictions: TilePredictions, rows: Sequence[int], octagons: OctagonPredictions) -> TilePredictions:
+    """The tile predictions with the octagons' evidence in cells ``rows`` (the tiles; ``octagons[j]`` reads cell ``rows[j]``).
+
+    Rotation: the tile classifier's, times the octagon's place (``NORTH_WEIGHT``); the tiles' votes
+    then choose north as ``decode.turn_upright`` does. Building type: the octagon's colour in the
+    patch of that north, log-linearly pooled with the tile classifier's (``TYPE_WEIGHT``,
+    ``TILE_TYPE_WEIGHT``); P(no tile) and P(fountain) stay the classifier's. Price: the octagon's
+    digits in that patch. Walls stay the classifier's.
+    """
+    if not len(rows):
+        return predictions
+    rows = list(rows)
+    eps = 1e-6
+    rotation = predictions.rotation.copy()
+    log_rot = np.log(np.clip(rotation[rows], eps, 1)) + NORTH_WEIGHT * octagons.north_log_votes()
+    log_rot -= np.logaddexp.reduce(log_rot, axis=1, keepdims=True)
+    rotation[rows] = np.exp(log_rot)
+    north = int(np.argmax(log_rot.sum(axis=0)))
+    kind = predictions.kind.copy()
+    price = predictions.price.copy()
+    buildings = slice(KINDS.index(BUILDING_TYPES[0]), KINDS.index(BUILDING_TYPES[-1]) + 1)
+    for j, row in enumerate(rows):
+        pooled = TYPE_WEIGHT * np.log(np.clip(octagons.kind[j, north], eps, 1))
+        pooled = pooled + TILE_TYPE_WEIGHT * np.log(np.clip(kind[row, buildings], eps, 1))
+        pooled = np.exp(pooled - pooled.max())
+        share = kind[row, buildings].sum()
+        kind[row, buildings] = share * pooled / pooled.sum()
+        price[row] = octagons.price[j, north]
+    return TilePredictions(kind, predictions.walls, price, rotation)

@@ -1,0 +1,125 @@
+"""The price octagon reader's patches and how its evidence joins the tile classifier's (``scanner.alhambra.octagon``)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scanner.alhambra.octagon import (
+    OCTAGON_OFFSET,
+    PATCH_PX,
+    OctagonPredictions,
+    corner_offsets,
+    crop_octagons,
+    merge_octagons,
+)
+from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions, rotate_cell_float
+from scoring.alhambra.palace import BUILDING_TYPES
+
+PITCH = 120.0
+
+
+def _tiles_photo(turn: int) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
+    """A grey photo of three tiles in a row, each with a red disc where its octagon is when the art is turned ``turn``."""
+    image = np.full((400, 600, 3), 128, np.uint8)
+    grid = np.array([[PITCH, 0, 150], [0, PITCH, 200], [0, 0, 1]], np.float64)  # cell (x, y) centred at (150 + 120x, 200 + 120y)
+    cells = [(0, 0), (1, 0), (2, 0)]
+    dx, dy = corner_offsets()[turn]
+    for x, y in cells:
+        cx, cy, _ = grid @ np.array([x + dx, y + dy, 1.0])
+        cv2.circle(image, (round(cx), round(cy)), 14, (220, 30, 30), -1)
+    return image, grid, cells
+
+
+def test_the_octagon_sits_bottom_right_of_an_upright_tile() -> None:
+    # the renderer's octagon centre (art.OCTAGON_CENTRE, 0.79 of the tile) is where the scanner looks
+    from models.alhambra.art import OCTAGON_CENTRE
+
+    assert OCTAGON_OFFSET == pytest.approx(OCTAGON_CENTRE - 0.5)
+    assert corner_offsets()[0] == pytest.approx((OCTAGON_OFFSET, OCTAGON_OFFSET))
+
+
+@pytest.mark.parametrize("turn", range(4))
+def test_the_patch_of_the_true_turn_holds_the_octagon_centred(turn: int) -> None:
+    image, grid, cells = _tiles_photo(turn)
+    patches = crop_octagons(image, grid, cells)
+    assert patches.shape == (3, 4, PATCH_PX, PATCH_PX, 3)
+    middle = slice(PATCH_PX // 2 - 4, PATCH_PX // 2 + 4)
+    for i in range(3):
+        for k in range(4):
+            red = patches[i, k, middle, middle, 0].mean() - patches[i, k, middle, middle, 2].mean()
+            if k == turn:
+                assert red > 150, f"cell {i}: the octagon is not at the centre of patch {k}"
+            else:
+                assert red < 20, f"cell {i}: patch {k} shows an octagon that is not there"
+
+
+def test_patches_are_turned_upright() -> None:
+    # a mark above the octagon in the upright art stays above it in the patch, whichever way the tile lies
+    for turn in range(4):
+        image, grid, cells = _tiles_photo(turn)
+        up = np.array(corner_offsets()[turn]) + np.array(rotate_cell_float((0.0, -0.12), -turn))  # the art's up, in the lattice
+        for x, y in cells:
+            px, py, _ = grid @ np.array([x + up[0], y + up[1], 1.0])
+            cv2.circle(image, (round(px), round(py)), 4, (30, 30, 220), -1)
+        patch = crop_octagons(image, grid, cells)[0, turn]
+        blue = patch[..., 2].astype(int) - patch[..., 0].astype(int)
+        ys, xs = np.nonzero(blue > 100)
+        assert len(ys) and ys.mean() < PATCH_PX / 2 - 8 and abs(xs.mean() - PATCH_PX / 2) < 4
+
+
+def _predictions(n: int, rotation: np.ndarray | None = None) -> TilePredictions:
+    kind = np.full((n, len(KINDS)), 1.0 / len(KINDS))
+    walls = np.full((n, 4), 0.5)
+    price = np.full((n, len(PRICES)), 1.0 / len(PRICES))
+    rotation = np.full((n, 4), 0.25) if rotation is None else rotation
+    return TilePredictions(kind, walls, price, rotation)
+
+
+def _octagons(present: np.ndarray, kind_at: list[int], price_at: list[int]) -> OctagonPredictions:
+    n = len(present)
+    kind = np.full((n, 4, len(BUILDING_TYPES)), 0.01)
+    price = np.full((n, 4, len(PRICES)), 0.01)
+    for i in range(n):
+        kind[i, :, kind_at[i]] = 0.95
+        price[i, :, price_at[i]] = 0.89
+    return OctagonPredictions(present, kind / kind.sum(-1, keepdims=True), price / price.sum(-1, keepdims=True))
+
+
+def test_the_octagons_choose_north_type_and_price() -> None:
+    present = np.array([[0.02, 0.03, 0.97, 0.01], [0.05, 0.02, 0.9, 0.1]])
+    merged = merge_octagons(_predictions(3), [0, 2], _octagons(present, [5, 1], [3, 9]))
+    assert merged.rotation[[0, 2]].argmax(axis=1).tolist() == [2, 2]
+    assert merged.rotation[1].tolist() == [0.25] * 4  # a cell that holds no tile is left alone
+    assert KINDS[int(merged.kind[0].argmax())] == BUILDING_TYPES[5]
+    assert KINDS[int(merged.kind[2].argmax())] == BUILDING_TYPES[1]
+    assert PRICES[int(merged.price[2].argmax())] == PRICES[9]
+    # P(no tile) and P(fountain) are the tile classifier's
+    assert merged.kind[0, :2].tolist() == pytest.approx([1.0 / len(KINDS)] * 2)
+    assert merged.kind.sum(axis=1) == pytest.approx(np.ones(3))
+
+
+def test_a_sure_tile_rotation_is_outvoted_only_by_many_octagons() -> None:
+    # the classifier sure of turn 0 for one tile; the octagons of three tiles agree on turn 1
+    rotation = np.array([[0.9, 0.04, 0.03, 0.03]] + [[0.25] * 4] * 2)
+    present = np.array([[0.05, 0.9, 0.05, 0.05]] * 3)
+    merged = merge_octagons(_predictions(3, rotation), [0, 1, 2], _octagons(present, [0, 0, 0], [0, 0, 0]))
+    assert int(np.log(merged.rotation).sum(axis=0).argmax()) == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.floats(0.001, 0.999), min_size=4, max_size=4), min_size=1, max_size=6))
+def test_north_votes_are_a_distribution_led_by_the_likeliest_corner(rows: list[list[float]]) -> None:
+    present = np.array(rows)
+    octagons = _octagons(present, [0] * len(rows), [0] * len(rows))
+    votes = np.exp(octagons.north_log_votes())
+    assert votes.sum(axis=1) == pytest.approx(np.ones(len(rows)))
+    assert (votes.argmax(axis=1) == present.argmax(axis=1)).all() or np.allclose(present.max(axis=1), np.sort(present, axis=1)[:, -2])
+
+
+def test_wrong_shapes_are_refused() -> None:
+    with pytest.raises(ValueError, match="kind"):
+        OctagonPredictions(np.zeros((2, 4)), np.zeros((2, 4, 5)), np.zeros((2, 4, len(PRICES))))
