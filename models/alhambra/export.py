@@ -8,9 +8,9 @@ import torch
 
 from models.alhambra.net import OctagonNet, TileNet
 from models.export import manifest_for, to_onnx, write_model
-from scanner.alhambra.reader import CROP_PX, KINDS, LOCATE_MODEL, LOCATE_SIZE, PRICES, ROTATIONS, TILES_MODEL
 from scanner.alhambra.octagon import MODEL as OCTAGON_MODEL
 from scanner.alhambra.octagon import PATCH_PX
+from scanner.alhambra.reader import CROP_PX, KINDS, LOCATE_MODEL, LOCATE_SIZE, PRICES, ROTATIONS, TILES_MODEL
 from scanner.model import Manifest, RecipeValue
 from scoring.alhambra.palace import BUILDING_TYPES
 

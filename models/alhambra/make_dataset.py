@@ -36,7 +36,9 @@ SEED_BASE = {"train": 0, "octagon": 500_000, "val": 1_000_000, "test": 2_000_000
 # benchmark's are), where the price digits are sharp; the octagon reader learns its digits there
 # (the other splits' photos are small, most of their digits a blur). Its locator and tile arrays are
 # not used.
-OCTAGON_RENDER = {"out_size": (2000, 1500), "tile_px": 160}
+OCTAGON_SIZE = (2000, 1500)
+OCTAGON_TILE_PX = 160
+OCTAGON_RENDER: dict[str, Any] = {"out_size": OCTAGON_SIZE, "tile_px": OCTAGON_TILE_PX}
 TILE_VIEWS = 2
 OCTAGON_SHIFT = 0.06  # sd of a cell's centre from the truth when its octagon patches are cut, in pitches (clipped at 2.5 sd)
 HEAT_SHAPE = (LOCATE_SIZE[1] // LOCATE_STRIDE, LOCATE_SIZE[0] // LOCATE_STRIDE)
@@ -105,9 +107,9 @@ def sample_arrays(seed: int, art: ArtMix = ART_MIX, *, sharp: bool = False) -> d
     """
     cv2.setNumThreads(1)
     if sharp:
-        width, height = OCTAGON_RENDER["out_size"]
+        width, height = OCTAGON_SIZE
         size = (height, width) if np.random.default_rng(seed + 7_777_777).random() < 0.2 else (width, height)
-        sample = render(seed, out_size=size, tile_px=OCTAGON_RENDER["tile_px"], **art.art_for(seed))
+        sample = render(seed, out_size=size, tile_px=OCTAGON_TILE_PX, **art.art_for(seed))
     else:
         sample = render(seed, out_size=out_size_for(seed), **art.art_for(seed))
     rng = np.random.default_rng(seed + 99_999_999)
@@ -211,12 +213,12 @@ def _octagon_arrays(
     for view in range(2):
         angle = np.radians(rng.normal(0, 1.5))
         scale = 1 + rng.normal(0, 0.03)
-        turn = np.array(
-            [[scale * np.cos(angle), -scale * np.sin(angle), 0], [scale * np.sin(angle), scale * np.cos(angle), 0], [0, 0, 1]]
-        )
+        turn = np.array([[scale * np.cos(angle), -scale * np.sin(angle), 0], [scale * np.sin(angle), scale * np.cos(angle), 0], [0, 0, 1]])
         chosen = list(range(len(at))) + [len(at) + i for i in range(len(none_cells))] if view == 0 else buildings
         places = [(at + none_cells)[index] for index in chosen]
-        shifted = [(x + s_x, y + s_y) for (x, y), (s_x, s_y) in zip(places, np.clip(rng.normal(0, OCTAGON_SHIFT, (len(places), 2)), -0.15, 0.15))]
+        shifted = [
+            (x + s_x, y + s_y) for (x, y), (s_x, s_y) in zip(places, np.clip(rng.normal(0, OCTAGON_SHIFT, (len(places), 2)), -0.15, 0.15))
+        ]
         inverse = np.linalg.inv(turn)
         moved = cv2.perspectiveTransform(np.asarray(shifted, np.float64).reshape(-1, 1, 2), inverse).reshape(-1, 2)
         cut = crop_octagons(image, grid @ turn, [tuple(point) for point in moved])

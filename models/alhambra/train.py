@@ -77,7 +77,8 @@ class AlhambraTraining:
             "octagon_epochs": self.octagon.epochs,
             "octagon_renders": self.octagon_renders,
             "octagon_seeds": f"500000..{500000 + self.octagon_renders - 1}",
-            "art": "styles " + " ".join(f"{name} {share}" for name, share in ART_MIX.styles)
+            "art": "styles "
+            + " ".join(f"{name} {share}" for name, share in ART_MIX.styles)
             + f", buildings randomised {ART_MIX.randomise}, card stock {ART_MIX.card}",
             "tile_misalign": f"shift +-{SHIFT} pitch, scale +-{SCALE}, turn +-{TURN} deg on {SHIFT_P:.0%} of crops",
             "seed": SEED,
@@ -285,7 +286,12 @@ def fit_temperatures(net: TileNet, data: dict[str, np.ndarray]) -> dict[str, flo
 
 
 def _train_side_lane(
-    train: dict[str, np.ndarray], val: dict[str, np.ndarray], config: AlhambraTraining, recipe: dict[str, RecipeValue], jobs: tuple[str, ...], threads: int
+    train: dict[str, np.ndarray],
+    val: dict[str, np.ndarray],
+    config: AlhambraTraining,
+    recipe: dict[str, RecipeValue],
+    jobs: tuple[str, ...],
+    threads: int,
 ) -> None:
     """Train and export ``jobs`` in turn (``locate``, ``octagon``): the second lane, while the tile classifier trains."""
     torch.set_num_threads(threads)

@@ -20,7 +20,10 @@ TILE_AT_CENTRE = 0.5  # a cell with a located centre holds a tile unless the cla
 TILE_OFF_CENTRE = 0.15  # an empty neighbour cell holds a tile only when P(no tile) is under this
 JOINED = 0.85  # a palace's tiles all join up: below this share in one group, what was read is not a palace
 NO_FOUNTAIN = 0.05  # below this P(fountain) at the likeliest cell, no fountain was seen
-PRICE_WEIGHT = 1.0  # how much the price read counts in naming a catalogue tile (log-linear, beside type and walls): the octagon reader's digits
+OCTAGONS_SEEN = 0.5  # below this share of the building tiles with a price octagon at north, what was read is not a palace
+PRICE_WEIGHT = (
+    1.0  # how much the price read counts in naming a catalogue tile (log-linear, beside type and walls): the octagon reader's digits
+)
 
 
 @dataclass(frozen=True)
@@ -293,10 +296,41 @@ def check_fountain(photo: Photo, tiles: UprightTiles, fountain: tuple[int, int])
         )
 
 
+def octagon_seen(tiles: UprightTiles, present: dict[tuple[int, int], np.ndarray], world: tuple[int, int]) -> float:
+    """P(the tile at ``world`` shows its price octagon where north puts it)."""
+    return float(present[tiles.lattice_of[world]][tiles.north])
+
+
+def check_octagons(photo: Photo, tiles: UprightTiles, fountain: tuple[int, int], present: dict[tuple[int, int], np.ndarray]) -> None:
+    """Refuse a reading whose building tiles mostly show no price octagon where north puts it (a Sagrada window, cards, clutter).
+
+    ``present`` is P(an upright octagon) in each lattice cell's four corner patches (``scanner.alhambra.octagon``).
+
+    Raises:
+        BoardNotFoundError: under ``OCTAGONS_SEEN`` of the building tiles show one.
+    """
+    buildings = [world for world in tiles.evidence if world != fountain]
+    seen = sum(octagon_seen(tiles, present, world) >= 0.5 for world in buildings)
+    if buildings and seen < OCTAGONS_SEEN * len(buildings):
+        raise BoardNotFoundError(
+            f"{photo.name}: no Alhambra palace read: only {seen} of the {len(buildings)} squares read as building tiles "
+            f"show a price octagon in their corner; {HINT}",
+            remedy=Remedy.SET_CORNERS,
+        )
+
+
 def assemble_palace(
-    tiles: UprightTiles, fountain: tuple[int, int], chosen: dict[tuple[int, int], int], grid_to_image: np.ndarray
+    tiles: UprightTiles,
+    fountain: tuple[int, int],
+    chosen: dict[tuple[int, int], int],
+    grid_to_image: np.ndarray,
+    present: dict[tuple[int, int], np.ndarray] | None = None,
 ) -> PalaceReading:
-    """The palace (positions relative to the fountain), a reading per tile, and where the rules overrode the model."""
+    """The palace (positions relative to the fountain), a reading per tile, and where the rules overrode the model.
+
+    With ``present`` (the octagon reader's corners, ``check_octagons``), a building tile is no surer
+    than that its price octagon was seen: a square without one is doubtful whatever the rest says.
+    """
     fx, fy = fountain
     palace: list[tuple[tuple[int, int], Tile]] = [((0, 0), FOUNTAIN_TILE)]
     readings: list[CellReading] = []
@@ -316,6 +350,8 @@ def assemble_palace(
             palace.append((at, Tile(tile.type, tile.walls)))  # the type and walls read: twins are one reading
             by_value = value_probabilities(scores)
             confidence = by_value.get(value, 0.0)
+            if present is not None:
+                confidence = min(confidence, octagon_seen(tiles, present, world))
             alternatives = tuple((v, round(p, 4)) for v, p in sorted(by_value.items(), key=lambda e: -e[1]) if v != value)[:3]
         if value != model_value:
             reason = (

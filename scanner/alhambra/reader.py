@@ -35,6 +35,7 @@ from scanner.alhambra.decode import (
     assemble_palace,
     check_fountain,
     check_joined,
+    check_octagons,
     decode_palace,
     palace_corners,
     tile_log_scores,
@@ -59,8 +60,6 @@ from scanner.alhambra.lattice import (
     local_pitch,
     refine_grid,
 )
-from scanner.alhambra.octagon import MODEL as OCTAGON_MODEL
-from scanner.alhambra.octagon import OctagonPredictions, crop_octagons, merge_octagons, read_octagons
 from scanner.alhambra.locate import (
     DIM,
     GOOD_TILE_OUT_PX,
@@ -79,6 +78,8 @@ from scanner.alhambra.locate import (
     search_area,
     zoom_in,
 )
+from scanner.alhambra.octagon import MODEL as OCTAGON_MODEL
+from scanner.alhambra.octagon import OctagonPredictions, crop_octagons, merge_octagons, read_octagons
 from scanner.alhambra.tiles import (
     CROP_PX,
     CROP_SIDES,
@@ -183,7 +184,9 @@ class AlhambraReader:
         self.tiles_model = tiles
         self.octagon_model = octagon
         self.temperatures = {head: tiles.manifest.temperature_of(head) for head, _ in tiles.manifest.heads}
-        self.octagon_temperatures = {} if octagon is None else {head: octagon.manifest.temperature_of(head) for head, _ in octagon.manifest.heads}
+        self.octagon_temperatures = (
+            {} if octagon is None else {head: octagon.manifest.temperature_of(head) for head, _ in octagon.manifest.heads}
+        )
         self.model_label = "; ".join(model.manifest.label for model in (locate, tiles, octagon) if model is not None)
 
     def read(
@@ -216,11 +219,13 @@ class AlhambraReader:
         with timings.stage("rules"):
             is_tile = tiles_present(photo, region, predictions.kind)
             with timings.stage("classify"):
-                predictions = self._read_octagons(image, lattice, region, is_tile, predictions)
+                predictions, octagons = self._read_octagons(image, lattice, region, is_tile, predictions)
             tiles = turn_upright(photo, region, is_tile, predictions, crops.crops)
             check_joined(photo, tiles)
             fountain, chosen = decode_palace(tiles.evidence)
             check_fountain(photo, tiles, fountain)
+            if octagons is not None:
+                check_octagons(photo, tiles, fountain, octagons)
             if trace is not None:
                 trace.update(
                     lattice=lattice,
@@ -237,7 +242,7 @@ class AlhambraReader:
                     fountain=fountain,
                     chosen=chosen,
                 )
-            reading = assemble_palace(tiles, fountain, chosen, lattice.grid_to_image)
+            reading = assemble_palace(tiles, fountain, chosen, lattice.grid_to_image, octagons)
             box_corners = palace_corners(lattice.grid_to_image, [tiles.lattice_of[w] for w in tiles.evidence], tiles.north)
             state = palace_state(reading, Path(photo.name).stem)
         return BoardReading(
@@ -293,17 +298,20 @@ class AlhambraReader:
 
     def _read_octagons(
         self, image: np.ndarray, lattice: Lattice, region: CellRegion, is_tile: dict[tuple[int, int], bool], predictions: TilePredictions
-    ) -> TilePredictions:
+    ) -> tuple[TilePredictions, dict[tuple[int, int], np.ndarray] | None]:
         """The predictions with the price octagons' evidence (type, price, which way is up) in the cells holding tiles.
 
-        Without an octagon reader (a reader built with two models) the tile classifier's own readings stand.
+        Also returns P(an upright octagon) in each of those cells' four corner patches, by lattice
+        cell. Without an octagon reader (a reader built with two models) the tile classifier's own
+        readings stand and there is none.
         """
         rows = [index for index, cell in enumerate(region.cells) if is_tile[cell]]
         if self.octagon_model is None or not rows:
-            return predictions
+            return predictions, None
         patches = crop_octagons(image, lattice.grid_to_image, [region.cells[index] for index in rows])
         octagons: OctagonPredictions = read_octagons(self.octagon_model, self.octagon_temperatures, patches)
-        return merge_octagons(predictions, rows, octagons)
+        present = {region.cells[index]: octagons.present[j] for j, index in enumerate(rows)}
+        return merge_octagons(predictions, rows, octagons), present
 
     def _locate(self, search: np.ndarray, offset: np.ndarray, zoom: float) -> Located:
         """Run the locator on ``search`` (at ``offset`` in the photo) shrunk by ``zoom``."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 
@@ -196,7 +195,9 @@ def test_train_only_retrains_what_it_names(monkeypatch):
     monkeypatch.setattr(train, "build", lambda split, count, workers=2: calls.append(("build", split)) or dict(arrays))
     monkeypatch.setattr(train, "train_locate", lambda data, config: calls.append("train_locate") or "locate")
     monkeypatch.setattr(train, "train_tiles", lambda data, config: calls.append(("train_tiles", config.epochs)) or "net")
-    monkeypatch.setattr(train, "train_octagon", lambda data, config: calls.append(("train_octagon", config.epochs, len(data["oct_present"]))) or "oct")
+    monkeypatch.setattr(
+        train, "train_octagon", lambda data, config: calls.append(("train_octagon", config.epochs, len(data["oct_present"]))) or "oct"
+    )
     monkeypatch.setattr(train, "fit_temperatures", lambda net, data: {"kind": 1.0})
     monkeypatch.setattr(train, "fit_octagon_temperatures", lambda net, data: {"kind": 1.0})
     monkeypatch.setattr(export, "export_locate", lambda net, recipe: calls.append("export_locate"))

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scanner.alhambra.decode import TileEvidence, UprightTiles, check_octagons
 from scanner.alhambra.octagon import (
     OCTAGON_OFFSET,
     PATCH_PX,
@@ -17,6 +18,8 @@ from scanner.alhambra.octagon import (
     merge_octagons,
 )
 from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions, rotate_cell_float
+from scanner.errors import BoardNotFoundError
+from scanner.photo import Photo
 from scoring.alhambra.palace import BUILDING_TYPES
 
 PITCH = 120.0
@@ -38,7 +41,7 @@ def test_the_octagon_sits_bottom_right_of_an_upright_tile() -> None:
     # the renderer's octagon centre (art.OCTAGON_CENTRE, 0.79 of the tile) is where the scanner looks
     from models.alhambra.art import OCTAGON_CENTRE
 
-    assert OCTAGON_OFFSET == pytest.approx(OCTAGON_CENTRE - 0.5)
+    assert pytest.approx(OCTAGON_CENTRE - 0.5) == OCTAGON_OFFSET
     assert corner_offsets()[0] == pytest.approx((OCTAGON_OFFSET, OCTAGON_OFFSET))
 
 
@@ -123,3 +126,28 @@ def test_north_votes_are_a_distribution_led_by_the_likeliest_corner(rows: list[l
 def test_wrong_shapes_are_refused() -> None:
     with pytest.raises(ValueError, match="kind"):
         OctagonPredictions(np.zeros((2, 4)), np.zeros((2, 4, 5)), np.zeros((2, 4, len(PRICES))))
+
+
+def _upright(cells: list[tuple[int, int]], north: int) -> UprightTiles:
+    ev = TileEvidence(np.full(len(KINDS), 1.0 / len(KINDS)), np.full(4, 0.5), np.full(len(PRICES), 1.0 / len(PRICES)))
+    crop = np.zeros((4, 4, 3), np.uint8)
+    return UprightTiles(north, dict.fromkeys(cells, ev), {c: (c[0] + 10, c[1]) for c in cells}, dict.fromkeys(cells, crop))
+
+
+@pytest.mark.parametrize(("with_octagon", "refused"), [(5, False), (3, False), (2, True), (0, True)])
+def test_a_reading_whose_buildings_show_no_octagon_is_no_palace(with_octagon: int, refused: bool) -> None:
+    # five buildings beside the fountain at (0, 0); north is turn 2, so the octagon must be in patch 2
+    cells = [(0, 0), (1, 0), (2, 0), (3, 0), (0, 1), (1, 1)]
+    tiles = _upright(cells, north=2)
+    present = {}
+    for i, cell in enumerate(cells[1:]):
+        p = np.full(4, 0.02)
+        p[2 if i < with_octagon else 0] = 0.97  # the others: an octagon-like mark, but in the wrong corner
+        present[(cell[0] + 10, cell[1])] = p
+    present[(10, 0)] = np.full(4, 0.01)  # the fountain has none
+    photo = Photo(np.zeros((8, 8, 3), np.uint8), "window.jpg", (8, 8))
+    if refused:
+        with pytest.raises(BoardNotFoundError, match=rf"window.jpg: no Alhambra palace read: only {with_octagon} of the 5 .*price octagon"):
+            check_octagons(photo, tiles, (0, 0), present)
+    else:
+        check_octagons(photo, tiles, (0, 0), present)

@@ -239,7 +239,14 @@ def sample_scanner(make_scanner: Any) -> Any:
             ("cell r2c1 read B5 (blue 5) at 7", "cell r3c1 read Y2 (yellow 2) at 8", "cell r2c2 read Y4 (yellow 4) at 9"),
         ),
         ("alhambra_01_straight", "alhambra", ()),
-        ("alhambra_10_small", "alhambra", ("the tile 1 south of the fountain read a seraglio walled E and S at 87%", "the tile 1 north")),
+        ("alhambra_10_small", "alhambra", ()),
+        (
+            "alhambra_04_tilted",
+            "alhambra",
+            (
+                "the tile 2 west, 4 south of the fountain read a seraglio walled S and W by the rules, where the model saw seraglio S at 66%",
+            ),
+        ),
     ],
 )
 def test_a_bundled_sample_reads_as_the_thresholds_say(sample_scanner: Any, stem: str, game: str, expected: tuple[str, ...]) -> None:
