@@ -268,6 +268,24 @@ def _blend(img: np.ndarray, mask: np.ndarray, x0: int, y0: int, colour: RGB) -> 
 # --------------------------------------------------------------------------------------------- the octagon
 
 
+def nearest_own(colour: RGB, kind: str) -> RGB:
+    """``colour`` moved towards ``kind``'s octagon colour until no other type's is nearer (L1): a jittered fill stays its type's.
+
+    >>> nearest_own((182, 80, 51), "seraglio")  # jittered red that had come nearer the arcades' brown
+    (194, 68, 48)
+    >>> nearest_own((200, 60, 40), "seraglio")
+    (200, 60, 40)
+    """
+    own = OCTAGON_RGB[kind]
+
+    def nearest(c: RGB) -> str:
+        return min(OCTAGON_RGB, key=lambda k: sum(abs(a - b) for a, b in zip(c, OCTAGON_RGB[k])))
+
+    while nearest(colour) != kind:
+        colour = tuple(int(round((a + b) / 2)) for a, b in zip(colour, own))  # type: ignore[assignment]
+    return colour
+
+
 def octagon_points(cx: float, cy: float, radius: float) -> np.ndarray:
     """The eight vertices of an octagon with flat top and sides (int32, for ``cv2.fillPoly``)."""
     angles = np.pi / 8 + np.arange(8) * np.pi / 4
@@ -292,7 +310,7 @@ def price_octagon(
     cx = (OCTAGON_CENTRE + rng.normal(0, 0.007)) * size
     cy = (OCTAGON_CENTRE + rng.normal(0, 0.007)) * size
     radius = (OCTAGON_RADIUS + rng.normal(0, 0.006)) * size
-    fill = jitter(rng, OCTAGON_RGB[kind], 9)
+    fill = nearest_own(jitter(rng, OCTAGON_RGB[kind], 9), kind)
     pts = octagon_points(cx, cy, radius)
     rim_px = max(1, int(round(size * rng.uniform(0.008, 0.02))))
     if look == "shaded":
