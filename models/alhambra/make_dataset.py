@@ -100,6 +100,14 @@ def out_size_for(seed: int) -> tuple[int, int]:
     return (height, width) if rng.random() < 0.2 else (width, height)
 
 
+def _lattice_jitter(rng: np.random.Generator) -> tuple[np.ndarray, float, float]:
+    """A slightly wrong lattice for cutting crops: grid -> grid turned by ~1.5 degrees and scaled by ~3% (3x3), its angle and scale."""
+    angle = np.radians(rng.normal(0, 1.5))
+    scale = 1 + rng.normal(0, 0.03)
+    turn = np.array([[scale * np.cos(angle), -scale * np.sin(angle), 0], [scale * np.sin(angle), scale * np.cos(angle), 0], [0, 0, 1]])
+    return turn, float(angle), float(scale)
+
+
 def sample_arrays(seed: int, art: ArtMix = ART_MIX, *, sharp: bool = False) -> dict[str, np.ndarray]:
     """Render one seed (its tile art from ``art``) and return its locator input/targets and labelled tile and octagon crops.
 
@@ -151,11 +159,7 @@ def sample_arrays(seed: int, art: ArtMix = ART_MIX, *, sharp: bool = False) -> d
     kinds, walls, prices, rotations = [], [], [], []
     out_crops = []
     for view in range(TILE_VIEWS):  # each tile seen through differently wrong lattices and turns
-        angle = np.radians(rng.normal(0, 1.5))
-        scale = 1 + rng.normal(0, 0.03)
-        jitter = np.array(
-            [[scale * np.cos(angle), -scale * np.sin(angle), 0], [scale * np.sin(angle), scale * np.cos(angle), 0], [0, 0, 1]]
-        )
+        jitter, angle, scale = _lattice_jitter(rng)
         cells = at_cells + (none_cells if view == 0 else [])
         shifted = [(x + rng.normal(0, 0.035), y + rng.normal(0, 0.035)) for x, y in cells]
         inverse = [
@@ -211,9 +215,7 @@ def _octagon_arrays(
     buildings = [index for index, cell in enumerate(cells) if cell["value"] != "fountain"]
     patches, present, kinds, prices = [], [], [], []
     for view in range(2):
-        angle = np.radians(rng.normal(0, 1.5))
-        scale = 1 + rng.normal(0, 0.03)
-        turn = np.array([[scale * np.cos(angle), -scale * np.sin(angle), 0], [scale * np.sin(angle), scale * np.cos(angle), 0], [0, 0, 1]])
+        turn, _, _ = _lattice_jitter(rng)
         chosen = list(range(len(at))) + [len(at) + i for i in range(len(none_cells))] if view == 0 else buildings
         places = [(at + none_cells)[index] for index in chosen]
         shifted = [

@@ -245,23 +245,25 @@ def train_octagon(data: dict[str, np.ndarray], config: FitConfig = CONFIG.octago
     return fit(net, len(patches), step, config, generator, log=log)
 
 
+def _best_temperature(nll: Callable[[float], torch.Tensor]) -> float:
+    """The temperature on a log grid from 0.3 to 5 that minimises ``nll(t)``."""
+    grid = np.exp(np.linspace(np.log(0.3), np.log(5.0), 60))
+    return float(grid[int(np.argmin([float(nll(float(t))) for t in grid]))])
+
+
 def fit_octagon_temperatures(net: OctagonNet, data: dict[str, np.ndarray]) -> dict[str, float]:
     """Per-head temperatures of the octagon reader minimising the negative log-likelihood on the calibration patches."""
     with torch.no_grad():
         x = torch.from_numpy(data["oct_patches"]).permute(0, 3, 1, 2).float() / 255.0
         present_l, kind_l, price_l = (torch.cat(parts) for parts in zip(*(net(x[i : i + 1024]) for i in range(0, len(x), 1024))))
     present, kind, price = (torch.from_numpy(data[key]) for key in ("oct_present", "oct_kind", "oct_price"))
-    grid = np.exp(np.linspace(np.log(0.3), np.log(5.0), 60))
-
-    def best(nll) -> float:
-        values = [float(nll(t)) for t in grid]
-        return round(float(grid[int(np.argmin(values))]), 4)
-
-    return {
+    best = _best_temperature
+    temps = {
         "present": best(lambda t: F.binary_cross_entropy_with_logits(present_l / t, present.float())),
         "kind": best(lambda t: F.cross_entropy(kind_l / t, kind, ignore_index=-1)),
         "price": best(lambda t: F.cross_entropy(price_l / t, price, ignore_index=-1)),
     }
+    return {key: round(value, 4) for key, value in temps.items()}
 
 
 def fit_temperatures(net: TileNet, data: dict[str, np.ndarray]) -> dict[str, float]:
@@ -269,13 +271,9 @@ def fit_temperatures(net: TileNet, data: dict[str, np.ndarray]) -> dict[str, flo
     with torch.no_grad():
         x = torch.from_numpy(data["crops"]).permute(0, 3, 1, 2).float() / 255.0
         kind_l, wall_l, price_l, rot_l = (torch.cat(parts) for parts in zip(*(net(x[i : i + 512]) for i in range(0, len(x), 512))))
-    grid = np.exp(np.linspace(np.log(0.3), np.log(5.0), 60))
     temps = {}
     kind, walls, price, rotation = (torch.from_numpy(data[key]) for key in ("kind", "walls", "price", "rotation"))
-
-    def best(nll) -> float:
-        values = [float(nll(t)) for t in grid]
-        return float(grid[int(np.argmin(values))])
+    best = _best_temperature
 
     temps["kind"] = best(lambda t: F.cross_entropy(kind_l / t, kind))
     known = walls >= 0
