@@ -15,7 +15,7 @@ how many of those were read turned round), wrong cells, the
 share of wrong cells read at >= 90% confidence, windows with a wrong cell left unflagged by
 ``scan.review`` (``needed`` false: a confident wrong score) and right windows flagged.
 
-``python -m models.sagrada.transfer [--count 60] [--sets heldout,composites,training]`` prints the
+``python -m models.sagrada.transfer [--count 60] [--sets heldout,composites,training] [--true-grid]`` prints the
 tables as markdown and writes ``transfer.json`` beside this file. ``measure()`` returns the figures.
 """
 
@@ -83,8 +83,13 @@ def corner_error(found: np.ndarray, truth: np.ndarray) -> tuple[float, int]:
     return errors[best], best
 
 
-def read_set(name: str, count: int, scanner: Scanner | None = None, pool: composite.DicePool | None = None) -> dict[str, Any]:
+def read_set(
+    name: str, count: int, scanner: Scanner | None = None, pool: composite.DicePool | None = None, *, true_grid: bool = False
+) -> dict[str, Any]:
     """Read set ``name``'s ``count`` photos with ``scanner`` (the shipped one by default) and tally the figures.
+
+    With ``true_grid`` each photo is read on its true grid corners (as ``--corners`` gives them), so
+    what is lost there is the cells' reading alone, not the grid's placing.
 
     Raises:
         ValueError: an unknown set, or composites without real dice.
@@ -118,7 +123,8 @@ def read_set(name: str, count: int, scanner: Scanner | None = None, pool: compos
         per_style["photos"] += 1
         truth = [v for row in sample.label["players"][0]["window"] for v in row.split()]
         try:
-            result = scanner.scan(Photo.from_array(sample.image_rgb, name=f"{name}-{seed}"), "sagrada")
+            corners = np.array(sample.label["render"]["corners"]) if true_grid else None
+            result = scanner.scan(Photo.from_array(sample.image_rgb, name=f"{name}-{seed}"), "sagrada", corners=corners)
         except PhotoError as error:  # refused (exit 2): every cell counts as not read
             tally["refused"].append({"seed": seed, "why": str(error)[:160]})
             continue
@@ -156,9 +162,14 @@ def read_set(name: str, count: int, scanner: Scanner | None = None, pool: compos
 
 
 def measure(
-    count: int = 60, sets: tuple[str, ...] = SETS, scanner: Scanner | None = None, pool: composite.DicePool | None = None
+    count: int = 60,
+    sets: tuple[str, ...] = SETS,
+    scanner: Scanner | None = None,
+    pool: composite.DicePool | None = None,
+    *,
+    true_grid: bool = False,
 ) -> dict[str, Any]:
-    """Read every set (``count`` photos each) and return their figures by set name.
+    """Read every set (``count`` photos each; on the true grids with ``true_grid``) and return their figures by set name.
 
     The composites set is skipped (with a note) when no real dice are available.
 
@@ -167,6 +178,8 @@ def measure(
     """
     scanner = scanner or Scanner()
     results: dict[str, Any] = {"count": count, "held_out_style": styles.HELD_OUT, "training_styles": list(styles.TRAINING_STYLES)}
+    if true_grid:
+        results["true_grid"] = True
     for name in sets:
         if name == "composites":
             pool = pool or composite.load_pool()
@@ -174,7 +187,7 @@ def measure(
                 results[name] = {"skipped": "no real dice: ../shared/realdata is absent"}
                 continue
             results["real_dice"] = {"dice": len(pool.dice), "colour_values": len(pool.by_kind)}
-        results[name] = read_set(name, count, scanner, pool)
+        results[name] = read_set(name, count, scanner, pool, true_grid=true_grid)
         print(f"{name}: {count} photos read in {results[name]['seconds']} s", file=sys.stderr, flush=True)
     return results
 
@@ -245,8 +258,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--sets", default=",".join(SETS), help="comma-separated: " + ", ".join(SETS))
     parser.add_argument("--out", type=Path, default=HERE / "transfer.json")
     parser.add_argument("--models", default="", help="which models were read (kept in the JSON and the summary)")
+    parser.add_argument(
+        "--true-grid",
+        action="store_true",
+        help="read each photo on its true grid corners (the cells' loss alone; writes no transfer.json by default)",
+    )
     args = parser.parse_args(argv)
-    results = measure(args.count, tuple(args.sets.split(",")))
+    if args.true_grid and args.out == HERE / "transfer.json":
+        args.out = HERE.parents[1] / "build" / "sagrada_transfer_true_grid.json"
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+    results = measure(args.count, tuple(args.sets.split(",")), true_grid=args.true_grid)
     if args.models:
         results["models"] = args.models
     args.out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

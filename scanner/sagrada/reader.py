@@ -429,8 +429,14 @@ class SagradaReader:
             if location.orientation_confidence < 0.9:
                 notes.append(f"orientation uncertain ({location.orientation_confidence:.2f})")
             return location.corners, location, found.fit, (location.orientation_confidence, location.flipped_probability)
-        # given corners, in any order: the refiner's orientation head says which is the top-left
-        grid_corners, sure, flip = board_finder.orient_corners(image, np.asarray(corners, np.float64).reshape(4, 2), self.refiner)
+        # given corners, in any order: the cells say which sides are the width (they read surely only on
+        # the grid as it lies), the refiner and then the pattern cards which way up
+        grid_corners, sure, flip = board_finder.orient_corners(
+            image,
+            np.asarray(corners, np.float64).reshape(4, 2),
+            self.refiner,
+            quarter_scores=lambda quad: self._cell_certainty(image, quad, judged),
+        )
         if sure < 0.9:
             notes.append(f"orientation of the given corners uncertain ({sure:.2f})")
         return grid_corners, None, None, (sure, flip)
