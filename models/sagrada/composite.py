@@ -219,6 +219,11 @@ def load_pool(folds: tuple[int, ...] = (1,), windows: bool = True, drawn_fallbac
     return DicePool(([*hejmsdz_dice()] if windows else []) + nellbyler_dice(folds=folds), drawn_fallback)
 
 
+def real_dice_present() -> bool:
+    """Whether the labelled loose dice are on this machine (checked without decoding a photo)."""
+    return COLOURS_FILE.is_file() and (REALDATA / "dice-nellbyler-d6" / "annotations.json").is_file()
+
+
 @cache
 def training_pool() -> DicePool:
     """The real dice training scenes may use (fold 0 of the loose dice, drawn dice where it has none), loaded once."""

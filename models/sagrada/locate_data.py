@@ -1,7 +1,8 @@
 """Training views for the Sagrada cell-centre locator (``models/sagrada_locate``).
 
 Renders of the training board styles (``models.sagrada.styles.TRAINING_STYLES``, never the held-out
-one) are made once (``renders``) and every training example is a fresh random *view* of one
+one), a share of them with real dice pasted in (fold 0 of the loose dice, ``composite.training_pool``:
+the locator must find real dice, not only drawn ones), are made once (``renders``) and every training example is a fresh random *view* of one
 (``random_view``): the whole photo, a crop around the grid at any angle and off-centre, or the
 photo cut to the grid (rectified or not, as apps save it), each letterboxed exactly as the
 scanner letterboxes a photo (``scanner.sagrada.lattice.locate_input``). On top: the frame and table
@@ -21,6 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from models.sagrada import composite
 from models.sagrada.make_dataset import code_version
 from models.sagrada.render import render
 from models.sagrada.styles import TRAINING_STYLES
@@ -29,8 +31,12 @@ from scanner.sagrada.lattice import COLS, LOCATE_SIZE, ROWS, grid_homography, lo
 RENDER_SIZES = ((1024, 768), (768, 1024), (960, 720), (800, 800))
 
 
-def _render(seed: int, styled: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def _render(seed: int, styled: bool = True, real_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     cv2.setNumThreads(1)
+    face_source = None
+    if real_share > 0 and np.random.default_rng([seed, 12]).random() < real_share:  # its own draw: the rest stay as they were
+        pool = composite.training_pool()
+        face_source = pool.face if pool.dice else None
     rng = np.random.default_rng([seed, 11])
     size = RENDER_SIZES[int(rng.integers(len(RENDER_SIZES)))]
     fill = float(rng.uniform(0.3, 0.95)) if rng.random() < 0.7 else None
@@ -38,21 +44,25 @@ def _render(seed: int, styled: bool = True) -> tuple[np.ndarray, np.ndarray]:
         sample = render(seed, out_size=size, px_per_mm=4.0, fill=fill)
         return sample.image_rgb, np.array(sample.label["render"]["corners"], np.float64)
     style = TRAINING_STYLES[int(rng.integers(len(TRAINING_STYLES)))]  # never the held-out style
-    sample = render(seed, out_size=size, px_per_mm=4.0, fill=fill, style=style, overlay=bool(rng.random() < 0.15))
+    overlay = bool(rng.random() < 0.15)
+    sample = render(seed, out_size=size, px_per_mm=4.0, fill=fill, style=style, overlay=overlay, face_source=face_source)
     return sample.image_rgb, np.array(sample.label["render"]["corners"], np.float64)
 
 
-def renders(first_seed: int, count: int, workers: int = 1, *, styled: bool = True) -> tuple[list[np.ndarray], np.ndarray]:
+def renders(
+    first_seed: int, count: int, workers: int = 1, *, styled: bool = True, real_share: float = 0.0
+) -> tuple[list[np.ndarray], np.ndarray]:
     """Render ``count`` photos from ``first_seed`` on (of the training styles, or only ours when not ``styled``).
 
-    Returns the images and their grid corners (N, 4, 2).
+    About ``real_share`` of the styled ones show real fold-0 dice where the pool has them (none
+    when ``../shared/realdata`` is absent). Returns the images and their grid corners (N, 4, 2).
     """
     seeds = list(range(first_seed, first_seed + count))
     if workers > 1:
         with get_context("fork").Pool(workers) as pool:
-            parts = pool.map(functools.partial(_render, styled=styled), seeds, chunksize=4)
+            parts = pool.map(functools.partial(_render, styled=styled, real_share=real_share), seeds, chunksize=4)
     else:
-        parts = [_render(seed, styled) for seed in seeds]
+        parts = [_render(seed, styled, real_share) for seed in seeds]
     return [p[0] for p in parts], np.stack([p[1] for p in parts])
 
 
@@ -60,14 +70,16 @@ CACHE = Path("build/sagrada_locate")
 
 
 def load_or_render(
-    first_seed: int, count: int, workers: int = 1, cache: Path = CACHE, *, styled: bool = True
+    first_seed: int, count: int, workers: int = 1, cache: Path = CACHE, *, styled: bool = True, real_share: float = 0.0
 ) -> tuple[list[np.ndarray], np.ndarray]:
-    """``renders``, cached in ``cache`` by seed, count, styles and the renderer's code version."""
-    path = cache / code_version() / f"{'renders' if styled else 'classic'}_{first_seed}_{count}.npz"
+    """``renders``, cached in ``cache`` by seed, count, styles, real dice and the renderer's code version."""
+    # (the pool itself is loaded in each worker: OpenCV used before a fork can hang the children)
+    real = f"_real{real_share:g}" if real_share > 0 and composite.real_dice_present() else ""
+    path = cache / code_version() / f"{'renders' if styled else 'classic'}{real}_{first_seed}_{count}.npz"
     if path.is_file():
         with np.load(path) as data:
             return [data[f"image{i}"] for i in range(count)], data["corners"]
-    images, corners = renders(first_seed, count, workers, styled=styled)
+    images, corners = renders(first_seed, count, workers, styled=styled, real_share=real_share)
     path.parent.mkdir(parents=True, exist_ok=True)
     arrays: dict[str, Any] = {f"image{i}": image for i, image in enumerate(images)}
     np.savez(path, corners=corners, **arrays)

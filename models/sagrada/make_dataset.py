@@ -49,7 +49,7 @@ STYLES: tuple[str, ...] = board_styles.TRAINING_STYLES
 VIEWS = True
 # Share of training renders whose dice are real ones (fold 0 of the loose dice, ``composite.paste_real_dice``;
 # drawn where the pool has no such die); 0 keeps every die drawn. Needs ../shared/realdata and the colour labels.
-REAL_DICE = 0.0
+REAL_DICE = 0.2
 
 
 def cell_labels(value: str, mark: str) -> tuple[int, int, int]:

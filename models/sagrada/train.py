@@ -43,7 +43,7 @@ class SagradaTraining:
 
     train_photos: int = 1000  # renders of seeds make_dataset.TRAIN_SEED+
     val_photos: int = 150  # calibration renders (the cell temperature), seeds make_dataset.VAL_SEED+
-    cells: FitConfig = FitConfig("cells", epochs=4, batch=128, lr=3e-3, peak_lr=4e-3, seed=SEED)
+    cells: FitConfig = FitConfig("cells", epochs=6, batch=128, lr=3e-3, peak_lr=4e-3, seed=SEED)
     # the fine-tune: rendered crops mixed with the real dice (fold 0), each real die repeated; the
     # value and die heads learn from every real die, the colour head from those of Sagrada's colours
     fine_tune: FitConfig = FitConfig("cells fine-tune (real dice)", epochs=16, batch=128, lr=3e-3, seed=SEED + 3, frozen_batch_norm=True)
@@ -53,17 +53,19 @@ class SagradaTraining:
     finder: FitConfig = FitConfig("finder", epochs=60, batch=32, lr=3e-3, peak_lr=4e-3, seed=SEED + 1)
     refiner: FitConfig = FitConfig("refiner", epochs=48, batch=64, lr=3e-3, peak_lr=4e-3, seed=SEED + 2)
     # the cell-centre locator: random views (locate_data.random_view) of its own renders, each epoch new views
-    locate: FitConfig = FitConfig("locate", epochs=20, batch=16, lr=3e-3, peak_lr=3e-3, seed=SEED + 4)
-    locate_renders: int = 480  # seeds LOCATE_SEED+
-    locate_views: int = 960  # views per epoch
-    locate_styled: bool = False  # True: renders of every training board style (models.sagrada.styles); the shipped model saw ours only
+    locate: FitConfig = FitConfig("locate", epochs=30, batch=16, lr=3e-3, peak_lr=3e-3, seed=SEED + 4)
+    locate_renders: int = 960  # seeds LOCATE_SEED+
+    locate_views: int = 1440  # views per epoch
+    locate_styled: bool = True  # renders of every training board style (models.sagrada.styles); False: ours only
+    locate_real_share: float = 0.5  # share of those renders whose dice are real fold-0 dice (composite.training_pool)
 
     def __post_init__(self) -> None:
         for field in ("train_photos", "val_photos", "fine_tune_synthetic", "fine_tune_real_repeat", "locate_renders", "locate_views"):
             if getattr(self, field) < 1:
                 raise ValueError(f"{field}: expected a positive count, got {getattr(self, field)}")
-        if not 0 <= self.fine_tune_paste <= 1:
-            raise ValueError(f"fine_tune_paste: expected a share in [0, 1], got {self.fine_tune_paste}")
+        for share in ("fine_tune_paste", "locate_real_share"):
+            if not 0 <= getattr(self, share) <= 1:
+                raise ValueError(f"{share}: expected a share in [0, 1], got {getattr(self, share)}")
 
 
 CONFIG = SagradaTraining()
@@ -414,7 +416,9 @@ def train_locate(
 def _train_locate_process(config: SagradaTraining, workers: int) -> None:
     """Render the locator's scenes, train it and export it."""
     started = time.perf_counter()
-    images, corners = locate_data.load_or_render(LOCATE_SEED, config.locate_renders, workers=workers, styled=config.locate_styled)
+    images, corners = locate_data.load_or_render(
+        LOCATE_SEED, config.locate_renders, workers=workers, styled=config.locate_styled, real_share=config.locate_real_share
+    )
     print(f"locator: {len(images)} renders in {time.perf_counter() - started:.0f} s", flush=True)
     _threads(1)
     export.export_locate(train_locate(images, corners, config.locate, views=config.locate_views))

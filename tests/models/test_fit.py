@@ -17,6 +17,7 @@ torch = pytest.importorskip("torch", reason="training code needs the train extra
 
 from models.alhambra.train import CONFIG as ALHAMBRA  # noqa: E402
 from models.fit import FitConfig, fit, seeded  # noqa: E402
+from models.sagrada import make_dataset  # noqa: E402
 from models.sagrada.train import CONFIG as SAGRADA  # noqa: E402
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -40,7 +41,9 @@ def test_fit_config_checks_its_settings(change, expected):
 def test_configs_are_frozen_and_hold_the_shipped_recipe():
     with pytest.raises(dataclasses.FrozenInstanceError):
         SAGRADA.cells.epochs = 1  # type: ignore[misc]
-    assert (SAGRADA.cells.epochs, SAGRADA.finder.epochs, SAGRADA.refiner.epochs, SAGRADA.fine_tune.epochs) == (4, 60, 48, 16)
+    assert (SAGRADA.cells.epochs, SAGRADA.finder.epochs, SAGRADA.refiner.epochs, SAGRADA.fine_tune.epochs) == (6, 60, 48, 16)
+    assert (SAGRADA.locate.epochs, SAGRADA.locate_renders, SAGRADA.locate_views, SAGRADA.locate_real_share) == (30, 960, 1440, 0.5)
+    assert make_dataset.REAL_DICE == 0.2  # the share of the cell model's training windows with real dice
     # the tile classifier and the octagon reader were trained by `--only readers` (the locator kept as shipped)
     for name in ("alhambra_tiles", "alhambra_octagon"):
         recipe = dict(load_manifest(MODELS / name / "manifest.json").recipe)
