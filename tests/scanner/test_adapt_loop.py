@@ -211,6 +211,35 @@ def test_end_to_end_check_refuses_phantom_tiles(monkeypatch) -> None:
     assert "not kept" in check.to_text() and "boards entirely right 1/1 -> 0/1" in check.to_text()
 
 
+@pytest.mark.parametrize(("fixed", "reason"), [(1, "no figure fell"), (2, "more read right")])
+def test_one_cell_more_read_right_is_no_evidence(monkeypatch, fixed: int, reason: str) -> None:
+    """A gain of one cell (and the one board it completes) is chance among a handful of photos: not "more read right"."""
+    import tablescan.adapt as adapt
+
+    truth = {f"{r},{c}": "B1" for r in range(4) for c in range(5)}
+    boards = [{"photo": Path(f"p{k}.jpg"), "name": f"p{k}.jpg", "truth": truth, "corners": None} for k in range(2)]
+    misread = [("0,0", "p0.jpg"), ("1,1", "p1.jpg")][:fixed]  # what the shipped models read wrong and the adaptation right
+
+    class _Adapted:
+        pass
+
+    def read(scanner, game, board):
+        if isinstance(scanner.factories.get(game)(), _Adapted):
+            return dict(truth), None
+        return {**truth, **{cell: "R2" for cell, name in misread if name == board["name"]}}, None
+
+    monkeypatch.setattr(adapt, "_read_board", read)
+    monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation: _Adapted())
+    monkeypatch.setattr(adapt, "readers", lambda: {"sagrada": lambda: object()})
+    monkeypatch.setattr(adapt, "cell_classifier", lambda game: type("C", (), {"fixed_cells": ()})())
+    from scanner.adapt import ModelAdaptation
+
+    check = adapt.check_end_to_end(boards, "sagrada", ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), ()))
+    assert check.kept and check.reason == reason
+    assert (check.right_before, check.right_after) == (40 - fixed, 40)
+    assert check.whole_after - check.whole_before == fixed
+
+
 def test_stored_empty_cells_are_labelled_empty(tmp_path) -> None:
     """A scan stores crops of the empty cells around a palace; left empty by the players, they are examples of "no tile"."""
     from tablescan.review.db import Store
