@@ -86,13 +86,9 @@ NO_FALL = "no figure fell"
 MIN_GAIN_CELLS = 2
 
 
-def _cells_gained(
-    before: _Tally | None = None, after: _Tally | None = None, *, right: tuple[int, int] = (0, 0), cells: tuple[int, int] = (1, 1)
-) -> float:
+def _cells_gained(right_before: int, right_after: int, cells_before: int, cells_after: int) -> float:
     """Net cells more read right after than before, at the same number of cells (a phantom tile adds a cell read wrong)."""
-    if before is not None and after is not None:
-        right, cells = (before.right, after.right), (before.cells, after.cells)
-    return right[1] - right[0] * cells[1] / max(cells[0], 1)
+    return right_after - right_before * cells_after / max(cells_before, 1)
 
 
 def _pct(right: int, total: int) -> str:
@@ -505,11 +501,7 @@ def adapt_profile(
             held = held_out_end_to_end(load(fitted.model), sets[fitted.model], boards, games[fitted.model], fitted, base, cache, seed)
             if check.kept and held is not None and not held.kept:
                 check = replace(check, kept=False, reason=f"{check.reason}, but photos held out read worse end to end ({held.reason})")
-            rose = (
-                check.reason != NO_FALL
-                or (report.cells_after - report.cells_before) * max((h.held_out for h in report.heads), default=0) >= MIN_GAIN_CELLS - 1e-9
-                or (held is not None and held.reason != NO_FALL)
-            )
+            rose = check.reason != NO_FALL or report.cells_gained >= MIN_GAIN_CELLS - 1e-9 or (held is not None and held.reason != NO_FALL)
             if check.kept and not rose:
                 # nothing read better anywhere it was checked: a change with no gain is only a risk
                 check = replace(check, kept=False, reason=f"{NO_FALL}, but none rose (nor held-out cells entirely right)")
@@ -634,7 +626,7 @@ def check_end_to_end(
         falls.append("its grids lie further from the corners the players left")
     if falls:
         kept, reason = False, " and ".join(falls)
-    elif _cells_gained(before, after) >= MIN_GAIN_CELLS:
+    elif _cells_gained(before.right, after.right, before.cells, after.cells) >= MIN_GAIN_CELLS:
         kept, reason = True, "more read right"
     else:
         kept, reason = True, NO_FALL
@@ -687,8 +679,7 @@ def held_out_end_to_end(
     # judged on the share of cells right only: with two to five photos a board more or less entirely
     # right is one photo's chance (the re-read on all corrected photos judges boards too)
     fell = check.right_after * check.cells_before < check.right_before * check.cells_after
-    gained = _cells_gained(right=(check.right_before, check.right_after), cells=(check.cells_before, check.cells_after))
-    rose = gained >= MIN_GAIN_CELLS
+    rose = _cells_gained(check.right_before, check.right_after, check.cells_before, check.cells_after) >= MIN_GAIN_CELLS
     reason = "fewer cells right" if fell else ("more cells right" if rose else NO_FALL)
     return replace(check, model=fitted.model, held_out=True, kept=not fell, reason=reason)
 

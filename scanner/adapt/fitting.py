@@ -167,11 +167,17 @@ class ModelReport:
     heads: tuple[HeadReport, ...]
     cells_before: float = float("nan")
     cells_after: float = float("nan")
+    held_out_cells: int = 0  # how many held-out cells the two shares above are of
 
     @property
     def kept(self) -> bool:
         """Whether any head's adaptation was kept."""
         return any(h.kept for h in self.heads)
+
+    @property
+    def cells_gained(self) -> float:
+        """Held-out cells with every head right after, less before (nan without held-out cells)."""
+        return (self.cells_after - self.cells_before) * self.held_out_cells
 
     def to_json(self) -> dict:
         """The report as a JSON object."""
@@ -562,7 +568,14 @@ def adapt_model(
         reports = [replace(r, kept=False, reason=f"{r.reason}, but fewer cells had every head right") if r.kept else r for r in reports]
         fitted = []
     report = ModelReport(
-        manifest.name, basis, len(np.unique(items)), len(np.unique(examples.groups)), tuple(reports), cells_before, cells_after
+        manifest.name,
+        basis,
+        len(np.unique(items)),
+        len(np.unique(examples.groups)),
+        tuple(reports),
+        cells_before,
+        cells_after,
+        int(any_cells.sum()),
     )
     if not fitted:
         return None, report

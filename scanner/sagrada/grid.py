@@ -303,26 +303,22 @@ def _accept_step(guess: np.ndarray, moved: np.ndarray, max_move: float = 0.35) -
 
 
 def orient_corners(
-    image_rgb: np.ndarray, corners: np.ndarray, refiner, quarter_scores: Callable[[np.ndarray], float] | None = None
+    image_rgb: np.ndarray, corners: np.ndarray, refiner, quarter_scores: Callable[[np.ndarray], float]
 ) -> tuple[np.ndarray, float, float]:
     """Order user-given corners clockwise and turn them so the first is the board's top-left.
 
     Which pair of opposite sides is the grid's width (the quarter turn) is decided by
-    ``quarter_scores`` when given (a score of the corners as TL, TR, BR, BL; the higher the
-    likelier: e.g. how surely the cells read on that grid), else by the refiner's turn head; the
-    half turn within that by the refiner (the caller may overrule it with more evidence). The
-    refiner learnt one board style: on others its quarter is near chance, while the cells read
-    on a grid turned a quarter straddle the dice.
+    ``quarter_scores`` (a score of the corners as TL, TR, BR, BL; the higher the likelier: e.g. how
+    surely the cells read on that grid), the half turn within that by the refiner's turn head (the
+    caller may overrule it with more evidence). The refiner learnt one board style: on others its
+    quarter is near chance, while the cells read on a grid turned a quarter straddle the dice.
 
     Returns the ordered corners, the orientation's probability and that of its half turn (the two
-    renormalised to sum to 1 when ``quarter_scores`` chose the quarter).
+    renormalised to sum to 1).
     """
     ordered = order_clockwise(corners)
     patch, _ = refiner_patch(image_rgb, ordered)
     turn_prob = softmax(refiner.run(_batch(patch))["turn"][0].astype(np.float64))
-    if quarter_scores is None:
-        turn = int(np.argmax(turn_prob))
-        return np.roll(ordered, turn, axis=0), float(turn_prob[turn]), float(turn_prob[(turn + 2) % 4])
     quarter = int(np.argmax([quarter_scores(np.roll(ordered, q, axis=0)) for q in (0, 1)]))
     turn = quarter if turn_prob[quarter] >= turn_prob[quarter + 2] else quarter + 2
     pair = float(turn_prob[quarter] + turn_prob[quarter + 2])

@@ -435,7 +435,7 @@ class SagradaReader:
             image,
             np.asarray(corners, np.float64).reshape(4, 2),
             self.refiner,
-            quarter_scores=lambda quad: self._cell_certainty(image, quad, judged),
+            lambda quad: self._cell_certainty(image, quad, judged),
         )
         if sure < 0.9:
             notes.append(f"orientation of the given corners uncertain ({sure:.2f})")
