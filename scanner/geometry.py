@@ -66,27 +66,71 @@ def shrink_photo(
     factor: float | None = None,
     centres: PixelCentres = PixelCentres.CORNERS,
     min_side_px: int = 2,
+    blocks: bool = False,
 ) -> Shrunk:
     """Crop ``box`` (x0, y0, x1, y1; None: the whole photo) and reduce it by ``factor`` with area averaging (None: not at all).
 
     Each reduced side is ``round(side * factor)`` pixels but at least ``min_side_px``; the returned
-    homography follows ``centres`` (see ``PixelCentres``). The input is never modified.
+    homography follows ``centres`` (see ``PixelCentres``). With ``blocks`` the reduction is
+    ``resize_area`` (faster, a little different from one ``cv2.resize``), and the box's right and
+    bottom edges may move out by a few pixels (within the photo) so it can average whole blocks
+    first; the homography accounts for it. The input is never modified.
 
     Raises:
         ValueError: the box holds no pixel.
     """
     x0, y0, x1, y1 = box if box is not None else (0, 0, image_rgb.shape[1], image_rgb.shape[0])
-    region = image_rgb[y0:y1, x0:x1]
     if factor is None:
-        return Shrunk(region, np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], dtype=np.float64))
+        return Shrunk(image_rgb[y0:y1, x0:x1], np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], dtype=np.float64))
+    if blocks:
+        x1, y1 = block_aligned_end((x0, y0, x1, y1), image_rgb.shape, factor)
+    region = image_rgb[y0:y1, x0:x1]
     new_w, new_h = max(min_side_px, int(round(region.shape[1] * factor))), max(min_side_px, int(round(region.shape[0] * factor)))
-    source = cv2.resize(region, (new_w, new_h), interpolation=cv2.INTER_AREA)
+    source = resize_area(region, (new_w, new_h)) if blocks else cv2.resize(region, (new_w, new_h), interpolation=cv2.INTER_AREA)
     sx, sy = new_w / region.shape[1], new_h / region.shape[0]
     if centres is PixelCentres.CENTRES:
         offset = np.array([[sx, 0, -x0 * sx + 0.5 * sx - 0.5], [0, sy, -y0 * sy + 0.5 * sy - 0.5], [0, 0, 1]])
     else:
         offset = np.array([[sx, 0, -x0 * sx], [0, sy, -y0 * sy], [0, 0, 1]])
     return Shrunk(source, offset)
+
+
+def resize_area(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Resize ``image`` to ``size`` (w, h) with area averaging: ``cv2.resize(..., INTER_AREA)``, faster for large reductions.
+
+    When the image shrinks at least twofold and both its sides divide by a whole ``k`` no larger than
+    the reduction, it is first averaged over k x k blocks (OpenCV's fast path, about 4x quicker than a
+    fractional area resize of a 12 MP photo), then resized the rest of the way. The geometry is the
+    same (no shift); a block straddling an output pixel's edge is shared by weight rather than split,
+    so values differ from one direct resize by about 0.1 grey levels on average.
+    """
+    height, width = image.shape[:2]
+    k = _block_size(width, height, size)
+    if k > 1:
+        image = cv2.resize(image, (width // k, height // k), interpolation=cv2.INTER_AREA)
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+
+
+def _block_size(width: int, height: int, size: tuple[int, int]) -> int:
+    """The largest block ``k`` >= 2 dividing both sides and no larger than the reduction to ``size`` (1: none)."""
+    reduction = min(width / max(size[0], 1), height / max(size[1], 1))
+    for k in range(int(reduction), 1, -1):
+        if width % k == 0 and height % k == 0:
+            return k
+    return 1
+
+
+def block_aligned_end(box: tuple[int, int, int, int], shape: tuple[int, ...], factor: float) -> tuple[int, int]:
+    """``box``'s right and bottom edges moved out (within the image) so its sides divide by a block size ``resize_area`` can use.
+
+    Only ever widens the box, so what it showed it still shows; returns the edges unchanged when no block fits.
+    """
+    x0, y0, x1, y1 = box
+    for k in range(int(1.0 / factor), 1, -1):
+        wide, tall = x0 + -(-(x1 - x0) // k) * k, y0 + -(-(y1 - y0) // k) * k
+        if wide <= shape[1] and tall <= shape[0]:
+            return wide, tall
+    return x1, y1
 
 
 def shrink_then_warp(

@@ -100,13 +100,13 @@ def crop_squares(
     spots = cv2.perspectiveTransform(reach.reshape(-1, 1, 2), homography).reshape(-1, 2)
     x0, y0 = np.clip(np.floor(spots.min(axis=0)).astype(int), 0, [image_rgb.shape[1] - 1, image_rgb.shape[0] - 1])
     x1, y1 = np.clip(np.ceil(spots.max(axis=0)).astype(int), [x0 + 1, y0 + 1], [image_rgb.shape[1], image_rgb.shape[0]])
-    palace = shrink_photo(image_rgb, box=(int(x0), int(y0), int(x1), int(y1)))  # cropped only: edge pixels repeat from here
-    homography = palace.from_photo @ homography
-    pitch = local_pitch(homography, centres)
-    shrink = float(np.median(pitch)) / tile_px
+    box = (int(x0), int(y0), int(x1), int(y1))  # the palace's part: edge pixels repeat from here
+    shrink = float(np.median(local_pitch(homography, centres))) / tile_px
     if shrink > 1.2:
-        palace = shrink_photo(palace.image_rgb, factor=1.0 / shrink, centres=PixelCentres.CORNERS, min_side_px=1)
-        homography = palace.from_photo @ homography
+        palace = shrink_photo(image_rgb, box=box, factor=1.0 / shrink, centres=PixelCentres.CORNERS, min_side_px=1, blocks=True)
+    else:
+        palace = shrink_photo(image_rgb, box=box)
+    homography = palace.from_photo @ homography
     crops = np.empty((len(centres), size, size, 3), dtype=np.uint8)
     for index, (x, y) in enumerate(centres):
         quad = project(cell_square(x, y, half), homography)

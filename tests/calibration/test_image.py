@@ -6,12 +6,13 @@ import io
 import re
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
-from PIL import Image, ImageCms
+from PIL import Image, ImageCms, ImageOps
 
 from calibration.errors import CalibrationError
-from calibration.image import DecodedImage, decode_image, load_image, probe_image
+from calibration.image import DecodedImage, _decode_jpeg_fast, decode_image, load_image, probe_image
 from scanner.errors import PhotoError
 from scanner.photo import load_photo
 
@@ -129,3 +130,55 @@ def test_probe_image_checks_without_decoding(data: bytes, expected) -> None:
         assert "Error" not in str(refused.value)  # the file's fault in words, no exception names
     else:
         assert probe_image(data, "up.jpg") == expected
+
+
+def _jpeg_with_orientation(orientation: int, *, width: int = 640, height: int = 480, tail: bytes = b"") -> bytes:
+    """A JPEG of blurred noise (every pixel differs) stored with EXIF ``orientation``; ``tail`` is appended."""
+    rng = np.random.default_rng(orientation)
+    noise = cv2.GaussianBlur(rng.integers(0, 256, (height, width, 3), dtype=np.uint8), (0, 0), 1.5)
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    buffer = io.BytesIO()
+    Image.fromarray(noise, "RGB").save(buffer, format="JPEG", quality=90, exif=exif)
+    return buffer.getvalue() + tail
+
+
+def _pillow_reference(data: bytes, reduce: int) -> np.ndarray:
+    """What Pillow alone decodes: drafted ``reduce`` times smaller, turned upright by ``ImageOps.exif_transpose``."""
+    with Image.open(io.BytesIO(data)) as image:
+        if reduce > 1:
+            image.draft("RGB", (image.size[0] // reduce, image.size[1] // reduce))
+        return np.asarray(ImageOps.exif_transpose(image).convert("RGB"))
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+@pytest.mark.parametrize(("min_long_side_px", "reduce"), [(None, 1), (300, 2), (150, 4)])
+def test_plain_jpegs_decode_through_opencv_to_pillows_pixels(orientation: int, min_long_side_px: int | None, reduce: int) -> None:
+    data = _jpeg_with_orientation(orientation)
+    expected = _pillow_reference(data, reduce)
+    with Image.open(io.BytesIO(data)) as image:
+        fast = _decode_jpeg_fast(data, image, orientation, reduce)
+    assert fast is not None and fast.tobytes() == expected.tobytes()
+    decoded = decode_image(data, "side.jpg", min_long_side_px=min_long_side_px)
+    assert decoded.image_rgb.tobytes() == expected.tobytes()
+    assert decoded.full_size == ((480, 640) if orientation >= 5 else (640, 480))
+    assert decoded.scale == reduce
+    assert decoded.notes == (() if orientation == 1 else (f"exif-orientation-{orientation}",))
+
+
+def test_a_truncated_jpeg_is_left_to_pillow_which_refuses_it() -> None:
+    data = _jpeg_with_orientation(1)[:-300]  # no end-of-image marker
+    with Image.open(io.BytesIO(data)) as image:
+        assert _decode_jpeg_fast(data, image, 1, 2) is None
+    with pytest.raises(CalibrationError, match="corrupt or truncated"):
+        decode_image(data, "cut.jpg", min_long_side_px=300)
+
+
+def test_an_odd_sized_jpeg_reduces_as_pillow_rounds_it() -> None:
+    data = _jpeg_with_orientation(6, width=641, height=479, tail=b"\0\0")  # padding after the end-of-image marker
+    with Image.open(io.BytesIO(data)) as image:
+        assert _decode_jpeg_fast(data, image, 6, 2) is not None
+    decoded = decode_image(data, "odd.jpg", min_long_side_px=300)
+    assert decoded.image_rgb.shape == (321, 240, 3)  # upright; the sides round up, as libjpeg scales them
+    assert decoded.image_rgb.tobytes() == _pillow_reference(data, 2).tobytes()
+    assert decoded.scale == 641 / 321

@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import itertools
 
+import cv2
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scanner.geometry import grid_polygons, order_corners, parse_corners, project, warp_to_rectangle
+from scanner.geometry import (
+    PixelCentres,
+    block_aligned_end,
+    grid_polygons,
+    order_corners,
+    parse_corners,
+    project,
+    resize_area,
+    shrink_photo,
+    warp_to_rectangle,
+)
 
 QUAD = np.array([[100, 80], [520, 60], [560, 400], [90, 430]], dtype=np.float32)
 
@@ -61,3 +72,60 @@ def test_parse_corners(text: str, ok: bool) -> None:
     else:
         with pytest.raises(ValueError, match="expected 8 numbers"):
             parse_corners(text)
+
+
+def _ramps(width: int, height: int) -> np.ndarray:
+    """A float32 image whose channels are each pixel's x and y index (and zero): area means read back as positions."""
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+    return np.dstack([xs, ys, np.zeros_like(xs)])
+
+
+@given(
+    width=st.integers(40, 700),
+    height=st.integers(40, 700),
+    shrink=st.floats(1.0, 9.0),
+)
+@settings(max_examples=60, deadline=None)
+def test_resize_area_keeps_area_geometry(width: int, height: int, shrink: float) -> None:
+    image = _ramps(width, height)
+    size = (max(1, round(width / shrink)), max(1, round(height / shrink)))
+    out = resize_area(image, size)
+    direct = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    assert out.shape == direct.shape
+    error = (out - direct)[..., :2]  # on a ramp, area means are positions (photo px)
+    assert abs(float(error.mean())) < 0.05  # no shift: a block off by one would move every pixel
+    assert float(np.abs(error).max()) <= shrink / 2 + 0.05  # a block straddling a pixel's edge blurs it a little
+
+
+@given(
+    box=st.tuples(st.integers(0, 300), st.integers(0, 200), st.integers(20, 500), st.integers(20, 400)),
+    factor=st.floats(0.1, 0.9),
+)
+@settings(max_examples=60, deadline=None)
+def test_shrink_photo_in_blocks_maps_photo_pixels_exactly(box: tuple[int, int, int, int], factor: float) -> None:
+    image = _ramps(801, 601)
+    x0, y0 = box[0], box[1]
+    x1, y1 = min(801, x0 + box[2]), min(601, y0 + box[3])
+    shrunk = shrink_photo(image, box=(x0, y0, x1, y1), factor=factor, centres=PixelCentres.CENTRES, blocks=True)
+    height, width = shrunk.image_rgb.shape[:2]
+    assert width >= round((x1 - x0) * factor) and height >= round((y1 - y0) * factor)  # widened, never narrowed
+    ys, xs = np.mgrid[0:height, 0:width]
+    spots = project(np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float64), np.linalg.inv(shrunk.from_photo))
+    error = shrunk.image_rgb[..., :2].reshape(-1, 2) - spots  # on a ramp, area means are positions (photo px)
+    assert abs(float(error.mean())) < 0.05  # the homography follows the widened box: no shift
+    assert float(np.abs(error).max()) <= 0.5 / factor + 0.05
+    assert spots[:, 0].max() < 801 and spots[:, 1].max() < 601  # the widening stays inside the photo
+
+
+@pytest.mark.parametrize(
+    ("box", "factor", "expected"),
+    [
+        ((0, 0, 2000, 1500), 0.16, (2000, 1500)),  # divides already
+        ((10, 20, 1011, 1020), 0.24, (1014, 1020)),  # 1001 wide: out to 1004 (blocks of 4)
+        ((10, 20, 799, 600), 0.24, (799, 600)),  # at the photo's edge with no block that fits: as it was
+        ((10, 20, 1011, 1020), 0.6, (1011, 1020)),  # under a twofold reduction: no blocks
+    ],
+)
+def test_block_aligned_end_widens_inside_the_photo(box, factor, expected) -> None:
+    shape = (600, 799, 3) if box[2] == 799 else (1600, 2000, 3)
+    assert block_aligned_end(box, shape, factor) == expected

@@ -2,7 +2,9 @@
 
 The shipped models were trained on each old warp's exact pixels, so the old formulas are frozen
 below, written out as they stood before #15's clean-up, and compared byte for byte on random
-photos and quadrilaterals, small ones (no reduction) and large ones (reduced first).
+photos and quadrilaterals, small ones (no reduction) and large ones (reduced first). One exception:
+the tile crops of tiles spanning over twice the crop are now averaged in blocks first
+(``scanner.geometry.resize_area``, for 12 MP photos); they are checked to stay near the old pixels.
 """
 
 from __future__ import annotations
@@ -226,3 +228,20 @@ def test_shrink_then_warp_wants_exactly_one_warp(to_out: np.ndarray | None, quad
 def test_shrunk_rejects_a_flat_image() -> None:
     with pytest.raises(ValueError, match=r"image_rgb: expected \(H, W, C\)"):
         Shrunk(np.zeros((10, 10), np.uint8), np.eye(3))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_crop_cells_of_a_big_photo_stay_near_the_tiles_models_warp(seed: int) -> None:
+    """Tiles spanning over twice the crop are averaged in blocks first (``resize_area``): near, not equal, to the old pixels."""
+    rng = np.random.default_rng(5000 + seed)
+    image = cv2.GaussianBlur(rng.integers(0, 256, (1500, 2000, 3), dtype=np.uint8), (0, 0), float(rng.uniform(1.0, 3.0)))
+    cols, rows = int(rng.integers(3, 6)), int(rng.integers(2, 5))
+    pitch = float(rng.uniform(2.2, 4.0)) * CROP_PX * 1.25  # a tile spans 2.2-4 times what the classifier wants
+    x0, y0 = float(rng.uniform(0, 2000 - cols * pitch)), float(rng.uniform(0, 1500 - rows * pitch))
+    grid = np.array([[-0.5, -0.5], [cols - 0.5, -0.5], [cols - 0.5, rows - 0.5], [-0.5, rows - 0.5]], np.float32)
+    quad = np.array([[x0, y0], [x0 + cols * pitch, y0], [x0 + cols * pitch, y0 + rows * pitch], [x0, y0 + rows * pitch]], np.float32)
+    grid_to_image = cv2.getPerspectiveTransform(grid, quad).astype(np.float64)
+    cells = [(float(x), float(y)) for x in range(cols) for y in range(rows)]
+    new, old = crop_cells(image, grid_to_image, cells).astype(np.int16), old_crop_cells(image, grid_to_image, cells).astype(np.int16)
+    assert abs(float((new - old).mean())) < 0.2  # no shift, no brightening
+    assert float(np.abs(new - old).mean()) < 4.0  # grey levels of 255, on noise blurred by 1-3 px (the worst case: photos differ less)
