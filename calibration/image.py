@@ -156,7 +156,8 @@ def _decode_jpeg_fast(data: bytes, image: Image.Image, orientation: int, reduce:
     the array, which saves Pillow's copy through bytes (a third of the decode of a 12 MP photo). Only
     a complete (ending in its end-of-image marker) YCbCr JPEG without a colour profile comes here;
     anything else, and any decode that does not give the expected size, goes through Pillow, which
-    says what is wrong with it.
+    says what is wrong with it. A damaged file that still ends properly is read as Pillow read it,
+    but libjpeg prints its own warning ("Corrupt JPEG data: ...") on stderr, where Pillow said nothing.
     """
     flags = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}
     if image.format != "JPEG" or image.mode != "RGB" or image.info.get("icc_profile") or reduce not in flags:
