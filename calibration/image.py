@@ -168,7 +168,7 @@ def _decode_jpeg_fast(data: bytes, image: Image.Image, orientation: int, reduce:
     width, height = image.size
     if bgr is None or bgr.shape[:2] != (-(-height // reduce), -(-width // reduce)):
         return None
-    return np.ascontiguousarray(_exif_upright(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), orientation))
+    return _exif_upright(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), orientation)  # made contiguous once, by decode_image
 
 
 def _exif_upright(image_rgb: np.ndarray, orientation: int) -> np.ndarray:
