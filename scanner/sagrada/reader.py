@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +60,9 @@ ROW_BUDGET = 256
 REFINER_TRUST = 0.9  # the most the refiner's top-left is believed: it learnt one board style and turns others confidently
 ORIENTATION_SURE = 0.95  # an orientation chosen at less than this (cards and refiner together) is flagged for review
 MIN_MEAN_CONFIDENCE = 0.6  # below this, with no pattern card recognised, the "window" is something else
+# ... and the same for the cells read as dice alone: a palace of Alhambra tiles reads as a window of
+# sure empty cells and doubtful dice (0.21-0.61 on 19 of 40 palace renders; real-dice windows >= 0.63)
+MIN_DICE_CONFIDENCE = 0.62
 TTA_TURNS = 2  # each crop read as it is and turned 90 degrees
 MAX_CONFLICTS = 2  # a tool card or two, or a misread: more and the card is not trusted
 
@@ -385,13 +389,8 @@ class SagradaReader:
                 states, crops, grid_corners = states[::-1], crops[::-1], np.roll(grid_corners, 2, axis=0)
             decoded = decode_window(states)
         cells, overrides = _cell_readings(decoded, states, crops, grid_corners)
-        mean_confidence = float(np.mean([cell.confidence for cell in cells]))
-        if location is not None and decoded.pattern is None and mean_confidence < MIN_MEAN_CONFIDENCE:
-            raise BoardNotFoundError(
-                f"{photo.name}: no Sagrada window found (a window-like area was seen, but its cells do not read as dice "
-                f"or pattern prints: mean confidence {mean_confidence:.2f}); {board_finder.RETRY_HINT}",
-                remedy=Remedy.SET_CORNERS,
-            )
+        if location is not None and decoded.pattern is None:
+            refuse_unlike_window(cells, photo.name)
         if decoded.pattern is None:
             notes.append(f"pattern card not identified (best {decoded.pattern_probability:.2f})")
         model = f"{self.dice.manifest.label}; {self.refiner.manifest.label}"
@@ -535,6 +534,27 @@ def photo_chroma(image_rgb: np.ndarray) -> float:
     step = max(1, int(max(image_rgb.shape[:2]) // 400))
     small = image_rgb[::step, ::step].astype(np.int16)
     return float(np.percentile(small.max(axis=2) - small.min(axis=2), 99.5))
+
+
+def refuse_unlike_window(cells: Sequence[CellReading], name: str) -> None:
+    """Refuse a grid found in the photo whose cells do not read as a window's (no pattern card was recognised).
+
+    Raises:
+        BoardNotFoundError: the cells read at a mean confidence under ``MIN_MEAN_CONFIDENCE``, or
+            those read as dice under ``MIN_DICE_CONFIDENCE`` (another game's board: sure "empty"
+            cells between doubtful dice).
+    """
+    confidences = [cell.confidence for cell in cells]
+    dice = [cell.confidence for cell in cells if cell.value != "."]
+    seen = f"mean confidence {np.mean(confidences):.2f}"
+    if dice:
+        seen += f", {np.mean(dice):.2f} for the {len(dice)} read as dice"
+    if np.mean(confidences) < MIN_MEAN_CONFIDENCE or (dice and np.mean(dice) < MIN_DICE_CONFIDENCE):
+        raise BoardNotFoundError(
+            f"{name}: no Sagrada window found (a window-like area was seen, but its cells do not read as dice "
+            f"or pattern prints: {seen}); {board_finder.RETRY_HINT}",
+            remedy=Remedy.SET_CORNERS,
+        )
 
 
 def refuse_colourless(image_rgb: np.ndarray, name: str) -> None:

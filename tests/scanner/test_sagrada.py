@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scanner.errors import BoardNotFoundError
+from scanner.reading import CellReading
 from scanner.sagrada import grid as board
 from scanner.sagrada.cells import CROP_PX, RECT_H, RECT_W, cell_crops, die_box_crop, grid_image_crops, rectify_grid, to_batch
 from scanner.sagrada.reader import (
@@ -21,6 +23,7 @@ from scanner.sagrada.reader import (
     choose_orientation,
     decode_window,
     orientation_log_odds,
+    refuse_unlike_window,
     state_probabilities,
     value_probabilities,
 )
@@ -475,3 +478,35 @@ def test_turning_the_reading_round_turns_the_choice_round(seed, keep) -> None:
     back, sure_back = choose_orientation(states[::-1], 1 - keep, keep)
     assert sure == pytest.approx(sure_back) and 0.5 <= sure <= 1.0
     assert turned != back or sure == pytest.approx(0.5)
+
+
+# --------------------------------------------------------------------------------------------- not a window
+
+
+def _cells(readings: list[tuple[str, float]]) -> list[CellReading]:
+    square = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
+    return [CellReading(divmod(index, 5), value, confidence, square) for index, (value, confidence) in enumerate(readings)]
+
+
+def test_sure_empty_cells_between_doubtful_dice_are_not_a_window() -> None:
+    # another game's board: its plain squares read surely empty, its pictures as doubtful dice (mean 0.65 overall)
+    cells = _cells([(".", 0.99)] * 8 + [("G6", 0.5)] * 12)
+    with pytest.raises(BoardNotFoundError, match=r"0\.50 for the 12 read as dice"):
+        refuse_unlike_window(cells, "palace.jpg")
+
+
+@pytest.mark.parametrize(
+    "readings",
+    [
+        [(".", 0.99)] * 8 + [("G6", 0.7)] * 12,  # doubtful real dice, as on the composites: read and flagged instead
+        [("R3", 0.95)] * 20,
+        [(".", 0.9)] * 20,  # an empty window: nothing read as dice
+    ],
+)
+def test_a_window_that_reads_as_one_is_kept(readings) -> None:
+    refuse_unlike_window(_cells(readings), "window.jpg")
+
+
+def test_cells_that_read_as_nothing_are_not_a_window() -> None:
+    with pytest.raises(BoardNotFoundError, match="mean confidence 0.40"):
+        refuse_unlike_window(_cells([(".", 0.4)] * 20), "table.jpg")
