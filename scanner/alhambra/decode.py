@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -21,6 +22,9 @@ TILE_OFF_CENTRE = 0.15  # an empty neighbour cell holds a tile only when P(no ti
 JOINED = 0.85  # a palace's tiles all join up: below this share in one group, what was read is not a palace
 NO_FOUNTAIN = 0.05  # below this P(fountain) at the likeliest cell, no fountain was seen
 OCTAGONS_SEEN = 0.5  # below this share of the building tiles with a price octagon at north, what was read is not a palace
+# below this mean confidence of the tiles read (the fountain included), what was read is not a palace: 80 palace
+# photos of the transfer sets read >= 0.90; Sagrada windows that got this far read 0.21-0.77
+MIN_MEAN_CONFIDENCE = 0.6
 PRICE_WEIGHT = (
     1.0  # how much the price read counts in naming a catalogue tile (log-linear, beside type and walls): the octagon reader's digits
 )
@@ -315,6 +319,21 @@ def check_octagons(photo: Photo, tiles: UprightTiles, fountain: tuple[int, int],
         raise BoardNotFoundError(
             f"{photo.name}: no Alhambra palace read: only {seen} of the {len(buildings)} squares read as building tiles "
             f"show a price octagon in their corner; {HINT}",
+            remedy=Remedy.SET_CORNERS,
+        )
+
+
+def check_confidence(photo: Photo, readings: Sequence[CellReading]) -> None:
+    """Refuse a palace whose tiles read, on average, under ``MIN_MEAN_CONFIDENCE`` (another game's board, clutter).
+
+    Raises:
+        BoardNotFoundError: the mean confidence of ``readings`` is under the bar.
+    """
+    mean = float(np.mean([reading.confidence for reading in readings])) if readings else 1.0
+    if mean < MIN_MEAN_CONFIDENCE:
+        raise BoardNotFoundError(
+            f"{photo.name}: no Alhambra palace read: the {len(readings)} squares read as tiles do not look like Alhambra "
+            f"tiles (mean confidence {mean:.2f}); {HINT}",
             remedy=Remedy.SET_CORNERS,
         )
 

@@ -33,6 +33,7 @@ from scanner.alhambra.decode import (
     TileEvidence,
     UprightTiles,
     assemble_palace,
+    check_confidence,
     check_fountain,
     check_joined,
     check_octagons,
@@ -243,6 +244,8 @@ class AlhambraReader:
                     chosen=chosen,
                 )
             reading = assemble_palace(tiles, fountain, chosen, lattice.grid_to_image, octagons)
+            if corners is None:  # given corners say a palace is there: a doubtful one is read and flagged
+                check_confidence(photo, reading.readings)
             box_corners = palace_corners(lattice.grid_to_image, [tiles.lattice_of[w] for w in tiles.evidence], tiles.north)
             state = palace_state(reading, Path(photo.name).stem)
         return BoardReading(

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scanner.alhambra.decode import MIN_MEAN_CONFIDENCE, check_confidence
 from scanner.alhambra.reader import (
     KINDS,
     PRICES,
@@ -26,6 +27,8 @@ from scanner.alhambra.reader import (
     upright_walls_to_crop,
 )
 from scanner.errors import BoardNotFoundError
+from scanner.photo import Photo
+from scanner.reading import CellReading
 from scoring.alhambra.palace import CATALOGUE, LEGAL_WALLS
 
 cells = st.tuples(st.integers(-20, 20), st.integers(-20, 20))
@@ -377,3 +380,23 @@ def test_held_out_renders_that_used_to_fail_are_read_exactly(reader, seed, why):
     reading = reader.read(load_photo(data.tobytes(), name=f"render-{seed}.jpg"))
     right, total = compare_palaces(reading.state.to_json()["players"][0]["palace"], sample.label["players"][0]["palace"])
     assert right == total, why
+
+
+# --------------------------------------------------------------------------------------------- not a palace
+
+
+def _tiles(confidences: list[float]) -> list[CellReading]:
+    square = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
+    return [CellReading((index, 0), "garden:", confidence, square) for index, confidence in enumerate(confidences)]
+
+
+def test_tiles_that_read_as_nothing_in_particular_are_not_a_palace() -> None:
+    photo = Photo.from_array(np.zeros((64, 64, 3), np.uint8), name="window.jpg")
+    # a Sagrada window scanned as a palace: a sure "fountain" among doubtful tiles, mean 0.44
+    with pytest.raises(BoardNotFoundError, match=r"window.jpg: .*7 squares .*mean confidence 0\.44"):
+        check_confidence(photo, _tiles([0.98, 0.85, 0.59, 0.36, 0.25, 0.03, 0.02]))
+
+
+@pytest.mark.parametrize("confidences", [[0.3, 0.9, 0.9, 0.9], [MIN_MEAN_CONFIDENCE] * 3, [1.0] * 25, []])
+def test_a_palace_that_reads_as_one_is_kept(confidences) -> None:
+    check_confidence(Photo.from_array(np.zeros((64, 64, 3), np.uint8), name="palace.jpg"), _tiles(confidences))
