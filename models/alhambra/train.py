@@ -296,7 +296,7 @@ def _train_side_lane(
     if "locate" in jobs:
         export.export_locate(train_locate(train, config.locate), recipe)
     if "octagon" in jobs:
-        sharp = build("octagon", config.octagon_renders, workers=1)
+        sharp = build("octagon", config.octagon_renders, workers=max(1, threads))
         patches = {key: np.concatenate([train[key], sharp[key]]) for key in OCTAGON_KEYS}
         del sharp
         octagon = train_octagon(patches, config.octagon)
