@@ -80,7 +80,7 @@ from scanner.alhambra.locate import (
     zoom_in,
 )
 from scanner.alhambra.octagon import MODEL as OCTAGON_MODEL
-from scanner.alhambra.octagon import OctagonPredictions, crop_octagons, merge_octagons, read_octagons
+from scanner.alhambra.octagon import OctagonPredictions, crop_octagons, merge_octagons, octagon_north, read_octagons, read_prices
 from scanner.alhambra.tiles import (
     CROP_PX,
     CROP_SIDES,
@@ -314,7 +314,9 @@ class AlhambraReader:
         patches = crop_octagons(image, lattice.grid_to_image, [region.cells[index] for index in rows])
         octagons: OctagonPredictions = read_octagons(self.octagon_model, self.octagon_temperatures, patches)
         present = {region.cells[index]: octagons.present[j] for j, index in enumerate(rows)}
-        return merge_octagons(predictions, rows, octagons), present
+        north, _ = octagon_north(predictions, rows, octagons)
+        prices = read_prices(self.octagon_model, self.octagon_temperatures, patches[:, north], octagons.price[:, north])
+        return merge_octagons(predictions, rows, octagons, prices), present
 
     def _locate(self, search: np.ndarray, offset: np.ndarray, zoom: float) -> Located:
         """Run the locator on ``search`` (at ``offset`` in the photo) shrunk by ``zoom``."""

@@ -12,10 +12,15 @@ from scanner.alhambra.decode import TileEvidence, UprightTiles, check_octagons
 from scanner.alhambra.octagon import (
     OCTAGON_OFFSET,
     PATCH_PX,
+    PRICE_LOOKS,
+    PRICE_SURE,
     OctagonPredictions,
     corner_offsets,
     crop_octagons,
     merge_octagons,
+    octagon_north,
+    price_looks,
+    read_prices,
 )
 from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions, rotate_cell_float
 from scanner.errors import BoardNotFoundError
@@ -151,3 +156,76 @@ def test_a_reading_whose_buildings_show_no_octagon_is_no_palace(with_octagon: in
             check_octagons(photo, tiles, (0, 0), present)
     else:
         check_octagons(photo, tiles, (0, 0), present)
+
+
+# --------------------------------------------------------------------------------------------- price looks
+
+
+def _bar_patch() -> np.ndarray:
+    """A black patch with a white upright bar through its centre (a digit "1")."""
+    patch = np.zeros((PATCH_PX, PATCH_PX, 3), np.uint8)
+    patch[8:40, 22:26] = 255
+    return patch
+
+
+def test_a_look_slants_and_scales_about_the_patch_centre() -> None:
+    patch = _bar_patch()
+    same, slanted, smaller = price_looks(patch[None], ((0.0, 1.0), (0.3, 1.0), (0.0, 0.5)))[0]
+    assert np.array_equal(same, patch)
+    # slanted: the bar's middle stays put, its bottom moves right and its top left (x' = x + 0.3 (y - centre))
+    columns = [float(np.nonzero(slanted[row, :, 0] > 127)[0].mean()) for row in (12, 24, 36)]
+    assert columns[2] > columns[1] + 2 > columns[0] + 4
+    assert abs(columns[1] - 23.5) < 1.0
+    # scaled by 0.5 about the centre: the 32-px bar is 16 px long, still centred
+    rows = np.nonzero(smaller[:, 24, 0] > 127)[0]
+    assert 14 <= rows.min() <= 17 and 30 <= rows.max() <= 33
+
+
+class _PriceModel:
+    """A stand-in reader: its price logits say how much ink lies right of the patch's middle column."""
+
+    def __init__(self) -> None:
+        self.batches: list[int] = []
+
+    def run(self, batch: np.ndarray) -> dict[str, np.ndarray]:
+        self.batches.append(len(batch))
+        right = batch[:, 0, :, PATCH_PX // 2 :].mean(axis=(1, 2))
+        logits = np.zeros((len(batch), len(PRICES)))
+        logits[:, 0] = 40 * right
+        return {"price": logits}
+
+
+def test_only_unsure_prices_are_read_again_and_their_looks_pooled() -> None:
+    patches = np.stack([_bar_patch()] * 3)
+    first = np.full((3, len(PRICES)), 0.01 / (len(PRICES) - 1))
+    first[:, 1] = 0.99  # read "3" surely: stands
+    first[1] = np.full(len(PRICES), 1 / len(PRICES))  # read nothing surely: looked at again
+    first[2, 1] = PRICE_SURE - 0.01
+    first[2, 2:] = (1 - first[2, 1]) / (len(PRICES) - 2)
+    first[2, 0] = 0.0
+    model = _PriceModel()
+    pooled = read_prices(model, {"price": 1.0}, patches, first)
+    assert model.batches == [2 * len(PRICE_LOOKS)]  # one batch: the two unsure patches, each in every look
+    assert np.array_equal(pooled[0], first[0])
+    for row in (1, 2):
+        looks = price_looks(patches[row : row + 1])[0]
+        logs = [np.log(np.clip(first[row], 1e-9, 1))]
+        for look in looks:
+            logits = model.run(look.transpose(2, 0, 1)[None].astype(np.float32) / 255.0)["price"][0]
+            logs.append(logits - np.logaddexp.reduce(logits))
+        expected = np.exp(np.mean(logs, axis=0))
+        assert np.allclose(pooled[row], expected / expected.sum())
+    assert np.allclose(pooled.sum(axis=1), 1.0)
+    assert np.array_equal(read_prices(model, {}, patches, first, looks=()), first)
+
+
+def test_the_reader_and_the_merge_agree_on_north() -> None:
+    rotation = np.full((3, 4), 0.25)
+    present = np.full((3, 4), 0.02)
+    present[:, 3] = 0.97
+    predictions, octagons = _predictions(3, rotation), _octagons(present, [1, 2, 3], [4, 5, 6])
+    north, votes = octagon_north(predictions, [0, 1, 2], octagons)
+    assert north == 3 and votes.shape == (3, 4)
+    prices = np.eye(len(PRICES))[[7, 8, 9]]
+    merged = merge_octagons(predictions, [0, 1, 2], octagons, prices)
+    assert [int(np.argmax(row)) for row in merged.price] == [7, 8, 9]  # the pooled prices, not the patch's own
