@@ -67,13 +67,20 @@ def cell_doubts(
     overrides: Iterable[Override] = (),
     issues: Iterable[Issue] = (),
 ) -> list[Doubt]:
-    """The doubts about single readings: overridden cells, cells under the bar, and broken placement rules."""
+    """The doubts about single readings: overridden cells, cells under the bar, and broken placement rules.
+
+    A cell the rules overrode is a doubt unless the scanner stands behind the rules' choice as
+    surely as the bar asks (its confidence given the whole board, as a reader that weighs the rules
+    gives it: ``scanner.alhambra.decode.joint_confidences``).
+    """
     confidence = {reading.cell: reading.confidence for reading in cells}
     doubts: list[Doubt] = []
     overridden = set()
     for override in overrides:
         overridden.add(override.cell)
         sure = confidence.get(override.cell, override.chosen_confidence)
+        if sure >= thresholds.cell:
+            continue
         doubts.append(
             Doubt(
                 sure,

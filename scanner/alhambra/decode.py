@@ -25,6 +25,8 @@ OCTAGONS_SEEN = 0.5  # below this share of the building tiles with a price octag
 # below this mean confidence of the tiles read (the fountain included), what was read is not a palace: 80 palace
 # photos of the transfer sets read >= 0.90; Sagrada windows that got this far read 0.21-0.77
 MIN_MEAN_CONFIDENCE = 0.6
+JOINT_CHECKED = 0.99  # a tile read under this on its own evidence is weighed against the palace read with it otherwise
+JOINT_RIVAL = 1e-3  # ... against each rival reading its own evidence gives at least this
 PRICE_WEIGHT = (
     1.0  # how much the price read counts in naming a catalogue tile (log-linear, beside type and walls): the octagon reader's digits
 )
@@ -82,13 +84,54 @@ def decode_palace(
     if not others:
         return fountain, {}
     scores = {c: tile_log_scores(evidence[c]) for c in others}
+    candidates = _candidates(scores)
+    best, fallback = _search(fountain, scores, candidates, max_nodes)
+    if best:
+        return fountain, best
+    if fallback:
+        return fountain, fallback
+    # no consistent reading: best tile per cell, each tile once (greedy by confidence)
+    result: dict[tuple[int, int], int] = {}
+    used: set[int] = set()
+    for cell in _search_order(scores, candidates):
+        for tile_index in np.argsort(-scores[cell]):
+            if int(tile_index) not in used:
+                result[cell] = int(tile_index)
+                used.add(int(tile_index))
+                break
+    return fountain, result
+
+
+def _candidates(scores: dict[tuple[int, int], np.ndarray]) -> dict[tuple[int, int], list[int]]:
+    """Each cell's likely catalogue tiles: its ten best, within 25 (log) of its best."""
     candidates = {}
-    for c in others:
-        ranked = np.argsort(-scores[c])
-        best = scores[c][ranked[0]]
-        candidates[c] = [int(t) for t in ranked[:10] if scores[c][t] > best - 25]
-    # search order: most certain first, then neighbours of what is placed (better pruning)
-    order = sorted(others, key=lambda c: -(scores[c][candidates[c][0]] - (scores[c][candidates[c][1]] if len(candidates[c]) > 1 else -50)))
+    for c, cell_scores in scores.items():
+        ranked = np.argsort(-cell_scores)
+        best = cell_scores[ranked[0]]
+        candidates[c] = [int(t) for t in ranked[:10] if cell_scores[t] > best - 25]
+    return candidates
+
+
+def _search_order(scores: dict[tuple[int, int], np.ndarray], candidates: dict[tuple[int, int], list[int]]) -> list[tuple[int, int]]:
+    """Most certain first (the widest margin between a cell's two best candidates): better pruning."""
+
+    def margin(c: tuple[int, int]) -> float:
+        return float(scores[c][candidates[c][0]] - (scores[c][candidates[c][1]] if len(candidates[c]) > 1 else -50))
+
+    return sorted(candidates, key=lambda c: -margin(c))
+
+
+def _search(
+    fountain: tuple[int, int],
+    scores: dict[tuple[int, int], np.ndarray],
+    candidates: dict[tuple[int, int], list[int]],
+    max_nodes: int,
+) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], int]]:
+    """Branch and bound over ``candidates``: the best reading obeying every rule, and the best with consistent walls only.
+
+    Either is empty when none was found within ``max_nodes`` search nodes.
+    """
+    order = _search_order(scores, candidates)
     remaining_best = np.cumsum([scores[c][candidates[c][0]] for c in order][::-1])[::-1].tolist() + [0.0]
     best_total = [-math.inf]
     best_choice: list[dict[tuple[int, int], int]] = [{}]
@@ -140,20 +183,68 @@ def decode_palace(
             del chosen[cell]
 
     search(0, 0.0)
-    if best_choice[0]:
-        return fountain, best_choice[0]
-    if fallback_choice[0]:
-        return fountain, fallback_choice[0]
-    # no consistent reading: best tile per cell, each tile once (greedy by confidence)
-    result: dict[tuple[int, int], int] = {}
-    used.clear()
-    for cell in order:
-        for tile_index in np.argsort(-scores[cell]):
-            if int(tile_index) not in used:
-                result[cell] = int(tile_index)
-                used.add(int(tile_index))
-                break
-    return fountain, result
+    return best_choice[0], fallback_choice[0]
+
+
+def _value_of(tile_index: int) -> str:
+    tile = CATALOGUE[tile_index]
+    return f"{tile.type}:{tile.walls}"
+
+
+def joint_confidences(
+    evidence: dict[tuple[int, int], TileEvidence],
+    fountain: tuple[int, int],
+    chosen: dict[tuple[int, int], int],
+    *,
+    max_nodes: int = 20_000,
+) -> dict[tuple[int, int], float]:
+    """P(each doubtful building tile reads as chosen | the whole palace's evidence and the rules).
+
+    A tile whose own evidence gives its reading under ``JOINT_CHECKED`` is weighed against each
+    rival reading its evidence gives at least ``JOINT_RIVAL``: the best reading of the whole palace
+    obeying every rule with that tile read as the rival (a rival no such reading allows counts for
+    nothing). The probability is the chosen reading's share of those readings (max-marginals over
+    the log scores of ``tile_log_scores``). Empty when ``chosen`` itself breaks a rule (then only
+    each tile's own evidence speaks).
+    """
+    scores = {c: tile_log_scores(evidence[c]) for c in chosen}
+    candidates = _candidates(scores)
+    palace = {cell: CATALOGUE[index] for cell, index in chosen.items()}
+    palace[fountain] = FOUNTAIN_TILE
+    if len(reachable(palace, [fountain])) != len(palace) or _walls_broken(fountain, chosen):
+        return {}
+    best = sum(float(scores[c][chosen[c]]) for c in chosen)
+    joint = {}
+    for cell, index in chosen.items():
+        value = _value_of(index)
+        own = value_probabilities(scores[cell])
+        if own.get(value, 0.0) >= JOINT_CHECKED:
+            continue
+        odds = 0.0
+        for rival, p in own.items():
+            if rival == value or p < JOINT_RIVAL:
+                continue
+            restricted = dict(candidates)
+            restricted[cell] = [i for i in range(len(CATALOGUE)) if _value_of(i) == rival]
+            found, _ = _search(fountain, scores, restricted, max_nodes)
+            if found:
+                odds += math.exp(min(sum(float(scores[c][found[c]]) for c in found) - best, 50.0))
+        joint[cell] = 1.0 / (1.0 + odds)
+    return joint
+
+
+def _walls_broken(fountain: tuple[int, int], chosen: dict[tuple[int, int], int]) -> bool:
+    """Whether two neighbouring tiles of ``chosen`` (or a tile and the fountain) disagree about the wall between them."""
+    for cell, index in chosen.items():
+        walls = CATALOGUE[index].walls
+        for side in SIDES:
+            other = neighbour(cell, side)
+            if other == fountain:
+                if side in walls:
+                    return True
+            elif other in chosen and (side in walls) != (OPPOSITE[side] in CATALOGUE[chosen[other]].walls):
+                return True
+    return False
 
 
 def value_probabilities(scores: np.ndarray) -> dict[str, float]:
@@ -344,11 +435,14 @@ def assemble_palace(
     chosen: dict[tuple[int, int], int],
     grid_to_image: np.ndarray,
     present: dict[tuple[int, int], np.ndarray] | None = None,
+    joint: dict[tuple[int, int], float] | None = None,
 ) -> PalaceReading:
     """The palace (positions relative to the fountain), a reading per tile, and where the rules overrode the model.
 
-    With ``present`` (the octagon reader's corners, ``check_octagons``), a building tile is no surer
-    than that its price octagon was seen: a square without one is doubtful whatever the rest says.
+    A building tile's confidence is its reading's probability on its own evidence, or, where
+    ``joint`` has it (``joint_confidences``), given the whole palace and the rules. With ``present``
+    (the octagon reader's corners, ``check_octagons``), a building tile is no surer than that its
+    price octagon was seen: a square without one is doubtful whatever the rest says.
     """
     fx, fy = fountain
     palace: list[tuple[tuple[int, int], Tile]] = [((0, 0), FOUNTAIN_TILE)]
@@ -368,7 +462,7 @@ def assemble_palace(
             value = f"{tile.type}:{tile.walls}"
             palace.append((at, Tile(tile.type, tile.walls)))  # the type and walls read: twins are one reading
             by_value = value_probabilities(scores)
-            confidence = by_value.get(value, 0.0)
+            confidence = by_value.get(value, 0.0) if joint is None or world not in joint else joint[world]
             if present is not None:
                 confidence = min(confidence, octagon_seen(tiles, present, world))
             alternatives = tuple((v, round(p, 4)) for v, p in sorted(by_value.items(), key=lambda e: -e[1]) if v != value)[:3]

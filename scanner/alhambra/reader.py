@@ -38,6 +38,7 @@ from scanner.alhambra.decode import (
     check_joined,
     check_octagons,
     decode_palace,
+    joint_confidences,
     palace_corners,
     tile_log_scores,
     tiles_present,
@@ -243,7 +244,8 @@ class AlhambraReader:
                     fountain=fountain,
                     chosen=chosen,
                 )
-            reading = assemble_palace(tiles, fountain, chosen, lattice.grid_to_image, octagons)
+            joint = joint_confidences(tiles.evidence, fountain, chosen)
+            reading = assemble_palace(tiles, fountain, chosen, lattice.grid_to_image, octagons, joint)
             if corners is None:  # given corners say a palace is there: a doubtful one is read and flagged
                 check_confidence(photo, reading.readings)
             box_corners = palace_corners(lattice.grid_to_image, [tiles.lattice_of[w] for w in tiles.evidence], tiles.north)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scanner.alhambra.decode import MIN_MEAN_CONFIDENCE, check_confidence
+from scanner.alhambra.decode import MIN_MEAN_CONFIDENCE, check_confidence, joint_confidences, tile_log_scores, value_probabilities
 from scanner.alhambra.reader import (
     KINDS,
     PRICES,
@@ -400,3 +400,51 @@ def test_tiles_that_read_as_nothing_in_particular_are_not_a_palace() -> None:
 @pytest.mark.parametrize("confidences", [[0.3, 0.9, 0.9, 0.9], [MIN_MEAN_CONFIDENCE] * 3, [1.0] * 25, []])
 def test_a_palace_that_reads_as_one_is_kept(confidences) -> None:
     check_confidence(Photo.from_array(np.zeros((64, 64, 3), np.uint8), name="palace.jpg"), _tiles(confidences))
+
+
+def _values(chosen: dict) -> dict:
+    return {cell: f"{CATALOGUE[i].type}:{CATALOGUE[i].walls}" for cell, i in chosen.items()}
+
+
+def test_a_reading_the_rules_force_is_sure_given_the_whole_palace():
+    """The tile east of the fountain reads a W wall at 70%, but a wall never faces the fountain: only "seraglio S" fits."""
+    tile = _tile("seraglio", "S")
+    base = _evidence("seraglio", "S", tile.price)
+    walls = base.walls.copy()
+    walls[3] = 0.7  # W, facing the fountain; the price unread
+    uniform = np.full(len(PRICES), 1 / len(PRICES))
+    evidence = {(0, 0): _evidence("fountain", "", 2), (1, 0): TileEvidence(base.kind, walls, uniform)}
+    fountain, chosen = decode_palace(evidence)
+    assert _values(chosen) == {(1, 0): "seraglio:S"}
+    own = value_probabilities(tile_log_scores(evidence[(1, 0)]))["seraglio:S"]
+    joint = joint_confidences(evidence, fountain, chosen)
+    assert own < 0.5  # on its own, "seraglio S and W" was likelier
+    # "seraglio S and W" counts for nothing (no reading obeying the rules has it); the faint rivals left share the rest
+    assert set(joint) == {(1, 0)} and joint[(1, 0)] > 0.95
+
+
+def test_a_tile_sure_on_its_own_is_not_weighed_again():
+    garden = _tile("garden", "N")
+    evidence = {(0, 0): _evidence("fountain", "", 2), (1, 0): _evidence("garden", "N", garden.price, 0.999)}
+    fountain, chosen = decode_palace(evidence)
+    assert joint_confidences(evidence, fountain, chosen) == {}
+
+
+def test_a_doubt_no_rule_settles_stays_a_doubt():
+    """A N wall read at 60% on a tile with nothing to the north: the rules allow both readings."""
+    tile = _tile("garden", "N")
+    base = _evidence("garden", "N", tile.price)
+    walls = base.walls.copy()
+    walls[0] = 0.6
+    evidence = {(0, 0): _evidence("fountain", "", 2), (1, 0): TileEvidence(base.kind, walls, base.price)}
+    fountain, chosen = decode_palace(evidence)
+    own = value_probabilities(tile_log_scores(evidence[(1, 0)]))[_values(chosen)[(1, 0)]]
+    joint = joint_confidences(evidence, fountain, chosen)
+    assert own < 0.9
+    assert abs(joint[(1, 0)] - own) < 0.1
+
+
+def test_a_reading_that_breaks_a_rule_has_no_joint_confidence():
+    garden = _tile("garden", "W")  # a wall on the side facing the fountain: not allowed
+    evidence = {(0, 0): _evidence("fountain", "", 2), (1, 0): _evidence("garden", "W", garden.price, 0.6)}
+    assert joint_confidences(evidence, (0, 0), {(1, 0): CATALOGUE.index(garden)}) == {}
