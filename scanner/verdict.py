@@ -70,8 +70,9 @@ def cell_doubts(
     """The doubts about single readings: overridden cells, cells under the bar, and broken placement rules.
 
     A cell the rules overrode is a doubt unless the scanner stands behind the rules' choice as
-    surely as the bar asks (its confidence given the whole board, as a reader that weighs the rules
-    gives it: ``scanner.alhambra.decode.joint_confidences``).
+    surely as the bar asks: a reader that weighs the whole board and its rules gives the cell that
+    confidence (the Alhambra reader does); the model's own probability of a value it did not
+    prefer never clears the bar.
     """
     confidence = {reading.cell: reading.confidence for reading in cells}
     doubts: list[Doubt] = []
