@@ -71,7 +71,7 @@ def cell_doubts(
 
     A cell the rules overrode is a doubt unless the scanner stands behind the rules' choice as
     surely as the bar asks: a reader that weighs the whole board and its rules gives the cell that
-    confidence (the Alhambra reader does); the model's own probability of a value it did not
+    confidence (both readers weigh it in); the model's own probability of a value it did not
     prefer never clears the bar.
     """
     confidence = {reading.cell: reading.confidence for reading in cells}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from contextlib import nullcontext
 
@@ -24,6 +25,7 @@ from scanner.sagrada.reader import (
     decode_window,
     orientation_log_odds,
     refuse_unlike_window,
+    row_marginals,
     state_probabilities,
     value_probabilities,
 )
@@ -510,3 +512,47 @@ def test_a_window_that_reads_as_one_is_kept(readings) -> None:
 def test_cells_that_read_as_nothing_are_not_a_window() -> None:
     with pytest.raises(BoardNotFoundError, match="mean confidence 0.40"):
         refuse_unlike_window(_cells([(".", 0.4)] * 20), "table.jpg")
+
+
+# --------------------------------------------------------------------------------------------- joint confidence
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_rules_make_a_forced_reading_sure_given_the_whole_window(seed) -> None:
+    rng = random.Random(300 + seed)
+    pattern = PATTERNS[rng.choice(sorted(PATTERNS))]
+    window = generate_window(rng, pattern, empty=0)
+    truth = _truth_states(window, pattern)
+    probs = _confident(truth)
+    index = rng.randrange(20)
+    neighbour = truth[rng.choice(_neighbours(index))]  # the rival copies a neighbour: the rules forbid it
+    probs[index] = 1e-4
+    probs[index, STATES.index(neighbour)] = 0.5
+    probs[index, STATES.index(truth[index])] = 0.5
+    probs[index] /= probs[index].sum()
+    decoded = decode_window(probs)
+    assert decoded.joint is not None
+    assert np.allclose(decoded.joint.sum(axis=1), 1.0)
+    assert decoded.joint[index, STATES.index(truth[index])] > 0.99
+    sure = [index for index in range(20) if probs[index].max() > 0.9]
+    assert np.allclose(decoded.joint[sure].max(axis=1), probs[sure].max(axis=1), atol=0.02)  # the rules leave sure cells as read
+
+
+def test_joint_probabilities_are_the_windows_own_weights_summed() -> None:
+    """Two doubtful cells apart, two candidates each: the marginals are the four windows' weights, summed by cell."""
+    candidates = []
+    for index in range(20):  # a legal window: colours and values cycle so no neighbours share either
+        r, c = divmod(index, 5)
+        candidates.append([(STATES.index("RYGBP"[(r + c) % 5] + "123456"[(r + 2 * c) % 6]), 0.0)])
+    a, b = 0, 19
+    candidates[a] = [(STATES.index("R1"), math.log(0.7)), (STATES.index("_R"), math.log(0.3))]
+    candidates[b] = [(candidates[b][0][0], math.log(0.6)), (STATES.index("_G"), math.log(0.4))]
+    joint = row_marginals(candidates)
+    assert joint[a, STATES.index("R1")] == pytest.approx(0.7) and joint[b, candidates[b][0][0]] == pytest.approx(0.6)
+    # beside the first doubtful cell, a third that may read R1 too: that pair breaks the rule
+    candidates[1] = [(STATES.index("R1"), math.log(0.5)), (STATES.index("Y2"), math.log(0.5))]
+    joint = row_marginals(candidates)
+    # (R1, R1) shares a colour and a value: weight 0.7 x 0.5 x VIOLATION; the others stand
+    weights = {("R1", "R1"): 0.35 * 1e-3, ("R1", "Y2"): 0.35, ("_R", "R1"): 0.15, ("_R", "Y2"): 0.15}
+    total = sum(weights.values())
+    assert joint[1, STATES.index("R1")] == pytest.approx((weights[("R1", "R1")] + weights[("_R", "R1")]) / total, rel=1e-3)

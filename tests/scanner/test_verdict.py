@@ -242,7 +242,7 @@ def sample_scanner(make_scanner: Any) -> Any:
         (
             "sagrada_tilted_02",
             "sagrada",
-            ("cell r3c1 read Y2 (yellow 2) at 4", "cell r2c3 read R1 (red 1) at 9"),
+            ("cell r3c1 read Y2 (yellow 2) at 6",),
         ),
         ("alhambra_01_straight", "alhambra", ()),
         ("alhambra_10_small", "alhambra", ()),
