@@ -141,17 +141,6 @@ def _search(
     used: set[int] = set()
     nodes = [0]
 
-    def consistent(cell: tuple[int, int], tile_index: int) -> bool:
-        walls = CATALOGUE[tile_index].walls
-        for side in SIDES:
-            other = neighbour(cell, side)
-            if other == fountain:
-                if side in walls:
-                    return False
-            elif other in chosen and (side in walls) != (OPPOSITE[side] in CATALOGUE[chosen[other]].walls):
-                return False
-        return True
-
     def all_reachable() -> bool:
         palace = {cell: CATALOGUE[index] for cell, index in chosen.items()}
         palace[fountain] = FOUNTAIN_TILE
@@ -174,7 +163,7 @@ def _search(
             return
         cell = order[depth]
         for tile_index in candidates[cell]:
-            if tile_index in used or not consistent(cell, tile_index):
+            if tile_index in used or not _walls_agree(cell, tile_index, fountain, chosen):
                 continue
             chosen[cell] = tile_index
             used.add(tile_index)
@@ -233,18 +222,22 @@ def joint_confidences(
     return joint
 
 
+def _walls_agree(cell: tuple[int, int], tile_index: int, fountain: tuple[int, int], placed: dict[tuple[int, int], int]) -> bool:
+    """Whether catalogue tile ``tile_index`` at ``cell`` agrees about each shared wall with the fountain and the ``placed`` tiles."""
+    walls = CATALOGUE[tile_index].walls
+    for side in SIDES:
+        other = neighbour(cell, side)
+        if other == fountain:
+            if side in walls:
+                return False
+        elif other in placed and (side in walls) != (OPPOSITE[side] in CATALOGUE[placed[other]].walls):
+            return False
+    return True
+
+
 def _walls_broken(fountain: tuple[int, int], chosen: dict[tuple[int, int], int]) -> bool:
     """Whether two neighbouring tiles of ``chosen`` (or a tile and the fountain) disagree about the wall between them."""
-    for cell, index in chosen.items():
-        walls = CATALOGUE[index].walls
-        for side in SIDES:
-            other = neighbour(cell, side)
-            if other == fountain:
-                if side in walls:
-                    return True
-            elif other in chosen and (side in walls) != (OPPOSITE[side] in CATALOGUE[chosen[other]].walls):
-                return True
-    return False
+    return not all(_walls_agree(cell, index, fountain, chosen) for cell, index in chosen.items())
 
 
 def value_probabilities(scores: np.ndarray) -> dict[str, float]:

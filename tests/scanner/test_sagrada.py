@@ -191,19 +191,25 @@ def _neighbours(index: int) -> list[int]:
     return [rr * 5 + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)) if 0 <= rr < 4 and 0 <= cc < 5]
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_decoding_fixes_an_unsure_misread_that_breaks_the_neighbour_rule(seed) -> None:
-    rng = random.Random(100 + seed)
+def _misread_like_a_neighbour(seed: int, misread: float, right: float) -> tuple[list[str], np.ndarray, int]:
+    """A legal window read surely but for one cell, read at ``misread`` as a copy of a neighbour (illegal) and at ``right`` as itself."""
+    rng = random.Random(seed)
     pattern = PATTERNS[rng.choice(sorted(PATTERNS))]
     window = generate_window(rng, pattern, empty=0)
     truth = _truth_states(window, pattern)
     probs = _confident(truth)
     index = rng.randrange(20)
-    neighbour = truth[rng.choice(_neighbours(index))]  # the misread copies a neighbour: illegal
+    neighbour = truth[rng.choice(_neighbours(index))]
     probs[index] = 1e-4
-    probs[index, STATES.index(neighbour)] = 0.55
-    probs[index, STATES.index(truth[index])] = 0.40
+    probs[index, STATES.index(neighbour)] = misread
+    probs[index, STATES.index(truth[index])] = right
     probs[index] /= probs[index].sum()
+    return truth, probs, index
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_decoding_fixes_an_unsure_misread_that_breaks_the_neighbour_rule(seed) -> None:
+    truth, probs, _ = _misread_like_a_neighbour(100 + seed, 0.55, 0.40)
     decoded = decode_window(probs)
     assert list(decoded.states) == truth
 
@@ -519,17 +525,7 @@ def test_cells_that_read_as_nothing_are_not_a_window() -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_the_rules_make_a_forced_reading_sure_given_the_whole_window(seed) -> None:
-    rng = random.Random(300 + seed)
-    pattern = PATTERNS[rng.choice(sorted(PATTERNS))]
-    window = generate_window(rng, pattern, empty=0)
-    truth = _truth_states(window, pattern)
-    probs = _confident(truth)
-    index = rng.randrange(20)
-    neighbour = truth[rng.choice(_neighbours(index))]  # the rival copies a neighbour: the rules forbid it
-    probs[index] = 1e-4
-    probs[index, STATES.index(neighbour)] = 0.5
-    probs[index, STATES.index(truth[index])] = 0.5
-    probs[index] /= probs[index].sum()
+    truth, probs, index = _misread_like_a_neighbour(300 + seed, 0.5, 0.5)
     decoded = decode_window(probs)
     assert decoded.joint is not None
     assert np.allclose(decoded.joint.sum(axis=1), 1.0)
