@@ -70,6 +70,7 @@ MIN_DICE_CONFIDENCE = 0.62
 # >= 90% 3 -> 2, 11 -> 9, 9 -> 8, right cells under 95% 109 -> 81, 379 -> 331, 74 -> 48; crops read per
 # board 40 -> 26.7 (held-out style), 47.4 (composites), 25.4 (training styles).
 TTA_TURNS = 4
+FIRST_LOOK_SURE = 0.95
 # A cell's confidence: its own reading's probability and the one given the whole window, its card and the
 # rules (``row_marginals``), geometrically weighed (the rules' weight). Transfer (held-out style, real-dice
 # composites, training styles): right windows flagged 19 -> 17 of 57, 21 -> 21 of 23, 10 -> 9 of 48; wrong
@@ -77,7 +78,6 @@ TTA_TURNS = 4
 # windows but left a composite window wrong unflagged (a Y2 read Y5: 81% on its own, 99% given the rest);
 # weight 0.75 flagged 11 of 57 but read 4 composite cells wrong at >= 90%.
 JOINT_WEIGHT = 0.5
-FIRST_LOOK_SURE = 0.95
 MAX_CONFLICTS = 2  # a tool card or two, or a misread: more and the card is not trusted
 
 
