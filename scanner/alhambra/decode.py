@@ -54,6 +54,7 @@ class TileEvidence:
 _CAT_KIND = np.array([KINDS.index(tile.type) for tile in CATALOGUE])
 _CAT_WALLS = np.array([[side in tile.walls for side in SIDES] for tile in CATALOGUE], dtype=np.float64)
 _CAT_PRICE = np.array([PRICES.index(str(tile.price)) for tile in CATALOGUE])
+_CAT_VALUES = tuple(f"{tile.type}:{tile.walls}" for tile in CATALOGUE)  # each tile's reading text (price twins share one)
 
 
 def tile_log_scores(evidence: TileEvidence, price_weight: float | None = None) -> np.ndarray:
@@ -141,18 +142,13 @@ def _search(
     used: set[int] = set()
     nodes = [0]
 
-    def all_reachable() -> bool:
-        palace = {cell: CATALOGUE[index] for cell, index in chosen.items()}
-        palace[fountain] = FOUNTAIN_TILE
-        return len(reachable(palace, [fountain])) == len(palace)
-
     def search(depth: int, total: float) -> None:
         nodes[0] += 1
         if nodes[0] > max_nodes:
             return
         if depth == len(order):
             if total > best_total[0]:
-                if all_reachable():
+                if _all_reachable(fountain, chosen):
                     best_total[0] = total
                     best_choice[0] = dict(chosen)
                 elif total > fallback_total[0]:
@@ -175,11 +171,6 @@ def _search(
     return best_choice[0], fallback_choice[0]
 
 
-def _value_of(tile_index: int) -> str:
-    tile = CATALOGUE[tile_index]
-    return f"{tile.type}:{tile.walls}"
-
-
 def joint_confidences(
     evidence: dict[tuple[int, int], TileEvidence],
     fountain: tuple[int, int],
@@ -198,14 +189,12 @@ def joint_confidences(
     """
     scores = {c: tile_log_scores(evidence[c]) for c in chosen}
     candidates = _candidates(scores)
-    palace = {cell: CATALOGUE[index] for cell, index in chosen.items()}
-    palace[fountain] = FOUNTAIN_TILE
-    if len(reachable(palace, [fountain])) != len(palace) or _walls_broken(fountain, chosen):
+    if not _all_reachable(fountain, chosen) or not all(_walls_agree(cell, index, fountain, chosen) for cell, index in chosen.items()):
         return {}
     best = sum(float(scores[c][chosen[c]]) for c in chosen)
     joint = {}
     for cell, index in chosen.items():
-        value = _value_of(index)
+        value = _CAT_VALUES[index]
         own = value_probabilities(scores[cell])
         if own.get(value, 0.0) >= JOINT_CHECKED:
             continue
@@ -214,7 +203,7 @@ def joint_confidences(
             if rival == value or p < JOINT_RIVAL:
                 continue
             restricted = dict(candidates)
-            restricted[cell] = [i for i in range(len(CATALOGUE)) if _value_of(i) == rival]
+            restricted[cell] = [i for i, text in enumerate(_CAT_VALUES) if text == rival]
             found, _ = _search(fountain, scores, restricted, max_nodes)
             if found:
                 odds += math.exp(min(sum(float(scores[c][found[c]]) for c in found) - best, 50.0))
@@ -235,9 +224,11 @@ def _walls_agree(cell: tuple[int, int], tile_index: int, fountain: tuple[int, in
     return True
 
 
-def _walls_broken(fountain: tuple[int, int], chosen: dict[tuple[int, int], int]) -> bool:
-    """Whether two neighbouring tiles of ``chosen`` (or a tile and the fountain) disagree about the wall between them."""
-    return not all(_walls_agree(cell, index, fountain, chosen) for cell, index in chosen.items())
+def _all_reachable(fountain: tuple[int, int], chosen: dict[tuple[int, int], int]) -> bool:
+    """Whether every tile of ``chosen`` can be reached on foot from the fountain."""
+    palace = {cell: CATALOGUE[index] for cell, index in chosen.items()}
+    palace[fountain] = FOUNTAIN_TILE
+    return len(reachable(palace, [fountain])) == len(palace)
 
 
 def value_probabilities(scores: np.ndarray) -> dict[str, float]:
@@ -245,8 +236,7 @@ def value_probabilities(scores: np.ndarray) -> dict[str, float]:
     probs = np.exp(scores - scores.max())
     probs /= probs.sum()
     values: dict[str, float] = {}
-    for tile, p in zip(CATALOGUE, probs):
-        key = f"{tile.type}:{tile.walls}"
+    for key, p in zip(_CAT_VALUES, probs):
         values[key] = values.get(key, 0.0) + float(p)
     return values
 
@@ -451,8 +441,7 @@ def assemble_palace(
             confidence = float(ev.kind[KINDS.index("fountain")])
             alternatives: tuple[tuple[str, float], ...] = ((model_value, model_conf),) if model_value != "fountain" else ()
         else:
-            tile = CATALOGUE[chosen[world]]
-            value = f"{tile.type}:{tile.walls}"
+            tile, value = CATALOGUE[chosen[world]], _CAT_VALUES[chosen[world]]
             palace.append((at, Tile(tile.type, tile.walls)))  # the type and walls read: twins are one reading
             by_value = value_probabilities(scores)
             confidence = by_value.get(value, 0.0) if joint is None or world not in joint else joint[world]

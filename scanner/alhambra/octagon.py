@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions, crop_squares, rotate_cell_float
+from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions, crop_squares, crops_batch, rotate_cell_float
 from scanner.model import OnnxModel, softmax
 from scoring.alhambra.palace import BUILDING_TYPES
 
@@ -108,8 +108,7 @@ def read_octagons(model: OnnxModel, temperatures: Mapping[str, float], patches: 
     if n == 0:
         return OctagonPredictions(np.zeros((0, 4)), np.zeros((0, 4, len(BUILDING_TYPES))), np.zeros((0, 4, len(PRICES))))
     flat = patches.reshape(n * 4, *patches.shape[2:])
-    batch = np.ascontiguousarray(flat.astype(np.float32).transpose(0, 3, 1, 2) / 255.0)
-    out = model.run(batch)
+    out = model.run(crops_batch(flat))
     present = 1.0 / (1.0 + np.exp(-out["present"].reshape(n, 4) / temperatures.get("present", 1.0)))
     kind = softmax(out["kind"], temperatures.get("kind", 1.0)).reshape(n, 4, -1)
     price = softmax(out["price"], temperatures.get("price", 1.0)).reshape(n, 4, -1)
@@ -155,7 +154,7 @@ def read_prices(
     if not len(unsure) or not looks:
         return first
     flat = price_looks(upright[unsure], looks).reshape(-1, *upright.shape[1:])
-    out = model.run(np.ascontiguousarray(flat.astype(np.float32).transpose(0, 3, 1, 2) / 255.0))
+    out = model.run(crops_batch(flat))
     price = softmax(out["price"], temperatures.get("price", 1.0)).reshape(len(unsure), len(looks), -1)
     logs = np.concatenate([np.log(np.clip(first[unsure], 1e-9, 1))[:, None], np.log(np.clip(price, 1e-9, 1))], axis=1)
     pooled = first.copy()

@@ -260,13 +260,14 @@ def decode_window(states: np.ndarray, pattern: str | None = None) -> Decoded:
                 break
             counts[c] += 1
         candidates.extend(row[c][: counts[c]] for c in range(COLS))
-    best_states, best_log = _row_search(candidates)
+    terms = _row_terms(candidates)
+    best_states, best_log = _row_search(terms)
     return Decoded(
         states=tuple(STATES[k] for k in best_states),
         pattern=pattern,
         pattern_probability=float(probability),
         log_probability=best_log,
-        joint=row_marginals(candidates),
+        joint=row_marginals(candidates, terms),
     )
 
 
@@ -290,25 +291,36 @@ def _row_options(candidates: list[list[tuple[int, float]]]) -> tuple[np.ndarray,
     return ids, logs + math.log(VIOLATION) * clashes
 
 
-def row_marginals(candidates: list[list[tuple[int, float]]]) -> np.ndarray:
-    """(20, 42) each cell's state probabilities over the windows ``candidates`` allow, weighed as ``_row_search`` weighs them.
+RowTerms = tuple[list[tuple[np.ndarray, np.ndarray]], list[np.ndarray]]
 
-    Sum-product over the same rows (forward-backward): a reading the rules or the card force is sure
-    whatever its own crop said. States outside a cell's candidates get none.
-    """
+
+def _row_terms(candidates: list[list[tuple[int, float]]]) -> RowTerms:
+    """Each row's combinations (``_row_options``) and, between each row and the next, the (M, M') clash penalties."""
     penalty = math.log(VIOLATION)
     rows = [_row_options(candidates[r * COLS : (r + 1) * COLS]) for r in range(ROWS)]
     pairs = [
         penalty * sum(CLASH[rows[r - 1][0][:, c][:, None], rows[r][0][:, c][None, :]].astype(np.int64) for c in range(COLS))
         for r in range(1, ROWS)
     ]
+    return rows, pairs
+
+
+def row_marginals(candidates: list[list[tuple[int, float]]], terms: RowTerms | None = None) -> np.ndarray:
+    """(20, 42) each cell's state probabilities over the windows ``candidates`` allow, weighed as ``_row_search`` weighs them.
+
+    Sum-product over the same rows (forward-backward; ``terms`` when the caller has them already): a
+    reading the rules or the card force is sure whatever its own crop said. States outside a cell's
+    candidates get none.
+    """
+    rows, pairs = terms or _row_terms(candidates)
+    logsumexp = np.logaddexp.reduce
     forward = [rows[0][1]]
     for r in range(1, ROWS):
-        forward.append(_logsumexp(forward[-1][:, None] + pairs[r - 1], axis=0) + rows[r][1])
+        forward.append(logsumexp(forward[-1][:, None] + pairs[r - 1], axis=0) + rows[r][1])
     backward = [np.zeros(len(rows[ROWS - 1][1]))]
     for r in range(ROWS - 1, 0, -1):
-        backward.insert(0, _logsumexp(pairs[r - 1] + (rows[r][1] + backward[0])[None, :], axis=1))
-    total = _logsumexp(forward[-1], axis=0)
+        backward.insert(0, logsumexp(pairs[r - 1] + (rows[r][1] + backward[0])[None, :], axis=1))
+    total = logsumexp(forward[-1])
     joint = np.zeros((ROWS * COLS, len(STATES)))
     for r in range(ROWS):
         weight = np.exp(forward[r] + backward[r] - total)
@@ -317,21 +329,14 @@ def row_marginals(candidates: list[list[tuple[int, float]]]) -> np.ndarray:
     return joint
 
 
-def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
-    top = np.max(x, axis=axis, keepdims=True)
-    return np.squeeze(top, axis=axis) + np.log(np.exp(x - top).sum(axis=axis))
-
-
-def _row_search(candidates: list[list[tuple[int, float]]]) -> tuple[list[int], float]:
-    """Exact best assignment: dynamic programming over rows, each row's combinations enumerated."""
-    penalty = math.log(VIOLATION)
-    rows = [_row_options(candidates[r * COLS : (r + 1) * COLS]) for r in range(ROWS)]
+def _row_search(terms: RowTerms) -> tuple[list[int], float]:
+    """Exact best assignment: dynamic programming over the rows of ``_row_terms``, each row's combinations enumerated."""
+    rows, pairs = terms
     best = rows[0][1]
     back = []
     for r in range(1, ROWS):
-        prev_ids, (ids, scores) = rows[r - 1][0], rows[r]
-        clashes = sum(CLASH[prev_ids[:, c][:, None], ids[:, c][None, :]].astype(np.int64) for c in range(COLS))
-        total = best[:, None] + penalty * clashes
+        ids, scores = rows[r]
+        total = best[:, None] + pairs[r - 1]
         pointer = np.argmax(total, axis=0)
         best = total[pointer, np.arange(len(ids))] + scores
         back.append(pointer)
