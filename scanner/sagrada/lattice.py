@@ -298,6 +298,40 @@ def _link(points: np.ndarray, start: int, u: np.ndarray, v: np.ndarray) -> dict[
     return coords
 
 
+def _reduce_basis(coords: dict[int, tuple[int, int]], points: np.ndarray) -> dict[int, tuple[int, int]]:
+    """The same lattice points in the coordinates of its shortest basis (Lagrange-Gauss reduction).
+
+    Linking from a diagonal step (its true neighbour across was missing) gives coordinates in a
+    sheared basis, ``(u, u + v)`` say: every centre still sits on a lattice point, but a 4x5 block of
+    those coordinates is a slanted band across the window. The two shortest independent steps of
+    a grid seen at up to 40 degrees of tilt are its rows and columns, so reducing the basis of the
+    affine map through the linked centres restores them.
+    """
+    if len(coords) < 3:
+        return coords
+    idx = list(coords)
+    src = np.array([coords[j] for j in idx], np.float64)
+    design = np.column_stack([src, np.ones(len(src))])
+    coef, _, rank, _ = np.linalg.lstsq(design, points[idx], rcond=None)
+    if rank < 3:
+        return coords
+    a, b = coef[0].copy(), coef[1].copy()  # the photo steps of lattice x and y
+    change = np.eye(2, dtype=np.int64)  # columns: the new basis vectors in old lattice coordinates
+    for _ in range(32):
+        if a @ a > b @ b:
+            a, b = b, a
+            change = change[:, ::-1].copy()
+        mu = int(round(float(a @ b) / max(float(a @ a), 1e-12)))
+        if mu == 0:
+            break
+        b = b - mu * a
+        change[:, 1] -= mu * change[:, 0]
+    if np.abs(change).sum() == 2:  # the same basis, perhaps swapped or turned: nothing was sheared
+        return coords
+    inverse = np.round(np.linalg.inv(change)).astype(np.int64)  # unimodular: integer coordinates stay integer
+    return {j: (int(inverse[0] @ c), int(inverse[1] @ c)) for j, c in ((j, np.array(coords[j])) for j in idx)}
+
+
 def _homography(src: np.ndarray, dst: np.ndarray, pitch: float, robust: bool) -> np.ndarray | None:
     """Lattice coords -> photo px: a homography (RANSAC when ``robust``), an affine map for few or collinear points."""
     if len(src) < 3 or len(set(src[:, 0])) < 2 or len(set(src[:, 1])) < 2:
@@ -351,7 +385,7 @@ def fit_lattice(points: np.ndarray, heights: np.ndarray) -> tuple[np.ndarray, di
             break
     if len(best) < MIN_CELLS:
         return None
-    coords = best
+    coords = _reduce_basis(best, points)
     grid: np.ndarray | None = None
     for round_index in range(4):
         idx = list(coords)
