@@ -283,7 +283,7 @@ def fit_temperatures(net: TileNet, data: dict[str, np.ndarray]) -> dict[str, flo
     return {key: round(value, 4) for key, value in temps.items()}
 
 
-def _train_side_lane(
+def _train_jobs(
     train: dict[str, np.ndarray],
     val: dict[str, np.ndarray],
     config: AlhambraTraining,
@@ -291,8 +291,13 @@ def _train_side_lane(
     jobs: tuple[str, ...],
     threads: int,
 ) -> None:
-    """Train and export ``jobs`` in turn (``locate``, ``octagon``): the second lane, while the tile classifier trains."""
+    """Train, calibrate and export ``jobs`` in turn (``tiles``, ``locate``, ``octagon``) on ``threads`` threads."""
     torch.set_num_threads(threads)
+    if "tiles" in jobs:
+        tiles = train_tiles(train, config.tiles)
+        temps = fit_temperatures(tiles, val)
+        print(f"temperatures: {temps}")
+        export.export_tiles(tiles, temps, recipe)
     if "locate" in jobs:
         export.export_locate(train_locate(train, config.locate), recipe)
     if "octagon" in jobs:
@@ -341,21 +346,18 @@ def main(argv: list[str] | None = None) -> None:
     train = build("train", config.train_renders, workers=2)
     val = build("val", config.calibration_renders, workers=2)
     recipe = config.recipe(locate="locate" in jobs)
-    side_jobs = tuple(job for job in ("locate", "octagon") if job in jobs)
-    side = None
-    if side_jobs and "tiles" in jobs and args.threads >= 2:
-        # two lanes of one thread each (faster than two threads on one lane): the locator and the
-        # octagon reader train in a child process while this one trains the tile classifier
-        side = fast.start_lane(_train_side_lane, train, val, config, recipe, side_jobs, 1)
-    elif side_jobs:
-        _train_side_lane(train, val, config, recipe, side_jobs, args.threads)
-    if "tiles" in jobs:
-        tiles = train_tiles(train, config.tiles)
-        temps = fit_temperatures(tiles, val)
-        print(f"temperatures: {temps}")
-        export.export_tiles(tiles, temps, recipe)
-    if side is not None:
-        fast.join_lane(side, " and ".join(side_jobs))
+    if "octagon" in jobs:
+        build("octagon", config.octagon_renders, workers=2)  # on both cores now; the lane that trains it reads the cache
+    if len(jobs) > 1 and args.threads >= 2:
+        # two lanes of one thread each (faster than two threads on one lane): the octagon reader, the
+        # longest (8 epochs over 270k patches), in this process; the others in turn in a child process
+        longest = "octagon" if "octagon" in jobs else jobs[0]
+        rest = tuple(job for job in jobs if job != longest)
+        side = fast.start_lane(_train_jobs, train, val, config, recipe, rest, 1)
+        _train_jobs(train, val, config, recipe, (longest,), 1)
+        fast.join_lane(side, " and ".join(rest))
+    else:
+        _train_jobs(train, val, config, recipe, jobs, args.threads)
     print(f"trained and exported in {time.perf_counter() - start:.0f} s")
     if not args.skip_evaluate:
         evaluate.main([])
