@@ -98,3 +98,48 @@ def die_masks(crops: np.ndarray, near: float = 0.37) -> np.ndarray:
         inner = cv2.erode(hull, np.ones((5, 5), np.uint8))
         masks[k] = cv2.GaussianBlur(inner.astype(np.float32), (3, 3), 0.7)
     return masks
+
+
+def yellowed(crop: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:
+    """``crop`` with its die (soft ``mask``) turned into a yellow one, its pips and the tray kept; None without a die.
+
+    The loose-dice photos hold no yellow die with white pips, and a yellow die is the hardest to
+    count: its body is nearly as light as its pips. The body takes a yellow hue and a yellow die's
+    lightness (its median brightness raised to 72-92% of white, the marbling kept), so the value
+    and colour heads see real dice pixels in Sagrada's fifth colour.
+    """
+    hsv = cv2.cvtColor(crop, cv2.COLOR_RGB2HSV).astype(np.float32)
+    saturation, value = hsv[..., 1], hsv[..., 2]
+    inside = mask > 0.5
+    if int(inside.sum()) < 20:
+        return None
+    body_s, body_v = float(np.median(saturation[inside])), float(np.median(value[inside]))
+    # pips: lighter and greyer than the body
+    pip = np.clip(2 * (value - body_v) / max(255 - body_v, 1), 0, 1) * np.clip(2 * (1 - saturation / max(body_s, 1)), 0, 1)
+    gamma = np.log(rng.uniform(0.72, 0.92)) / np.log(max(body_v, 8) / 255)
+    body = np.stack(
+        [np.full_like(value, rng.uniform(22, 31)), np.clip(saturation * 0.4 + rng.uniform(120, 170), 0, 255), 255 * (value / 255) ** gamma],
+        axis=-1,
+    )
+    yellow = cv2.cvtColor(np.clip(body, 0, 255).astype(np.uint8), cv2.COLOR_HSV2RGB).astype(np.float32)
+    weight = (mask * (1 - pip))[..., None]
+    return np.clip(crop * (1 - weight) + yellow * weight + 0.5, 0, 255).astype(np.uint8)
+
+
+def with_yellow_copies(real: RealDice, share: float, seed: int) -> RealDice:
+    """``real`` and, for a ``share`` of its dice of Sagrada's colours, a yellowed copy (``yellowed``) labelled yellow."""
+    rng = np.random.default_rng(seed)
+    chosen = np.flatnonzero(real.coloured & (rng.random(len(real.colours)) < share))
+    masks = die_masks(real.crops[chosen])
+    copies = [(k, yellowed(real.crops[k], mask, rng)) for k, mask in zip(chosen, masks)]
+    kept = [(k, crop) for k, crop in copies if crop is not None]
+    if not kept:
+        return real
+    index = np.array([k for k, _ in kept])
+    yellow = make_dataset.COLOURS.index("Y")
+    return RealDice(
+        np.concatenate([real.crops, np.stack([crop for _, crop in kept])]),
+        np.concatenate([real.values, real.values[index]]),
+        np.concatenate([real.colours, np.full(len(index), yellow, real.colours.dtype)]),
+        np.concatenate([real.photos, real.photos[index]]),
+    )

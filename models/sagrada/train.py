@@ -27,7 +27,7 @@ from models import fast
 from models.fit import FitConfig, fit, seeded
 from models.sagrada import evaluate, export, locate_data, make_dataset
 from models.sagrada.nets import CellNet, FinderNet, LocateNet, RefinerNet
-from models.sagrada.real_dice import RealDice, die_masks, load_real_dice
+from models.sagrada.real_dice import RealDice, die_masks, load_real_dice, with_yellow_copies
 from scanner.sagrada.grid import heat_targets
 
 SEED = 20261130
@@ -50,6 +50,7 @@ class SagradaTraining:
     fine_tune_synthetic: int = 12_000
     fine_tune_real_repeat: int = 20
     fine_tune_paste: float = 0.6  # share of real dice pasted onto rendered empty cells (the rest keep their tray)
+    fine_tune_yellow: float = 0.5  # share of the real dice of Sagrada's colours also shown as a yellow die (real_dice.yellowed)
     finder: FitConfig = FitConfig("finder", epochs=60, batch=32, lr=3e-3, peak_lr=4e-3, seed=SEED + 1)
     refiner: FitConfig = FitConfig("refiner", epochs=48, batch=64, lr=3e-3, peak_lr=4e-3, seed=SEED + 2)
     # the cell-centre locator: random views (locate_data.random_view) of its own renders, each epoch new views
@@ -63,7 +64,7 @@ class SagradaTraining:
         for field in ("train_photos", "val_photos", "fine_tune_synthetic", "fine_tune_real_repeat", "locate_renders", "locate_views"):
             if getattr(self, field) < 1:
                 raise ValueError(f"{field}: expected a positive count, got {getattr(self, field)}")
-        for share in ("fine_tune_paste", "locate_real_share"):
+        for share in ("fine_tune_paste", "fine_tune_yellow", "locate_real_share"):
             if not 0 <= getattr(self, share) <= 1:
                 raise ValueError(f"{share}: expected a share in [0, 1], got {getattr(self, share)}")
 
@@ -485,6 +486,7 @@ def main(argv: list[str] | None = None) -> None:
         cells = train_cells(train["crops"], train["crop_labels"], config.cells)
         real = load_real_dice(fold=0)
         if real is not None and not args.synthetic_only:
+            real = with_yellow_copies(real, config.fine_tune_yellow, SEED + 5)
             cells = fine_tune_real(
                 cells,
                 train["crops"],

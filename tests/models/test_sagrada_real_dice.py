@@ -69,6 +69,36 @@ def test_die_masks_cover_the_die_not_the_tray():
     assert (masks[:, ~die] > 0.5).mean() < 0.01
 
 
+def test_a_yellowed_die_turns_yellow_and_keeps_its_white_pips_and_the_tray():
+    import cv2
+
+    from models.sagrada.real_dice import die_masks, yellowed
+
+    for body in ((40, 70, 200), (150, 20, 30), (30, 20, 45)):  # blue, red and a dark purple die
+        crop = _die_crop(body=body)
+        turned = yellowed(crop, die_masks(crop[None])[0], np.random.default_rng(1))
+        assert turned is not None
+        hsv = cv2.cvtColor(turned, cv2.COLOR_RGB2HSV).astype(int)
+        assert 18 <= hsv[28, 17, 0] <= 34 and hsv[28, 17, 2] > 170  # a light yellow body, even from a dark die
+        assert (turned[23:25, 23:25].astype(int) >= 230).all()  # the pips stay white
+        assert np.array_equal(turned[:8], crop[:8]) and np.array_equal(turned[:, :8], crop[:, :8])  # the tray is untouched
+    assert yellowed(np.full((48, 48, 3), 200, np.uint8), np.zeros((48, 48), np.float32), np.random.default_rng(1)) is None
+
+
+def test_yellow_copies_are_labelled_yellow_with_their_die_value():
+    from models.sagrada.make_dataset import COLOURS
+    from models.sagrada.real_dice import RealDice, with_yellow_copies
+
+    crops = np.stack([_die_crop(), _die_crop(body=(150, 20, 30)), _die_crop(body=(250, 250, 250))])
+    real = RealDice(crops, np.array([3, 5, 2]), np.array([COLOURS.index("B"), COLOURS.index("R"), 0]), np.array([0, 2, 4]))
+    grown = with_yellow_copies(real, 1.0, seed=3)
+    assert len(grown.crops) == 5  # both dice of Sagrada's colours, never the one of another colour
+    assert grown.colours[3:].tolist() == [COLOURS.index("Y")] * 2
+    assert grown.values[3:].tolist() == [3, 5] and grown.photos[3:].tolist() == [0, 2]
+    assert np.array_equal(grown.crops[:3], crops)
+    assert len(with_yellow_copies(real, 0.0, seed=3).crops) == 3
+
+
 @pytest.mark.skipif(not DICE.is_file(), reason="needs ../shared/realdata")
 def test_real_dice_folds_carry_their_colour_labels():
     from models.sagrada.real_dice import load_real_dice
