@@ -220,8 +220,8 @@ def markdown(results: dict[str, Any]) -> list[str]:
 UNKNOWN = (
     "Still unknown: accuracy on real photos of whole real windows (the project has none; the composites' dice are "
     "real, but their boards, tables, cameras and light are rendered), and how well one held-out style stands in for "
-    "a real board of another design. Real yellow dice come only from the two hejmsdz windows (the loose-dice photos "
-    "have no yellow die with white pips)."
+    "a real board of another design. The composites' real yellow dice come only from the two hejmsdz windows (the "
+    "loose-dice photos have no yellow die with white pips; the cell model trains on loose dice turned yellow)."
 )
 
 
