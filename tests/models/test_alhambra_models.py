@@ -215,11 +215,31 @@ def test_train_only_retrains_what_it_names(monkeypatch):
     train.main(["--only", "readers", "--octagon-epochs", "2", "--skip-evaluate", "--threads", "1"])
     # the octagon reader learns from the training renders and the sharp photos together, calibrated on the val set
     assert ("build", "octagon") in calls and ("train_octagon", 2, 4) in calls
-    assert trained() == ["train_octagon", "export_octagon", "train_tiles", "export_tiles"]
+    assert trained() == ["train_tiles", "export_tiles", "train_octagon", "export_octagon"]
     assert "locate_epochs" not in calls[-1][1] and "octagon_renders" in calls[-1][1]
     calls.clear()
     train.main(["--skip-evaluate", "--threads", "1"])  # the full command trains and exports all three
-    assert trained() == ["train_locate", "export_locate", "train_octagon", "export_octagon", "train_tiles", "export_tiles"]
+    assert trained() == ["train_tiles", "export_tiles", "train_locate", "export_locate", "train_octagon", "export_octagon"]
+
+    # on two cores: the octagon photos are rendered before the lanes start; the octagon reader (the
+    # longest) trains in this process, the tile classifier and then the locator in the other lane
+    lanes = []
+
+    def inline_lane(target, *args):
+        calls.append("lane starts")
+        lanes.append(args[4])
+        target(*args)
+        calls.append("lane ends")
+
+    monkeypatch.setattr(train.fast, "start_lane", inline_lane)
+    monkeypatch.setattr(train.fast, "join_lane", lambda process, what: calls.append(("joined", what)))
+    calls.clear()
+    train.main(["--skip-evaluate", "--threads", "2"])
+    assert lanes == [("locate", "tiles")]
+    order = [call if isinstance(call, str) else call[0] for call in calls]
+    assert order.index("build") < order.index("lane starts") and ("build", "octagon") in calls[: order.index("lane starts")]
+    assert trained() == ["train_tiles", "export_tiles", "train_locate", "export_locate", "train_octagon", "export_octagon"]
+    assert calls[-1] == ("joined", "locate and tiles")
 
 
 def test_fast_training_arithmetic_matches_float32_and_hands_back_a_plain_network():
