@@ -110,14 +110,17 @@ def to_batch(crops: np.ndarray) -> np.ndarray:
 
 GRID_W_MM, GRID_H_MM = COLS * 20.5, ROWS * 20.5
 TYPICAL_FOCAL = 0.85  # focal length / long side of a phone's main camera (about 26-28 mm equivalent)
+FOCAL_RANGE = (0.6, 1.6)  # focal lengths / long side a phone's main camera gives, wide to nearly 2x zoom
 
 
 def lift_corners(corners: np.ndarray, image_size: tuple[int, int], height_mm: float) -> np.ndarray:
     """Return where the grid's corners would be seen ``height_mm`` above the board (e.g. on the dice).
 
     The camera's pose is recovered from the board's homography (square pixels, centred principal
-    point; the focal length from the homography when the view is tilted enough to tell, else a
-    typical phone's), then the grid is moved up by ``height_mm``.
+    point; the focal length from the homography when the view is tilted enough to tell and it
+    comes out within ``FOCAL_RANGE`` of the long side, else a typical phone's), then the grid is
+    moved up by ``height_mm``. A grid placed a fifth of a cell off can put the estimate at 5x the
+    long side, and the lift half a cell off with it.
     """
     corners = np.asarray(corners, np.float64).reshape(4, 2)
     if height_mm == 0:
@@ -126,7 +129,10 @@ def lift_corners(corners: np.ndarray, image_size: tuple[int, int], height_mm: fl
     centre = np.array([width / 2, height / 2])
     grid = np.array([[0, 0], [GRID_W_MM, 0], [GRID_W_MM, GRID_H_MM], [0, GRID_H_MM]], np.float64)
     h = cv2.getPerspectiveTransform(grid.astype(np.float32), (corners - centre).astype(np.float32)).astype(np.float64)
-    focal = _focal_from_homography(h) or TYPICAL_FOCAL * max(width, height)
+    long_side = max(width, height)
+    focal = _focal_from_homography(h)
+    if focal is None or not FOCAL_RANGE[0] <= focal / long_side <= FOCAL_RANGE[1]:
+        focal = TYPICAL_FOCAL * long_side
     k_inv = np.diag([1 / focal, 1 / focal, 1.0])
     m = k_inv @ h
     scale = 2.0 / (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1]))

@@ -281,6 +281,21 @@ def test_lift_corners_recovers_the_dice_top_plane(tilt, azimuth, tolerance) -> N
     assert np.allclose(lift_corners(base, (1600, 1200), 0.0), base)
 
 
+def test_a_grid_placed_a_little_off_is_lifted_about_as_the_true_one() -> None:
+    from scanner.sagrada.cells import CROP_HEIGHT_MM, GRID_W_MM, lift_corners
+
+    # a composite window (seed 9100057, 1600x1200, focal 0.66 of the long side) and the grid the
+    # scanner placed on it, a fifth of a cell off at one corner: its homography gives a focal of 5.5
+    # long sides, which lifted the crops half a cell and read four dark dice as empty at 96-100%
+    true = np.array([[1331.5, 648.0], [1008.8, 899.19], [809.97, 645.22], [1126.4, 382.53]])
+    found = np.array([[1313.7, 656.7], [1007.3, 889.6], [815.3, 648.6], [1124.7, 387.4]])
+    pitch = np.linalg.norm(true[1] - true[0]) / 5
+    moved_true = lift_corners(true, (1600, 1200), CROP_HEIGHT_MM) - true
+    moved_found = lift_corners(found, (1600, 1200), CROP_HEIGHT_MM) - found
+    assert np.abs(moved_found - moved_true).max() < 0.12 * pitch
+    assert np.abs(moved_found).max() < 8.0 / GRID_W_MM * 5 * pitch  # no more than the lift's own height on the photo
+
+
 @pytest.mark.parametrize(
     ("corners", "problem"),
     [
