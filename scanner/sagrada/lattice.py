@@ -329,7 +329,8 @@ def _reduce_basis(coords: dict[int, tuple[int, int]], points: np.ndarray) -> dic
     if np.abs(change).sum() == 2:  # the same basis, perhaps swapped or turned: nothing was sheared
         return coords
     inverse = np.round(np.linalg.inv(change)).astype(np.int64)  # unimodular: integer coordinates stay integer
-    return {j: (int(inverse[0] @ c), int(inverse[1] @ c)) for j, c in ((j, np.array(coords[j])) for j in idx)}
+    moved = src.astype(np.int64) @ inverse.T
+    return {j: (int(x), int(y)) for j, (x, y) in zip(idx, moved)}
 
 
 def _homography(src: np.ndarray, dst: np.ndarray, pitch: float, robust: bool) -> np.ndarray | None:
