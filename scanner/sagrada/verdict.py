@@ -32,10 +32,10 @@ def sagrada_short_name(value: str) -> str:
 
 
 WORDING = Wording(sagrada_cell_name, sagrada_value_name, sagrada_short_name)
-# Measured with tests/benchmarks/bench_verdict.py (2026-12-02, confidences weighed with the whole window):
-# 100 held-out Sagrada renders (94 read right, 5 wrong with their wrong cells at 18-93%, 1 refused) and 60
-# photos of something else (all refused). At a cell bar of 0.95, 17 of 94 right boards are flagged and no
-# wrong one is left unflagged; 0.8 would flag 10. The bar stays at 0.95: on the transfer sets wrong cells
-# read up to 98% (models/sagrada/transfer.py).
+# Measured with tests/benchmarks/bench_verdict.py (2026-12-02 afternoon, the cell model with the yellow
+# copies): 100 held-out Sagrada renders (95 read right; 5 wrong, each with a cell read under 77%, some with an
+# issue) and 60 photos of something else (all refused). At a cell bar of 0.95, 13 of 95 right boards are
+# flagged and no wrong one is left unflagged; 0.9 would flag 11, 0.8 would flag 8. The bar stays at 0.95:
+# on the transfer sets a wrong cell reads up to 96% (models/sagrada/transfer.py).
 THRESHOLDS = Thresholds(cell=0.95, corner=0.3, orientation=0.9, flipped=0.05, fit=0.6)
 VERDICT = Verdict(WORDING, THRESHOLDS)
