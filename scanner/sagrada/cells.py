@@ -130,9 +130,7 @@ def lift_corners(corners: np.ndarray, image_size: tuple[int, int], height_mm: fl
     grid = np.array([[0, 0], [GRID_W_MM, 0], [GRID_W_MM, GRID_H_MM], [0, GRID_H_MM]], np.float64)
     h = cv2.getPerspectiveTransform(grid.astype(np.float32), (corners - centre).astype(np.float32)).astype(np.float64)
     long_side = max(width, height)
-    focal = _focal_from_homography(h)
-    if focal is None or not FOCAL_RANGE[0] <= focal / long_side <= FOCAL_RANGE[1]:
-        focal = TYPICAL_FOCAL * long_side
+    focal = _focal_from_homography(h, long_side) or TYPICAL_FOCAL * long_side
     k_inv = np.diag([1 / focal, 1 / focal, 1.0])
     m = k_inv @ h
     scale = 2.0 / (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1]))
@@ -147,8 +145,9 @@ def lift_corners(corners: np.ndarray, image_size: tuple[int, int], height_mm: fl
     return pts + centre
 
 
-def _focal_from_homography(h: np.ndarray) -> float | None:
-    """Focal length (px) from a plane's homography (principal point at the origin), or None when ill-conditioned."""
+def _focal_from_homography(h: np.ndarray, long_side: float) -> float | None:
+    """Focal length (px) from a plane's homography (principal point at the origin), or None when ill-conditioned
+    or outside what a phone gives (``FOCAL_RANGE`` of the photo's ``long_side``)."""
     h11, h12, h21, h22, h31, h32 = h[0, 0], h[0, 1], h[1, 0], h[1, 1], h[2, 0], h[2, 1]
     estimates, weights = [], []
     if abs(h31 * h32) > 1e-12:
@@ -164,4 +163,5 @@ def _focal_from_homography(h: np.ndarray) -> float | None:
     if not estimates:
         return None
     focal = float(np.sqrt(np.average(estimates, weights=weights)))
-    return focal if 0.3 < focal / 1000 < 10 else None
+    plausible = 0.3 < focal / 1000 < 10 and FOCAL_RANGE[0] <= focal / long_side <= FOCAL_RANGE[1]
+    return focal if plausible else None

@@ -71,7 +71,7 @@ def test_the_lattice_recovers_a_known_grid_from_noisy_centres_with_outliers_and_
     centres = cell_centres(to_photo)
     pitch = np.linalg.norm(true[1] - true[0]) / COLS
     # the locator's error scales with a cell's apparent size: noise in the grid's own units (cells)
-    on_grid = np.array([[c + 0.5, r + 0.5] for r in range(ROWS) for c in range(COLS) if r * COLS + c not in missing], np.float64)
+    on_grid = np.array([p for i, p in enumerate(cell_centres(np.eye(3))) if i not in missing])
     on_grid = on_grid + np.clip(rng.normal(0, noise, on_grid.shape), -2 * noise, 2 * noise)  # bounded, or the search finds a 5-sigma draw
     kept = cv2.perspectiveTransform(on_grid.reshape(-1, 1, 2), to_photo).reshape(-1, 2)
     # outliers: loose dice or marks well away from the grid's lattice points (off the board, or between cells)
