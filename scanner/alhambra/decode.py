@@ -21,6 +21,12 @@ TILE_AT_CENTRE = 0.5  # a cell with a located centre holds a tile unless the cla
 TILE_OFF_CENTRE = 0.15  # an empty neighbour cell holds a tile only when P(no tile) is under this
 JOINED = 0.85  # a palace's tiles all join up: below this share in one group, what was read is not a palace
 NO_FOUNTAIN = 0.05  # below this P(fountain) at the likeliest cell, no fountain was seen
+# A palace has one fountain. When no square read as a tile looks like it (a fountain whose ground has the
+# table's colour, as a green-ground fountain on green cloth), the empty neighbour most likely to be it is
+# taken as the fountain, and so flagged, when it stands out: P(fountain) at least FOUNTAIN_FLOOR and
+# FOUNTAIN_LEAD times every other empty neighbour's.
+FOUNTAIN_FLOOR = 1e-3
+FOUNTAIN_LEAD = 20.0
 OCTAGONS_SEEN = 0.5  # below this share of the building tiles with a price octagon at north, what was read is not a palace
 # below this mean confidence of the tiles read (the fountain included), what was read is not a palace: 80 palace
 # photos of the transfer sets read >= 0.90; Sagrada windows that got this far read 0.21-0.77
@@ -287,6 +293,25 @@ def tiles_present(photo: Photo, region: CellRegion, kind: np.ndarray) -> dict[tu
         if cell in region.leaving:
             is_tile[cell] = False  # a centre on something else at the edge (a hand, a card)
     return is_tile
+
+
+def fountain_neighbour(region: CellRegion, is_tile: dict[tuple[int, int], bool], kind: np.ndarray) -> tuple[int, int] | None:
+    """The empty cell next to the tiles read that stands out as the palace's fountain when no tile looks like it, else None.
+
+    A tile looks like the fountain when, its P(no tile) set aside, P(fountain) reaches ``NO_FOUNTAIN``.
+    """
+    rows = {cell: index for index, cell in enumerate(region.cells)}
+    tiles = [cell for cell in region.cells if is_tile[cell]]
+    fountain = KINDS.index("fountain")
+    if not tiles or any(kind[rows[cell], fountain] >= NO_FOUNTAIN * max(1 - kind[rows[cell], 0], 1e-9) for cell in tiles):
+        return None
+    beside = {neighbour(cell, side) for cell in tiles for side in SIDES} - set(tiles) - region.leaving
+    ranked = sorted((float(kind[rows[cell], fountain]), cell) for cell in beside if cell in rows)
+    if not ranked:
+        return None
+    best, cell = ranked[-1]
+    runner_up = ranked[-2][0] if len(ranked) > 1 else 0.0
+    return cell if best >= FOUNTAIN_FLOOR and best >= FOUNTAIN_LEAD * runner_up else None
 
 
 def turn_upright(

@@ -19,6 +19,7 @@ Stages (one code path, timed by the pipeline's ``Timings``), one module each:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from scanner.alhambra.decode import (
     check_joined,
     check_octagons,
     decode_palace,
+    fountain_neighbour,
     joint_confidences,
     palace_corners,
     tile_log_scores,
@@ -220,6 +222,9 @@ class AlhambraReader:
             predictions = classify_tiles(self.tiles_model, self.temperatures, crops.crops)
         with timings.stage("rules"):
             is_tile = tiles_present(photo, region, predictions.kind)
+            guessed = fountain_neighbour(region, is_tile, predictions.kind)
+            if guessed is not None:
+                is_tile[guessed] = True
             with timings.stage("classify"):
                 predictions, octagons = self._read_octagons(image, lattice, region, is_tile, predictions)
             tiles = turn_upright(photo, region, is_tile, predictions, crops.crops)
@@ -246,6 +251,17 @@ class AlhambraReader:
                 )
             joint = joint_confidences(tiles.evidence, fountain, chosen)
             reading = assemble_palace(tiles, fountain, chosen, lattice.grid_to_image, octagons, joint)
+            notes = [f"north: crops turned {ROTATIONS[tiles.north]} degrees", f"pitch {lattice.pitch_px:.0f} px"]
+            if guessed is not None and tiles.lattice_of[fountain] == guessed:
+                # no square looked like a tile there: the fountain is only as sure as the model found it at all
+                p_fountain = float(predictions.kind[region.cells.index(guessed), KINDS.index("fountain")])
+                reading = replace(
+                    reading,
+                    readings=tuple(
+                        replace(r, confidence=min(r.confidence, p_fountain)) if r.value == "fountain" else r for r in reading.readings
+                    ),
+                )
+                notes.append(f"no square looked like the fountain; the likeliest empty one beside the tiles was taken (P {p_fountain:.3f})")
             if corners is None:  # given corners say a palace is there: a doubtful one is read and flagged
                 check_confidence(photo, reading.readings)
             box_corners = palace_corners(lattice.grid_to_image, [tiles.lattice_of[w] for w in tiles.evidence], tiles.north)
@@ -257,7 +273,7 @@ class AlhambraReader:
             cells=reading.readings,
             overrides=reading.overrides,
             model=self.model_label,
-            notes=(f"north: crops turned {ROTATIONS[tiles.north]} degrees", f"pitch {lattice.pitch_px:.0f} px"),
+            notes=tuple(notes),
             listing={"palace": palace_listing(reading, state.players[0])},
             verdict=VERDICT,
         )

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from scanner import BoardNotFoundError
 from scanner.photo import Photo
+from scanner.pipeline import Scanner
 from scoring.registry import GAMES
 from tablescan.cli import cli
 
@@ -147,3 +148,53 @@ def test_a_reading_without_a_fountain_or_with_only_one_is_refused():
         check_fountain(photo, Tiles(), (0, 0))  # type: ignore[arg-type]
     Tiles.evidence = {(0, 0): read_as("fountain"), (1, 0): read_as("garden")}
     check_fountain(photo, Tiles(), (0, 0))  # type: ignore[arg-type]
+
+
+def _region_reading(cells_kind: dict[tuple[int, int], str | dict[str, float]]):
+    """A CellRegion of ``cells_kind``'s cells and their kind probabilities ("tower" means sure of it)."""
+    from scanner.alhambra.lattice import CellRegion
+    from scanner.alhambra.reader import KINDS
+
+    kind = np.zeros((len(cells_kind), len(KINDS)))
+    for row, spec in enumerate(cells_kind.values()):
+        for name, p in ({spec: 1.0} if isinstance(spec, str) else spec).items():
+            kind[row, KINDS.index(name)] = p
+    kind[:, 0] += 1 - kind.sum(axis=1)  # the rest is "no tile"
+    cells = tuple(cells_kind)
+    return CellRegion(cells, frozenset(c for c, s in cells_kind.items() if s != "none"), frozenset()), kind
+
+
+def test_a_fountain_that_reads_as_the_table_is_taken_from_the_empty_square_that_stands_out():
+    from scanner.alhambra.decode import fountain_neighbour, tiles_present
+
+    photo = Photo.from_array(np.zeros((8, 8, 3), np.uint8), "green-cloth.jpg")
+    empty = {"fountain": 1e-5}
+    cells = {(0, 0): "tower", (1, 0): "garden", (0, 1): "none", (-1, 0): {"fountain": 0.004}, (2, 0): empty, (1, 1): empty}
+    region, kind = _region_reading(cells)
+    is_tile = tiles_present(photo, region, kind)
+    assert fountain_neighbour(region, is_tile, kind) == (-1, 0)
+    # two empty squares alike: no guess (the photo is refused as before)
+    region, kind = _region_reading(cells | {(2, 0): {"fountain": 0.002}})
+    assert fountain_neighbour(region, tiles_present(photo, region, kind), kind) is None
+    # nothing stands out enough to be a fountain at all
+    region, kind = _region_reading(cells | {(-1, 0): {"fountain": 5e-4}})
+    assert fountain_neighbour(region, tiles_present(photo, region, kind), kind) is None
+    # a tile read already looks like the fountain: nothing is guessed
+    region, kind = _region_reading(cells | {(1, 0): {"fountain": 0.5, "garden": 0.5}})
+    assert fountain_neighbour(region, tiles_present(photo, region, kind), kind) is None
+
+
+def test_a_green_ground_fountain_on_green_cloth_is_read_and_flagged_not_refused():
+    # the held-out art's transfer photo 6000009: its fountain's green ground melts into the cloth, and
+    # neither the locator nor the classifier sees a tile there; before, the photo was refused
+    from models.alhambra import transfer
+
+    shot = transfer.shot_for("held_out", 9)
+    data, label = transfer.photo_of(shot)
+    result = Scanner().scan(data, "alhambra", name="green-cloth.jpg")
+    truth = {tuple(cell["at"]): cell["value"] for cell in label["render"]["cells"]}
+    assert {cell.cell: cell.value for cell in result.cells} == truth
+    fountain = next(cell for cell in result.cells if cell.value == "fountain")
+    assert fountain.confidence < 0.05
+    assert result.review is not None and result.review.needed
+    assert any("the fountain" in reason for reason in result.review.reasons)
