@@ -122,9 +122,10 @@ class Thresholds:
     flipped: float = 1.0
     max_cells: int = 5
     fit: float = 0.0  # the least ``GridCertainty.fit`` a grid may have (how well it lines up with the cells seen)
+    likeness: float = 0.0  # the least ``GridCertainty.likeness`` a board may have (how surely its cells read as the game's)
 
     def __post_init__(self) -> None:
-        for name in ("cell", "corner", "orientation", "flipped", "fit"):
+        for name in ("cell", "corner", "orientation", "flipped", "fit", "likeness"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"thresholds.{name}: expected 0-1, got {value}")
@@ -145,6 +146,8 @@ class GridCertainty:
     flipped_probability: float = 0.0
     fit: float = 1.0  # how well the grid lines up with the cells seen in the photo (``scanner.sagrada.lattice``), 0-1
     fit_words: str = ""  # what was seen, when the fit is poor (e.g. "16 of 20 cells seen")
+    likeness: float = 1.0  # how surely the cells read as this game's board (a window's dice), 0-1
+    likeness_words: str = ""  # the review's words when they read doubtfully (what was seen, what to check)
 
     def __post_init__(self) -> None:
         if len(self.corner_peaks) != 4:
@@ -156,6 +159,8 @@ class GridCertainty:
             raise ValueError(f"grid.flipped_probability: expected 0-1, got {self.flipped_probability}")
         if not 0.0 <= self.fit <= 1.0 + 1e-9:
             raise ValueError(f"grid.fit: expected 0-1, got {self.fit}")
+        if not 0.0 <= self.likeness <= 1.0 + 1e-9:
+            raise ValueError(f"grid.likeness: expected 0-1, got {self.likeness}")
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ def percent(probability: float) -> str:
 
 
 def grid_doubts(grid: GridCertainty, thresholds: Thresholds) -> list[Doubt]:
-    """The doubts about a found grid: each weakly seen corner, a poor fit to the cells seen, and an uncertain orientation."""
+    """The doubts about a found grid: each weakly seen corner, a poor fit to the cells seen, cells unlike the game's, and an uncertain orientation."""
     doubts = [
         Doubt(float(peak), f"the grid's {name} corner is uncertain", grid=True)
         for name, peak in zip(CORNER_NAMES, grid.corner_peaks)
@@ -53,6 +53,9 @@ def grid_doubts(grid: GridCertainty, thresholds: Thresholds) -> list[Doubt]:
     if grid.fit < thresholds.fit:
         seen = f" ({grid.fit_words})" if grid.fit_words else ""
         doubts.append(Doubt(grid.fit, f"the grid does not line up well with the cells seen{seen}", grid=True))
+    if grid.likeness < thresholds.likeness:
+        # listed first (certainty 0): every other reading hangs on the photo showing this game's board
+        doubts.append(Doubt(0.0, grid.likeness_words or "the cells do not read clearly as this game's board", grid=True))
     if grid.flipped_probability > thresholds.flipped:
         doubts.append(Doubt(1.0 - grid.flipped_probability, "the board's orientation is uncertain (it may be upside down)", grid=True))
     elif grid.orientation_confidence < thresholds.orientation:

@@ -42,6 +42,7 @@ from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN_PX, PITCH_PX, ROW
 from scanner.sagrada.grid import BoardLocation
 from scanner.sagrada.lattice import WindowFit
 from scanner.sagrada.verdict import VERDICT
+from scanner.verdict import percent
 from scoring.sagrada import PATTERNS, Die, SagradaPlayer, SagradaState, identify_patterns, pattern_log_likelihood
 
 BOARD_KEYS = ("window", "pattern")  # what a photo of a window shows of its player (favor tokens and objectives are set in review)
@@ -60,9 +61,14 @@ ROW_BUDGET = 256
 REFINER_TRUST = 0.9  # the most the refiner's top-left is believed: it learnt one board style and turns others confidently
 ORIENTATION_SURE = 0.95  # an orientation chosen at less than this (cards and refiner together) is flagged for review
 MIN_MEAN_CONFIDENCE = 0.6  # below this, with no pattern card recognised, the "window" is something else
-# ... and the same for the cells read as dice alone: a palace of Alhambra tiles reads as a window of
-# sure empty cells and doubtful dice (0.21-0.61 on 19 of 40 palace renders; real-dice windows >= 0.63)
-MIN_DICE_CONFIDENCE = 0.62
+# ... and the cells read as dice alone (the model's own confidence): a palace of Alhambra tiles reads as a
+# window of sure empty cells and doubtful dice. On the 80 palace photos of the Alhambra transfer sets scanned
+# as Sagrada (2026-12-03), the grids that got this far read their "dice" at 0.21-0.67 (70 of 80 under 0.55);
+# Sagrada windows without a recognised card at 0.60 (a real-dice composite saved as JPEG), 0.71 and up. No
+# bar parts them: under MIN_DICE_CONFIDENCE the photo is refused; above it, under the verdict's likeness bar
+# (``scanner.sagrada.verdict``, 0.75), it is read and flagged ("is this a Sagrada window?"), so a hard real
+# window is not refused and a palace is never read unflagged.
+MIN_DICE_CONFIDENCE = 0.55
 # Each crop is read as it is; one read under FIRST_LOOK_SURE is read again in all TTA_TURNS quarter turns
 # (dice and prints read the same turned) and the heads' log-probabilities are averaged. Against reading
 # every crop as it is and turned once: on the transfer sets' cells (held-out style, real-dice composites,
@@ -455,10 +461,11 @@ class SagradaReader:
                 states, crops, grid_corners = states[::-1], crops[::-1], np.roll(grid_corners, 2, axis=0)
             decoded = decode_window(states)
         cells, overrides = _cell_readings(decoded, states, crops, grid_corners)
+        likeness = 1.0
         if location is not None and decoded.pattern is None:
             # on the model's own reading of each cell: the rules make any grid look like a window
             own = [replace(cell, confidence=value_probabilities(states[i]).get(cell.value, 0.0)) for i, cell in enumerate(cells)]
-            refuse_unlike_window(own, photo.name)
+            likeness = refuse_unlike_window(own, photo.name)
         if decoded.pattern is None:
             notes.append(f"pattern card not identified (best {decoded.pattern_probability:.2f})")
         model = f"{self.dice.manifest.label}; {self.refiner.manifest.label}"
@@ -473,7 +480,7 @@ class SagradaReader:
             model=model,
             notes=tuple(notes),
             verdict=VERDICT,
-            grid=_given_certainty(sure) if location is None else _certainty(location, turned, sure, fit),
+            grid=_given_certainty(sure) if location is None else _certainty(location, turned, sure, fit, likeness),
         )
 
     def _locate(
@@ -518,12 +525,23 @@ def _given_certainty(sure: float) -> GridCertainty | None:
     )
 
 
-def _certainty(location: BoardLocation, turned: bool, sure: float, fit: WindowFit | None = None) -> GridCertainty:
-    """How sure the grid found is, in the orientation read (``turned``: the half turn of the refiner's, at ``sure``), and how well it fits the cells."""
+def _certainty(location: BoardLocation, turned: bool, sure: float, fit: WindowFit | None = None, likeness: float = 1.0) -> GridCertainty:
+    """How sure the grid found is, in the orientation read (``turned``: the half turn of the refiner's, at ``sure``), how well it
+    fits the cells, and how surely the cells read as dice (``likeness``, ``refuse_unlike_window``)."""
     peaks = location.corner_peaks[2:] + location.corner_peaks[:2] if turned else location.corner_peaks
     chosen, other = sure, 1.0 - sure
+    unlike = (
+        f"the cells do not read clearly as a Sagrada window's (no pattern card recognised, dice read at {percent(likeness)} on average): "
+        "is this a Sagrada window?"
+    )
     if fit is None:
-        return GridCertainty((peaks[0], peaks[1], peaks[2], peaks[3]), orientation_confidence=chosen, flipped_probability=other)
+        return GridCertainty(
+            (peaks[0], peaks[1], peaks[2], peaks[3]),
+            orientation_confidence=chosen,
+            flipped_probability=other,
+            likeness=likeness,
+            likeness_words=unlike,
+        )
     words = f"{fit.seen} of {ROWS * COLS} cells seen"
     if fit.strays + fit.outside:
         words += f", {fit.strays + fit.outside} cell-like spot(s) off the grid"
@@ -535,6 +553,8 @@ def _certainty(location: BoardLocation, turned: bool, sure: float, fit: WindowFi
         flipped_probability=other,
         fit=min(1.0, fit.confidence),
         fit_words=words,
+        likeness=likeness,
+        likeness_words=unlike,
     )
 
 
@@ -608,10 +628,11 @@ def photo_chroma(image_rgb: np.ndarray) -> float:
     return float(np.percentile(small.max(axis=2) - small.min(axis=2), 99.5))
 
 
-def refuse_unlike_window(cells: Sequence[CellReading], name: str) -> None:
+def refuse_unlike_window(cells: Sequence[CellReading], name: str) -> float:
     """Refuse a grid found in the photo whose cells do not read as a window's (no pattern card was recognised).
 
-    ``cells`` carry the model's own confidence in each reading, not the one given the rules.
+    ``cells`` carry the model's own confidence in each reading, not the one given the rules. Returns
+    the mean confidence of the cells read as dice (1.0 when none is): ``GridCertainty.likeness``.
 
     Raises:
         BoardNotFoundError: the cells read at a mean confidence under ``MIN_MEAN_CONFIDENCE``, or
@@ -629,6 +650,7 @@ def refuse_unlike_window(cells: Sequence[CellReading], name: str) -> None:
             f"or pattern prints: {seen}); {board_finder.RETRY_HINT}",
             remedy=Remedy.SET_CORNERS,
         )
+    return float(np.mean(dice)) if dice else 1.0
 
 
 def refuse_colourless(image_rgb: np.ndarray, name: str) -> None:

@@ -519,15 +519,30 @@ def test_sure_empty_cells_between_doubtful_dice_are_not_a_window() -> None:
 
 
 @pytest.mark.parametrize(
-    "readings",
+    ("readings", "likeness"),
     [
-        [(".", 0.99)] * 8 + [("G6", 0.7)] * 12,  # doubtful real dice, as on the composites: read and flagged instead
-        [("R3", 0.95)] * 20,
-        [(".", 0.9)] * 20,  # an empty window: nothing read as dice
+        ([(".", 0.99)] * 8 + [("G6", 0.7)] * 12, 0.7),  # doubtful real dice, as on the composites: read and flagged instead
+        ([(".", 0.99)] * 1 + [("G6", 0.6)] * 19, 0.6),  # a hard real-dice window saved as JPEG read 0.60: flagged, not refused
+        ([("R3", 0.95)] * 20, 0.95),
+        ([(".", 0.9)] * 20, 1.0),  # an empty window: nothing read as dice
     ],
 )
-def test_a_window_that_reads_as_one_is_kept(readings) -> None:
-    refuse_unlike_window(_cells(readings), "window.jpg")
+def test_a_window_that_reads_as_one_is_kept_with_how_like_one_it_reads(readings, likeness) -> None:
+    assert refuse_unlike_window(_cells(readings), "window.jpg") == pytest.approx(likeness)
+
+
+def test_dice_read_doubtfully_flag_the_window_as_perhaps_another_games_board() -> None:
+    from scanner.reading import GridCertainty
+    from scanner.sagrada.verdict import THRESHOLDS
+    from scanner.verdict import grid_doubts
+
+    def reasons(likeness: float) -> list[str]:
+        grid = GridCertainty((1.0, 1.0, 1.0, 1.0), likeness=likeness, likeness_words="is this a Sagrada window?")
+        return [doubt.words for doubt in grid_doubts(grid, THRESHOLDS)]
+
+    assert reasons(0.62) == ["is this a Sagrada window?"]
+    assert reasons(THRESHOLDS.likeness) == []
+    assert reasons(0.9) == []
 
 
 def test_cells_that_read_as_nothing_are_not_a_window() -> None:

@@ -265,10 +265,16 @@ def test_a_bundled_sample_reads_as_the_thresholds_say(sample_scanner: Any, stem:
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("path", sorted(SAMPLES.glob("alhambra_*.jpg")), ids=lambda path: path.stem)
-def test_every_bundled_palace_scanned_as_sagrada_is_refused(sample_scanner: Any, path: Path) -> None:
-    # alhambra_01 once read as a flagged window with sure "empty" cells between doubtful dice
-    with pytest.raises(BoardNotFoundError, match="no Sagrada window found"):
-        sample_scanner.scan(path, "sagrada")
+def test_every_bundled_palace_scanned_as_sagrada_is_refused_or_asked_about(sample_scanner: Any, path: Path) -> None:
+    # alhambra_01 reads its "dice" at 0.59, as doubtfully as a hard real window does: it is read, and the
+    # review's first words ask whether this is a Sagrada window; the others are refused
+    try:
+        result = sample_scanner.scan(path, "sagrada")
+    except BoardNotFoundError as error:
+        assert "no Sagrada window found" in str(error)
+        return
+    assert result.review is not None and result.review.needed
+    assert result.review.reasons[0].endswith("is this a Sagrada window?")
 
 
 @pytest.mark.e2e
