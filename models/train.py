@@ -17,6 +17,7 @@ games together changes no weight.
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import threading
@@ -47,7 +48,14 @@ def run_together(commands: Sequence[tuple[str, Sequence[str]]]) -> int:
     running = []
     for label, argv in commands:
         print(f"== [{label}] {' '.join(argv)}", flush=True)
-        process = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+        process = subprocess.Popen(
+            list(argv),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            bufsize=1,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},  # each line as it comes, not in blocks
+        )
         thread = threading.Thread(target=relay, args=(label, process))
         thread.start()
         running.append((label, process, thread))
