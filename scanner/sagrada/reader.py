@@ -62,8 +62,8 @@ REFINER_TRUST = 0.9  # the most the refiner's top-left is believed: it learnt on
 ORIENTATION_SURE = 0.95  # an orientation chosen at less than this (cards and refiner together) is flagged for review
 MIN_MEAN_CONFIDENCE = 0.6  # below this, with no pattern card recognised, the "window" is something else
 # ... and the cells read as dice alone (the model's own confidence): a palace of Alhambra tiles reads as a
-# window of sure empty cells and doubtful dice. On the 80 palace photos of the Alhambra transfer sets scanned
-# as Sagrada (2026-12-03), the grids that got this far read their "dice" at 0.21-0.67 (70 of 80 under 0.55);
+# window of sure empty cells and doubtful dice. Of the 80 palace photos of the Alhambra transfer sets scanned
+# as Sagrada (2026-12-02), the 64 grids that got this far read their "dice" at 0.21-0.67 (56 under 0.55);
 # Sagrada windows without a recognised card at 0.60 (a real-dice composite saved as JPEG), 0.71 and up. No
 # bar parts them: under MIN_DICE_CONFIDENCE the photo is refused; above it, under the verdict's likeness bar
 # (``scanner.sagrada.verdict``, 0.75), it is read and flagged ("is this a Sagrada window?"), so a hard real

@@ -38,8 +38,8 @@ WORDING = Wording(sagrada_cell_name, sagrada_value_name, sagrada_short_name)
 # flagged and no wrong one is left unflagged; 0.9 would flag 11, 0.8 would flag 8. The bar stays at 0.95:
 # on the transfer sets a wrong cell reads up to 96% (models/sagrada/transfer.py).
 # The likeness bar (a found grid with no pattern card recognised, its dice read at this mean confidence or
-# less, is flagged as perhaps not a window): the 80 Alhambra transfer palaces scanned as Sagrada that were
-# not refused read their "dice" at 0.55-0.67; windows without a recognised card at 0.60 (a hard real-dice
+# less, is flagged as perhaps not a window): the 8 of the 80 Alhambra transfer palaces scanned as Sagrada that
+# are not refused read their "dice" at 0.58-0.67; windows without a recognised card at 0.60 (a hard real-dice
 # composite), 0.71 and up (scanner.sagrada.reader.MIN_DICE_CONFIDENCE).
 THRESHOLDS = Thresholds(cell=0.95, corner=0.3, orientation=0.9, flipped=0.05, fit=0.6, likeness=0.75)
 VERDICT = Verdict(WORDING, THRESHOLDS)
