@@ -197,4 +197,5 @@ def test_a_green_ground_fountain_on_green_cloth_is_read_and_flagged_not_refused(
     fountain = next(cell for cell in result.cells if cell.value == "fountain")
     assert fountain.confidence < 0.05
     assert result.review is not None and result.review.needed
-    assert any("the fountain" in reason for reason in result.review.reasons)
+    assert any(reason.startswith("the fountain read the fountain") and "no tile at" in reason for reason in result.review.reasons)
+    assert [o.model_value for o in result.overrides if o.cell == (0, 0)] == ["no tile"]
