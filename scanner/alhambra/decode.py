@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -483,6 +483,26 @@ def assemble_palace(
         polygon = cell_polygon(grid_to_image, tiles.lattice_of[world])
         readings.append(CellReading(at, value, min(max(confidence, 0.0), 1.0), polygon, alternatives, tiles.crop_of[world]))
     return PalaceReading(tuple(palace), tuple(readings), tuple(overrides))
+
+
+def with_guessed_fountain(reading: PalaceReading, p_none: float, p_fountain: float) -> PalaceReading:
+    """``reading`` with its fountain taken from an empty square (``fountain_neighbour``): only as sure as the model found a fountain there at all.
+
+    The rules' override says what the model saw there (no tile, at ``p_none``) and why the square was taken.
+    """
+    guess = Override(
+        (0, 0),
+        "no tile",
+        p_none,
+        "fountain",
+        p_fountain,
+        "one fountain per palace: no square read as a tile looks like it, so the likeliest empty one beside them is taken",
+    )
+    return replace(
+        reading,
+        readings=tuple(replace(r, confidence=min(r.confidence, p_fountain)) if r.value == "fountain" else r for r in reading.readings),
+        overrides=(guess, *(o for o in reading.overrides if o.cell != (0, 0))),
+    )
 
 
 def palace_corners(grid_to_image: np.ndarray, cells: list[tuple[int, int]], k: int) -> np.ndarray:

@@ -19,7 +19,6 @@ Stages (one code path, timed by the pipeline's ``Timings``), one module each:
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,7 @@ from scanner.alhambra.decode import (
     tiles_present,
     turn_upright,
     value_probabilities,
+    with_guessed_fountain,
 )
 from scanner.alhambra.lattice import (
     BIG_TILE_OUT_PX,
@@ -105,7 +105,7 @@ from scanner.alhambra.verdict import VERDICT
 from scanner.errors import BoardNotFoundError
 from scanner.model import OnnxModel, load_model
 from scanner.photo import Photo
-from scanner.reading import BoardReading, Override, Timings
+from scanner.reading import BoardReading, Timings
 from scoring.alhambra import AlhambraPlayer, AlhambraState
 from scoring.alhambra.palace import SIDES
 
@@ -253,24 +253,9 @@ class AlhambraReader:
             reading = assemble_palace(tiles, fountain, chosen, lattice.grid_to_image, octagons, joint)
             notes = [f"north: crops turned {ROTATIONS[tiles.north]} degrees", f"pitch {lattice.pitch_px:.0f} px"]
             if guessed is not None and tiles.lattice_of[fountain] == guessed:
-                # no square looked like a tile there: the fountain is only as sure as the model found it at all
-                row = region.cells.index(guessed)
-                p_fountain = float(predictions.kind[row, KINDS.index("fountain")])
-                guess = Override(
-                    (0, 0),
-                    "no tile",
-                    float(predictions.kind[row, 0]),
-                    "fountain",
-                    p_fountain,
-                    "one fountain per palace: no square read as a tile looks like it, so the likeliest empty one beside them is taken",
-                )
-                reading = replace(
-                    reading,
-                    readings=tuple(
-                        replace(r, confidence=min(r.confidence, p_fountain)) if r.value == "fountain" else r for r in reading.readings
-                    ),
-                    overrides=(guess, *(o for o in reading.overrides if o.cell != (0, 0))),
-                )
+                kind = predictions.kind[region.cells.index(guessed)]
+                p_fountain = float(kind[KINDS.index("fountain")])
+                reading = with_guessed_fountain(reading, float(kind[KINDS.index("none")]), p_fountain)
                 notes.append(f"no square looked like the fountain; the likeliest empty one beside the tiles was taken (P {p_fountain:.3f})")
             if corners is None:  # given corners say a palace is there: a doubtful one is read and flagged
                 check_confidence(photo, reading.readings)
