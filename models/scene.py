@@ -446,9 +446,19 @@ def _light(image: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, dic
 
 
 @cache
+@cache
 def _noise_tile() -> np.ndarray:
-    """A fixed 509x509 tile of unit Gaussian noise, reused at random offsets (fast sensor noise)."""
-    return np.random.default_rng(12345).standard_normal((509, 509, 3)).astype(np.float32)
+    """A fixed 509x509 tile of unit Gaussian noise, reused at random offsets (fast sensor noise); made once, read-only."""
+    tile = np.random.default_rng(12345).standard_normal((509, 509, 3)).astype(np.float32)
+    tile.flags.writeable = False
+    return tile
+
+
+def _wrapped(tile: np.ndarray, offset: tuple[int, int], shape: tuple[int, int]) -> np.ndarray:
+    """``tile`` repeated over an image of ``shape`` (height, width), starting at ``offset`` (row, column) inside it."""
+    rolled = np.roll(tile, (-offset[0], -offset[1]), axis=(0, 1))
+    below, right = max(0, shape[0] - tile.shape[0]), max(0, shape[1] - tile.shape[1])
+    return cv2.copyMakeBorder(rolled, 0, below, 0, right, cv2.BORDER_WRAP)[: shape[0], : shape[1]]
 
 
 def _finish(image: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, dict[str, Any]]:
@@ -477,9 +487,8 @@ def _finish(image: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, di
     noise = float(rng.uniform(0, 8))
     if noise > 0.5:
         tile = _noise_tile()
-        reps = (-(-img.shape[0] // tile.shape[0]) + 1, -(-img.shape[1] // tile.shape[1]) + 1, 1)
         dy, dx = (int(v) for v in rng.integers(0, tile.shape[0], 2))
-        grain = np.tile(tile, reps)[dy : dy + img.shape[0], dx : dx + img.shape[1]]
+        grain = _wrapped(tile, (dy, dx), img.shape[:2])
         img = cv2.scaleAdd(grain, noise, img.astype(np.float32))
         img = cv2.convertScaleAbs(img)
     return img, {
