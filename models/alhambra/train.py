@@ -342,6 +342,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     jobs = ONLY[args.only]
     torch.set_num_threads(args.threads)
+    fast.keep_freed_memory()  # before the render workers and lanes are forked: they inherit it
     start = time.perf_counter()
     train = build("train", config.train_renders, workers=2)
     val = build("val", config.calibration_renders, workers=2)

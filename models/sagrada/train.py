@@ -460,6 +460,7 @@ def main(argv: list[str] | None = None) -> None:
         locate=dataclasses.replace(CONFIG.locate, epochs=args.locate_epochs),
     )
     _threads(args.threads)
+    fast.keep_freed_memory()  # before the render workers and lanes are forked: they inherit it
     started = time.perf_counter()
     only = set(args.only or ["cells", "finder", "refiner", "locate"])
     if only == {"locate"}:
