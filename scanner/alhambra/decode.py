@@ -238,12 +238,15 @@ def _all_reachable(fountain: tuple[int, int], chosen: dict[tuple[int, int], int]
 
 
 def value_probabilities(scores: np.ndarray) -> dict[str, float]:
-    """Probability of each reading text ``type:walls`` from per-catalogue-tile log scores (twins summed)."""
+    """Probability of each reading text ``type:walls`` from per-catalogue-tile log scores (twins summed), each at most 1.
+
+    Twins holding all the mass can sum a hair over 1 in floating point.
+    """
     probs = np.exp(scores - scores.max())
     probs /= probs.sum()
     values: dict[str, float] = {}
     for key, p in zip(_CAT_VALUES, probs):
-        values[key] = values.get(key, 0.0) + float(p)
+        values[key] = min(1.0, values.get(key, 0.0) + float(p))
     return values
 
 

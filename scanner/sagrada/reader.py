@@ -127,9 +127,12 @@ def window_state(decoded: Decoded, name: str) -> SagradaState:
 
 
 def value_probabilities(states: np.ndarray) -> dict[str, float]:
-    """Sum one cell's state probabilities into FORMATS.md values (dice names and ``.``)."""
-    out = {die: float(p) for die, p in zip(DICE, states[: len(DICE)])}
-    out["."] = float(states[EMPTY_STATES].sum())
+    """Sum one cell's state probabilities into FORMATS.md values (dice names and ``.``), each at most 1.
+
+    The empty states' sum can round a hair over 1 (1.0000000000000002) when a cell is surely empty.
+    """
+    out = {die: min(1.0, float(p)) for die, p in zip(DICE, states[: len(DICE)])}
+    out["."] = min(1.0, float(states[EMPTY_STATES].sum()))
     return out
 
 

@@ -448,3 +448,21 @@ def test_a_reading_that_breaks_a_rule_has_no_joint_confidence():
     garden = _tile("garden", "W")  # a wall on the side facing the fountain: not allowed
     evidence = {(0, 0): _evidence("fountain", "", 2), (1, 0): _evidence("garden", "W", garden.price, 0.6)}
     assert joint_confidences(evidence, (0, 0), {(1, 0): CATALOGUE.index(garden)}) == {}
+
+
+def test_price_twins_holding_all_the_mass_read_at_most_certain() -> None:
+    # two catalogue tiles that differ only in price share one reading; their probabilities summed can
+    # round a hair over 1 in floating point, and a reading's confidence must stay within 0-1
+    texts = [f"{tile.type}:{tile.walls}" for tile in CATALOGUE]
+    first = next(i for i, text in enumerate(texts) if texts.count(text) > 1)
+    second = texts.index(texts[first], first + 1)
+    rng = np.random.default_rng(0)
+    over = 0
+    for _ in range(500):
+        scores = np.full(len(CATALOGUE), -800.0)
+        scores[[first, second]] = np.log(rng.dirichlet([0.5, 0.5]))
+        probs = np.exp(scores - scores.max())
+        probs /= probs.sum()
+        over += float(probs[first]) + float(probs[second]) > 1
+        assert value_probabilities(scores)[texts[first]] <= 1.0
+    assert over > 0  # the case was met
