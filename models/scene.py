@@ -446,9 +446,8 @@ def _light(image: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, dic
 
 
 @cache
-@cache
 def _noise_tile() -> np.ndarray:
-    """A fixed 509x509 tile of unit Gaussian noise, reused at random offsets (fast sensor noise); made once, read-only."""
+    """A fixed 509x509 tile of unit Gaussian noise, reused at random offsets (fast sensor noise); made once, read-only (it is shared)."""
     tile = np.random.default_rng(12345).standard_normal((509, 509, 3)).astype(np.float32)
     tile.flags.writeable = False
     return tile

@@ -28,7 +28,7 @@ def test_wrapped_tile_repeats_the_tile_from_its_offset(tile_h: int, tile_w: int,
     assert np.array_equal(grain, tile[rows][:, cols])
 
 
-def test_noise_tile_is_made_once_and_cannot_be_changed() -> None:
+def test_noise_tile_is_shared_and_cannot_be_changed() -> None:
     tile = scene._noise_tile()
     assert tile is scene._noise_tile()
     assert tile.shape == (509, 509, 3) and not tile.flags.writeable
