@@ -12,7 +12,7 @@ MODELS = Path(__file__).resolve().parents[1]
 REBUILD = "python -m models.sagrada.train"
 TRAINING_TIME = (
     "renders 1,150 photos, trains all three, exports, evaluates: 30.1 min for all four Sagrada models in three lanes "
-    "(2026-12-02, one game after the other; `python -m models.train` now trains both games at once, and there the Sagrada models were done at 31.1 min, the whole command at 39.2 with its evaluations, 2026-12-02 night). The shipped cell model alone (`python -m "
+    "(2026-12-02, one game after the other; `python -m models.train` now trains both games at once, and there the Sagrada models were done at 28.3 min, the whole command at 40.2 with its evaluations, 2026-12-03). The shipped cell model alone (`python -m "
     "models.sagrada.train --only cells --skip-evaluate`, renders cached, 2026-12-02) took 9.6 min on the quiet machine: "
     "cell stage 6 epochs x 27-44 s, real-dice fine-tune (with the yellow copies) 16 epochs x 20 s. Earlier: the cell model alone "
     "(`python -m models.sagrada.train --only cells --threads 1`, 2026-12-02) took 29 min on the 2-core machine "
