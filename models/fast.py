@@ -19,7 +19,6 @@ with the same weights, its time in the kernel from 9.8 to 1.5 core-minutes).
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 from multiprocessing import get_context
 from multiprocessing.process import BaseProcess
@@ -43,12 +42,9 @@ KEEP_FREED = ((_M_MMAP_THRESHOLD, 32 << 20), (_M_TRIM_THRESHOLD, 1 << 30), (_M_T
 def keep_freed_memory() -> bool:
     """Keep freed batch-sized blocks in this process (and the children it forks) instead of returning
     them to the system; return whether the allocator took the settings (False off glibc)."""
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return False
     try:
-        mallopt = ctypes.CDLL(name).mallopt
-    except (OSError, AttributeError):  # not glibc: nothing to set
+        mallopt = ctypes.CDLL(None).mallopt  # the C library already loaded in this process
+    except AttributeError:  # not glibc: nothing to set
         return False
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
     return all(mallopt(parameter, value) == 1 for parameter, value in KEEP_FREED)
