@@ -204,6 +204,8 @@ def judge_photo(scanner: Scanner, tracer: _TracingReader, data: bytes, label: di
             confusions[f"{kind}->{got_kind or 'missing'}"] += 1
         price = _price_read(tracer.trace, at, got or None)
         counts["price_right"] += price == str(truth[at]["price"])
+        if price != str(truth[at]["price"]):
+            confusions[f"price {truth[at]['price']}->{price or 'unread'}"] += 1
     palace_right = right == len(positions)
     review = result.review
     flagged = bool(review is not None and review.needed)
@@ -322,7 +324,8 @@ def summarise(
         "wrong_palaces": wrong_palaces,
         "wrong_unflagged": totals["wrong_unflagged"],
         "right_flagged": totals["right_flagged"],
-        "type_confusions": dict(confusions.most_common(12)),
+        "type_confusions": dict(Counter({k: n for k, n in confusions.items() if not k.startswith("price ")}).most_common(12)),
+        "price_confusions": dict(Counter({k[6:]: n for k, n in confusions.items() if k.startswith("price ")}).most_common(12)),
         "seconds_per_photo": {k: round(v / max(count, 1), 2) for k, v in seconds.items()},
         "wrong": wrong[:20],
     }
@@ -438,6 +441,7 @@ def main(argv: list[str] | None = None) -> None:
         print(line)
     for name, f in figures.items():
         print(f"{name}: type confusions (truth->read) {f['type_confusions']}")
+        print(f"{name}: price digit confusions (truth->read) {f['price_confusions']}")
         looks = ", ".join(
             f"{look} {c['tiles_right']}/{c['tiles_compared']} tiles, {c['palaces_right']}/{c['photos']} palaces"
             for look, c in f["per_style"].items()
