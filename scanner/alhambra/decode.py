@@ -61,6 +61,10 @@ _CAT_KIND = np.array([KINDS.index(tile.type) for tile in CATALOGUE])
 _CAT_WALLS = np.array([[side in tile.walls for side in SIDES] for tile in CATALOGUE], dtype=np.float64)
 _CAT_PRICE = np.array([PRICES.index(str(tile.price)) for tile in CATALOGUE])
 _CAT_VALUES = tuple(f"{tile.type}:{tile.walls}" for tile in CATALOGUE)  # each tile's reading text (price twins share one)
+# For the search's wall test (run thousands of times a palace): each side's step to the neighbour, its bit
+# and the neighbour's facing side's bit, and each catalogue tile's walls as bits.
+_SIDE_STEPS = tuple((*neighbour((0, 0), side), 1 << i, 1 << SIDES.index(OPPOSITE[side])) for i, side in enumerate(SIDES))
+_CAT_WALL_BITS = tuple(sum(1 << i for i, side in enumerate(SIDES) if side in tile.walls) for tile in CATALOGUE)
 
 
 def tile_log_scores(evidence: TileEvidence, price_weight: float | None = None) -> np.ndarray:
@@ -219,13 +223,16 @@ def joint_confidences(
 
 def _walls_agree(cell: tuple[int, int], tile_index: int, fountain: tuple[int, int], placed: dict[tuple[int, int], int]) -> bool:
     """Whether catalogue tile ``tile_index`` at ``cell`` agrees about each shared wall with the fountain and the ``placed`` tiles."""
-    walls = CATALOGUE[tile_index].walls
-    for side in SIDES:
-        other = neighbour(cell, side)
+    walls = _CAT_WALL_BITS[tile_index]
+    x, y = cell
+    for dx, dy, bit, facing in _SIDE_STEPS:
+        other = (x + dx, y + dy)
         if other == fountain:
-            if side in walls:
+            if walls & bit:
                 return False
-        elif other in placed and (side in walls) != (OPPOSITE[side] in CATALOGUE[placed[other]].walls):
+            continue
+        placed_index = placed.get(other)
+        if placed_index is not None and (not walls & bit) != (not _CAT_WALL_BITS[placed_index] & facing):
             return False
     return True
 

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scanner.alhambra import decode
 from scanner.alhambra.decode import MIN_MEAN_CONFIDENCE, check_confidence, joint_confidences, tile_log_scores, value_probabilities
 from scanner.alhambra.reader import (
     KINDS,
@@ -29,7 +30,7 @@ from scanner.alhambra.reader import (
 from scanner.errors import BoardNotFoundError
 from scanner.photo import Photo
 from scanner.reading import CellReading
-from scoring.alhambra.palace import CATALOGUE, LEGAL_WALLS
+from scoring.alhambra.palace import CATALOGUE, FOUNTAIN_TILE, LEGAL_WALLS, wall_mismatches
 
 cells = st.tuples(st.integers(-20, 20), st.integers(-20, 20))
 quarter = st.integers(0, 3)
@@ -466,3 +467,20 @@ def test_price_twins_holding_all_the_mass_read_at_most_certain() -> None:
         over += float(probs[first]) + float(probs[second]) > 1
         assert value_probabilities(scores)[texts[first]] <= 1.0
     assert over > 0  # the case was met
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_walls_agree_is_the_rules_wall_check(data):
+    """The search's wall test says yes exactly when placing the tile adds no wall mismatch by the rules' own check."""
+    cells = [(x, y) for x in range(-2, 3) for y in range(-2, 3)]
+    fountain = data.draw(st.sampled_from(cells))
+    others = [c for c in cells if c != fountain]
+    spots = data.draw(st.lists(st.sampled_from(others), unique=True, max_size=10))
+    placed = {c: data.draw(st.integers(0, len(CATALOGUE) - 1)) for c in spots}
+    cell = data.draw(st.sampled_from([c for c in others if c not in placed] or others))
+    index = data.draw(st.integers(0, len(CATALOGUE) - 1))
+    before = {c: CATALOGUE[i] for c, i in placed.items() if c != cell} | {fountain: FOUNTAIN_TILE}
+    after = before | {cell: CATALOGUE[index]}
+    rest = {c: i for c, i in placed.items() if c != cell}
+    assert decode._walls_agree(cell, index, fountain, rest) == (len(wall_mismatches(after)) == len(wall_mismatches(before)))
