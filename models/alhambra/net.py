@@ -80,16 +80,19 @@ class TileNet(nn.Module):
 class OctagonNet(nn.Module):
     """(N, 3, 48, 48) in 0-1, one corner patch -> logits ``present`` (1: an upright price octagon), ``kind`` (6 types), ``price`` (12).
 
-    Small on purpose: the scanner reads four patches of every tile. Two strided layers bring the
-    patch to 12x12, where the digits (~3 px there) are still apart; the colour is pooled over the
-    map, the digits read from it by place.
+    Small on purpose: the scanner reads four patches of every tile. The patch is first folded into
+    2x2 blocks (24x24, 12 channels: every pixel kept, a digit's strokes are a pixel or two wide),
+    read there by a layer of 32 channels, then two strided layers bring it to 12x12 and 6x6, where
+    the digits (~3 px at 12x12) are still apart; the colour is pooled over the map, the digits read
+    from it by place.
     """
 
     def __init__(self) -> None:
         super().__init__()
         self.features = nn.Sequential(
-            _block(3, 16, 2),  # 24
-            _block(16, 32, 2),  # 12
+            nn.PixelUnshuffle(2),  # 24
+            _block(12, 32),
+            _block(32, 32, 2),  # 12
             _block(32, 48),
             _block(48, 64, 2),  # 6
             _block(64, 64),

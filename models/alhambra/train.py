@@ -54,7 +54,7 @@ class AlhambraTraining:
 
     train_renders: int = 1800  # seeds 0..train_renders-1
     calibration_renders: int = 300  # seeds 1,000,000+: the tile temperatures
-    octagon_renders: int = 1500  # seeds 500,000+: phone-sized photos whose price digits are sharp (octagon reader only)
+    octagon_renders: int = 2500  # seeds 500,000+: phone-sized photos whose price digits are sharp (octagon reader only)
     locate: FitConfig = FitConfig("locate", epochs=24, batch=16, lr=3e-3, peak_lr=3e-3, seed=SEED)
     tiles: FitConfig = FitConfig("tiles", epochs=14, batch=128, lr=4e-3, peak_lr=4e-3, weight_decay=5e-4, seed=SEED + 1)
     octagon: FitConfig = FitConfig("octagon", epochs=8, batch=256, lr=4e-3, peak_lr=4e-3, weight_decay=5e-4, seed=SEED + 2)
