@@ -172,11 +172,12 @@ def judge_photo(scanner: Scanner, tracer: _TracingReader, data: bytes, label: di
     buildings = [at for at, cell in truth.items() if cell["value"] != "fountain"]
     counts: Counter[str] = Counter(tiles=len(truth), buildings=len(buildings))
     confusions: Counter[str] = Counter()
+    prices: Counter[str] = Counter()
     try:
         result = scanner.scan(data, GAME, name=name)
     except PhotoError as error:  # refused (the board-not-found errors included): nothing read, nothing confidently wrong
         counts.update(refused=1, compared=len(truth), flagged=1)
-        return {"counts": counts, "confusions": confusions, "right": False, "note": f"refused: {error}", "lowest": None}
+        return {"counts": counts, "confusions": confusions, "prices": prices, "right": False, "note": f"refused: {error}", "lowest": None}
     scale = result.photo.scale
     polygons = [np.asarray(cell.polygon, np.float64) * scale for cell in result.cells]
     centres = {at: np.asarray(cell["centre"], np.float64) for at, cell in truth.items()}
@@ -205,7 +206,7 @@ def judge_photo(scanner: Scanner, tracer: _TracingReader, data: bytes, label: di
         price = _price_read(tracer.trace, at, got or None)
         counts["price_right"] += price == str(truth[at]["price"])
         if price != str(truth[at]["price"]):
-            confusions[f"price {truth[at]['price']}->{price or 'unread'}"] += 1
+            prices[f"{truth[at]['price']}->{price or 'unread'}"] += 1
     palace_right = right == len(positions)
     review = result.review
     flagged = bool(review is not None and review.needed)
@@ -214,7 +215,7 @@ def judge_photo(scanner: Scanner, tracer: _TracingReader, data: bytes, label: di
     counts["right_flagged"] += palace_right and flagged
     note = "" if palace_right else f"{len(positions) - right} of {len(positions)} tiles wrong" + ("" if flagged else ", not flagged")
     lowest = min((float(cell.confidence) for cell in result.cells), default=0.0)
-    return {"counts": counts, "confusions": confusions, "right": palace_right, "note": note, "lowest": lowest}
+    return {"counts": counts, "confusions": confusions, "prices": prices, "right": palace_right, "note": note, "lowest": lowest}
 
 
 _WORKER: dict[str, Any] = {}  # one reader per process, made on its first photo
@@ -245,6 +246,7 @@ def measure_set(
     """Render and read ``count`` photos of ``set_name`` (in ``workers`` processes); return the set's figures (see the module)."""
     totals: Counter[str] = Counter()
     confusions: Counter[str] = Counter()
+    prices: Counter[str] = Counter()
     styles: Counter[str] = Counter()
     per_style: dict[str, Counter[str]] = {}
     wrong: list[str] = []
@@ -259,6 +261,7 @@ def measure_set(
             seconds["scan"] += scan_s
             totals.update(outcome["counts"])
             confusions.update(outcome["confusions"])
+            prices.update(outcome["prices"])
             look = shot.style + (" randomised" if shot.randomise else "")
             styles[look] += 1
             per_style.setdefault(look, Counter()).update(
@@ -279,6 +282,7 @@ def measure_set(
             pool.close()
             pool.join()
     figures = summarise(set_name, count, totals, confusions, styles, wrong, seconds, out_size)
+    figures["price_confusions"] = dict(prices.most_common(12))
     figures["per_style"] = {look: dict(counts) for look, counts in sorted(per_style.items())}
     figures["lowest_confidence"] = sorted(lowest)
     return figures
@@ -324,8 +328,7 @@ def summarise(
         "wrong_palaces": wrong_palaces,
         "wrong_unflagged": totals["wrong_unflagged"],
         "right_flagged": totals["right_flagged"],
-        "type_confusions": dict(Counter({k: n for k, n in confusions.items() if not k.startswith("price ")}).most_common(12)),
-        "price_confusions": dict(Counter({k[6:]: n for k, n in confusions.items() if k.startswith("price ")}).most_common(12)),
+        "type_confusions": dict(confusions.most_common(12)),
         "seconds_per_photo": {k: round(v / max(count, 1), 2) for k, v in seconds.items()},
         "wrong": wrong[:20],
     }
