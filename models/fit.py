@@ -71,13 +71,24 @@ def _schedule(optimizer: torch.optim.Optimizer, config: FitConfig, steps: int) -
     return torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=config.peak_lr, total_steps=steps, pct_start=config.warmup)
 
 
-def fit(net: NetT, count: int, step: Step, config: FitConfig, generator: torch.Generator, *, log: Callable[[str], object] = print) -> NetT:
+def fit(
+    net: NetT,
+    count: int,
+    step: Step,
+    config: FitConfig,
+    generator: torch.Generator,
+    *,
+    draw: Callable[[torch.Generator], torch.Tensor] | None = None,
+    log: Callable[[str], object] = print,
+) -> NetT:
     """Train ``net`` for ``config.epochs`` passes over ``count`` examples and return it in evaluation mode.
 
-    Each epoch draws a new order from ``generator``; ``step`` gets the network and each batch's indices.
+    Each epoch draws a new order from ``generator``: a permutation of all ``count`` examples, or,
+    with ``draw``, the ``count`` indices ``draw(generator)`` returns (a subset drawn anew each
+    epoch); ``step`` gets the network and each batch's indices.
 
     Raises:
-        ValueError: there are no examples to train on.
+        ValueError: there are no examples to train on, or ``draw`` returned other than ``count`` indices.
     """
     if count < 1:
         raise ValueError(f"{config.name}: no examples to train on")
@@ -90,7 +101,9 @@ def fit(net: NetT, count: int, step: Step, config: FitConfig, generator: torch.G
             for module in net.modules():
                 if isinstance(module, nn.BatchNorm2d):
                     module.eval()
-        order = torch.randperm(count, generator=generator)
+        order = torch.randperm(count, generator=generator) if draw is None else draw(generator)
+        if len(order) != count:
+            raise ValueError(f"{config.name}: an epoch's draw gave {len(order)} examples, expected {count}")
         total, seen, tallies, started = 0.0, 0, dict[str, int](), time.perf_counter()
         for start in range(0, count, config.batch):
             idx = order[start : start + config.batch]

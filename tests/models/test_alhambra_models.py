@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from pathlib import Path
 
@@ -196,7 +197,9 @@ def test_train_only_retrains_what_it_names(monkeypatch):
     monkeypatch.setattr(train, "train_locate", lambda data, config: calls.append("train_locate") or "locate")
     monkeypatch.setattr(train, "train_tiles", lambda data, config: calls.append(("train_tiles", config.epochs)) or "net")
     monkeypatch.setattr(
-        train, "train_octagon", lambda data, config: calls.append(("train_octagon", config.epochs, len(data["oct_present"]))) or "oct"
+        train,
+        "train_octagon",
+        lambda data, config, negative_share: calls.append(("train_octagon", config.epochs, len(data["oct_present"]), negative_share)) or "oct",
     )
     monkeypatch.setattr(train, "fit_temperatures", lambda net, data: {"kind": 1.0})
     monkeypatch.setattr(train, "fit_octagon_temperatures", lambda net, data: {"kind": 1.0})
@@ -214,7 +217,7 @@ def test_train_only_retrains_what_it_names(monkeypatch):
     calls.clear()
     train.main(["--only", "readers", "--octagon-epochs", "2", "--skip-evaluate", "--threads", "1"])
     # the octagon reader learns from the training renders and the sharp photos together, calibrated on the val set
-    assert ("build", "octagon") in calls and ("train_octagon", 2, 4) in calls
+    assert ("build", "octagon") in calls and ("train_octagon", 2, 4, train.CONFIG.octagon_negative_share) in calls
     assert trained() == ["train_tiles", "export_tiles", "train_octagon", "export_octagon"]
     assert "locate_epochs" not in calls[-1][1] and "octagon_renders" in calls[-1][1]
     calls.clear()
@@ -240,6 +243,44 @@ def test_train_only_retrains_what_it_names(monkeypatch):
     assert order.index("build") < order.index("lane starts") and ("build", "octagon") in calls[: order.index("lane starts")]
     assert trained() == ["train_tiles", "export_tiles", "train_locate", "export_locate", "train_octagon", "export_octagon"]
     assert calls[-1] == ("joined", "locate and tiles")
+
+
+def test_octagon_epochs_keep_every_octagon_and_a_share_of_the_rest(monkeypatch):
+    torch = pytest.importorskip("torch", reason="training code needs the train extra")
+    from models.alhambra import train
+
+    present = np.array([1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0])  # 2 octagons, 10 other corners
+    data = {
+        "oct_patches": np.zeros((12, 48, 48, 3), np.uint8),
+        "oct_present": present,
+        "oct_kind": np.where(present > 0, 2, -1),
+        "oct_price": np.where(present > 0, 5, -1),
+    }
+    epochs = []
+
+    def fake_fit(net, count, step, config, generator, *, draw, log):
+        epochs.extend(draw(generator) for _ in range(3))
+        assert count == len(epochs[0])
+        return net
+
+    monkeypatch.setattr(train, "fit", fake_fit)
+    train.train_octagon(data, dataclasses.replace(train.CONFIG.octagon, epochs=3), negative_share=0.3)
+    assert all(len(order) == 2 + 3 for order in epochs)  # both octagons and 3 of the 10 others, each epoch
+    assert all({0, 6} <= set(order.tolist()) and len(set(order.tolist())) == 5 for order in epochs)
+    assert len({tuple(sorted(order.tolist())) for order in epochs}) > 1  # the others are drawn anew
+
+    # the presence loss weighs the kept negatives up: the same mean as over all of them
+    logits = torch.tensor([2.0, -1.0, 0.5, -3.0])
+    labels = torch.tensor([1, 0, 0, 0])
+    unused = (torch.zeros(4, 6), torch.zeros(4, 12))
+    ignored = torch.full((4,), -1)
+    weighted = train.octagon_losses((logits, *unused), labels, ignored, ignored, negative_weight=3.0)
+    full = torch.nn.functional.binary_cross_entropy_with_logits(
+        torch.tensor([2.0, -1.0, -1.0, -1.0, 0.5, 0.5, 0.5, -3.0, -3.0, -3.0]), torch.tensor([1.0] + [0.0] * 9)
+    )
+    assert torch.isclose(weighted, full)
+    plain = train.octagon_losses((logits, *unused), labels, ignored, ignored)
+    assert torch.isclose(plain, torch.nn.functional.binary_cross_entropy_with_logits(logits, labels.float()))
 
 
 def test_fast_training_arithmetic_matches_float32_and_hands_back_a_plain_network():
