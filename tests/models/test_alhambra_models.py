@@ -199,7 +199,9 @@ def test_train_only_retrains_what_it_names(monkeypatch):
     monkeypatch.setattr(
         train,
         "train_octagon",
-        lambda data, config, negative_share: calls.append(("train_octagon", config.epochs, len(data["oct_present"]), negative_share)) or "oct",
+        lambda data, config, negative_share: (
+            calls.append(("train_octagon", config.epochs, len(data["oct_present"]), negative_share)) or "oct"
+        ),
     )
     monkeypatch.setattr(train, "fit_temperatures", lambda net, data: {"kind": 1.0})
     monkeypatch.setattr(train, "fit_octagon_temperatures", lambda net, data: {"kind": 1.0})
