@@ -33,6 +33,7 @@ OCTAGONS_SEEN = 0.5  # below this share of the building tiles with a price octag
 MIN_MEAN_CONFIDENCE = 0.6
 JOINT_CHECKED = 0.99  # a tile read under this on its own evidence is weighed against the palace read with it otherwise
 JOINT_RIVAL = 1e-3  # ... against each rival reading its own evidence gives at least this
+JOINT_NEGLIGIBLE = 12.0  # a rival palace this many nats below the chosen one adds under 1e-5 to its odds: not searched for
 PRICE_WEIGHT = (
     1.0  # how much the price read counts in naming a catalogue tile (log-linear, beside type and walls): the octagon reader's digits
 )
@@ -137,14 +138,16 @@ def _search(
     scores: dict[tuple[int, int], np.ndarray],
     candidates: dict[tuple[int, int], list[int]],
     max_nodes: int,
+    floor: float = -math.inf,
 ) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], int]]:
     """Branch and bound over ``candidates``: the best reading obeying every rule, and the best with consistent walls only.
 
-    Either is empty when none was found within ``max_nodes`` search nodes.
+    Either is empty when none was found within ``max_nodes`` search nodes, or none scores above
+    ``floor`` (branches that cannot reach it are cut).
     """
     order = _search_order(scores, candidates)
     remaining_best = np.cumsum([scores[c][candidates[c][0]] for c in order][::-1])[::-1].tolist() + [0.0]
-    best_total = [-math.inf]
+    best_total = [floor]
     best_choice: list[dict[tuple[int, int], int]] = [{}]
     fallback_total = [-math.inf]  # best wall-consistent reading that leaves some tile unreachable
     fallback_choice: list[dict[tuple[int, int], int]] = [{}]
@@ -192,9 +195,9 @@ def joint_confidences(
 
     A tile whose own evidence gives its reading under ``JOINT_CHECKED`` is weighed against each
     rival reading its evidence gives at least ``JOINT_RIVAL``: the best reading of the whole palace
-    obeying every rule with that tile read as the rival (a rival no such reading allows counts for
-    nothing). The probability is the chosen reading's share of those readings (max-marginals over
-    the log scores of ``tile_log_scores``). Empty when ``chosen`` itself breaks a rule (then only
+    obeying every rule with that tile read as the rival (a rival no such reading allows, or none
+    within ``JOINT_NEGLIGIBLE`` of the chosen reading, counts for nothing). The probability is the
+    chosen reading's share of those readings (max-marginals over the log scores of ``tile_log_scores``). Empty when ``chosen`` itself breaks a rule (then only
     each tile's own evidence speaks).
     """
     scores = {c: tile_log_scores(evidence[c]) for c in chosen}
@@ -214,7 +217,7 @@ def joint_confidences(
                 continue
             restricted = dict(candidates)
             restricted[cell] = [i for i, text in enumerate(_CAT_VALUES) if text == rival]
-            found, _ = _search(fountain, scores, restricted, max_nodes)
+            found, _ = _search(fountain, scores, restricted, max_nodes, floor=best - JOINT_NEGLIGIBLE)
             if found:
                 odds += math.exp(min(sum(float(scores[c][found[c]]) for c in found) - best, 50.0))
         joint[cell] = 1.0 / (1.0 + odds)

@@ -484,3 +484,41 @@ def test_walls_agree_is_the_rules_wall_check(data):
     after = before | {cell: CATALOGUE[index]}
     rest = {c: i for c, i in placed.items() if c != cell}
     assert decode._walls_agree(cell, index, fountain, rest) == (len(wall_mismatches(after)) == len(wall_mismatches(before)))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_rivals_far_below_the_reading_are_not_searched_and_change_nothing(seed, monkeypatch):
+    """Cutting rival palaces ``JOINT_NEGLIGIBLE`` nats below the chosen one moves no joint confidence by 1e-4."""
+    from scanner.alhambra import decode
+
+    rng = np.random.default_rng(seed)
+    evidence = {(0, 0): _evidence("fountain", "", 2)}
+    for cell in ((1, 0), (0, 1), (1, 1), (-1, 0), (0, -1), (-1, -1)):
+        tile = CATALOGUE[int(rng.integers(len(CATALOGUE)))]
+        base = _evidence(tile.type, tile.walls, tile.price, float(rng.uniform(0.6, 0.97)))
+        noisy = np.clip(base.walls + rng.normal(0, 0.25, 4), 0.02, 0.98)
+        evidence[cell] = TileEvidence(base.kind, noisy, base.price)
+    fountain, chosen = decode_palace(evidence)
+    cut = joint_confidences(evidence, fountain, chosen)
+    monkeypatch.setattr(decode, "JOINT_NEGLIGIBLE", math.inf)
+    full = joint_confidences(evidence, fountain, chosen)
+    assert cut.keys() == full.keys()
+    assert all(abs(cut[cell] - full[cell]) < 1e-4 for cell in cut)
+    if seed == 0:
+        assert full and min(full.values()) < 0.99  # the palaces hold doubtful tiles: the search is exercised
+
+
+def test_the_search_finds_nothing_under_its_floor():
+    from scanner.alhambra.decode import _candidates, _search
+
+    garden, tower = _tile("garden", "N"), _tile("tower", "")
+    evidence = {
+        (0, 0): _evidence("fountain", "", 2),
+        (1, 0): _evidence("garden", "N", garden.price),
+        (0, 1): _evidence("tower", "", tower.price),
+    }
+    fountain, chosen = decode_palace(evidence)
+    scores = {cell: tile_log_scores(evidence[cell]) for cell in chosen}
+    best = sum(float(scores[cell][chosen[cell]]) for cell in chosen)
+    assert _search(fountain, scores, _candidates(scores), 20_000, floor=best - 1e-6)[0] == chosen
+    assert _search(fountain, scores, _candidates(scores), 20_000, floor=best + 1e-6) == ({}, {})
