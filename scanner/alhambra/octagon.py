@@ -41,6 +41,12 @@ NORTH_WEIGHT = 1.0  # the octagon's place in the vote for north, beside the tile
 # (30-48% of those tiles): the figures are the same as when every one is.
 PRICE_LOOKS = ((0.15, 0.92), (-0.15, 1.08))
 PRICE_SURE = 0.99
+# When the tile classifier's summed votes put north this many nats ahead of the next turn, only that
+# corner of each tile is read (a quarter of the reader's work) ...
+NORTH_SURE = 10.0
+# ... and kept when at least this share of the tiles show an upright octagon there; else all four are read.
+NORTH_SEEN = 0.9
+ALL_TURNS = (0, 1, 2, 3)
 
 
 def corner_offsets() -> tuple[tuple[float, float], ...]:
@@ -52,20 +58,22 @@ def corner_offsets() -> tuple[tuple[float, float], ...]:
     return tuple(rotate_cell_float((OCTAGON_OFFSET, OCTAGON_OFFSET), -k) for k in range(4))
 
 
-def crop_octagons(image_rgb: np.ndarray, grid_to_image: np.ndarray, cells: Sequence[tuple[float, float]]) -> np.ndarray:
-    """(N, 4, PATCH_PX, PATCH_PX, 3) uint8: for each cell and each k, the patch where the octagon would be, turned upright.
+def crop_octagons(
+    image_rgb: np.ndarray, grid_to_image: np.ndarray, cells: Sequence[tuple[float, float]], turns: Sequence[int] = ALL_TURNS
+) -> np.ndarray:
+    """(N, len(turns), PATCH_PX, PATCH_PX, 3) uint8: for each cell and each k of ``turns``, the patch where the octagon would be, turned upright.
 
-    Patch ``[i, k]`` is what the bottom-right corner of cell ``i`` shows if its crop is turned
-    ``k`` quarter turns counter-clockwise from upright (``ROTATIONS``), turned back so that such an
-    octagon stands upright in it.
+    Patch ``[i, j]`` is what the bottom-right corner of cell ``i`` shows if its crop is turned
+    ``k = turns[j]`` quarter turns counter-clockwise from upright (``ROTATIONS``), turned back so
+    that such an octagon stands upright in it.
     """
     if not cells:
-        return np.zeros((0, 4, PATCH_PX, PATCH_PX, 3), dtype=np.uint8)
+        return np.zeros((0, len(turns), PATCH_PX, PATCH_PX, 3), dtype=np.uint8)
     offsets = corner_offsets()
-    centres = [(x + dx, y + dy) for x, y in cells for dx, dy in offsets]
+    centres = [(x + offsets[k][0], y + offsets[k][1]) for x, y in cells for k in turns]
     patches = crop_squares(image_rgb, grid_to_image, centres, PATCH_HALF, PATCH_PX, tile_px=PATCH_TILE_PX)
-    patches = patches.reshape(len(cells), 4, PATCH_PX, PATCH_PX, 3)
-    return np.ascontiguousarray(np.stack([np.rot90(patches[:, k], -k, axes=(1, 2)) for k in range(4)], axis=1))
+    patches = patches.reshape(len(cells), len(turns), PATCH_PX, PATCH_PX, 3)
+    return np.ascontiguousarray(np.stack([np.rot90(patches[:, j], -k, axes=(1, 2)) for j, k in enumerate(turns)], axis=1))
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,7 +81,8 @@ class OctagonPredictions:
     """Calibrated readings of each cell's four corner patches: ``present`` (N, 4), ``kind`` (N, 4, 6), ``price`` (N, 4, 12).
 
     ``present[i, k]`` is P(an upright price octagon in patch k of cell i); ``kind`` is over
-    ``BUILDING_TYPES`` and ``price`` over ``PRICES``, as the octagon in that patch reads.
+    ``BUILDING_TYPES`` and ``price`` over ``PRICES``, as the octagon in that patch reads. A patch
+    not read (``read_octagons`` with fewer turns) is NaN in all three; its vote for north is neutral.
     """
 
     present: np.ndarray
@@ -92,27 +101,41 @@ class OctagonPredictions:
 
     def north_log_votes(self) -> np.ndarray:
         """(N, 4) log P(the crop is turned k | this cell's octagon patches): one octagon, in exactly one corner."""
-        p = np.clip(self.present, 1e-6, 1 - 1e-6)
+        p = np.clip(np.nan_to_num(self.present, nan=0.5), 1e-6, 1 - 1e-6)  # a patch not read: as likely as not
         absent = np.log(1 - p).sum(axis=1, keepdims=True)
         score = np.log(p) - np.log(1 - p) + absent
         return score - np.logaddexp.reduce(score, axis=1, keepdims=True)
 
 
-def read_octagons(model: OnnxModel, temperatures: Mapping[str, float], patches: np.ndarray) -> OctagonPredictions:
-    """Run the octagon reader on ``crop_octagons`` patches (N, 4, S, S, 3).
+def read_octagons(
+    model: OnnxModel, temperatures: Mapping[str, float], patches: np.ndarray, turns: Sequence[int] = ALL_TURNS
+) -> OctagonPredictions:
+    """Run the octagon reader on ``crop_octagons`` patches (N, len(turns), S, S, 3) of those ``turns``; the other turns are NaN.
 
     Raises:
         ModelError: the reader cannot run.
     """
-    n = len(patches)
+    n, columns = len(patches), list(turns)
+    present = np.full((n, 4), np.nan)
+    kind = np.full((n, 4, len(BUILDING_TYPES)), np.nan)
+    price = np.full((n, 4, len(PRICES)), np.nan)
     if n == 0:
-        return OctagonPredictions(np.zeros((0, 4)), np.zeros((0, 4, len(BUILDING_TYPES))), np.zeros((0, 4, len(PRICES))))
-    flat = patches.reshape(n * 4, *patches.shape[2:])
+        return OctagonPredictions(present, kind, price)
+    flat = patches.reshape(n * len(columns), *patches.shape[2:])
     out = model.run(crops_batch(flat))
-    present = 1.0 / (1.0 + np.exp(-out["present"].reshape(n, 4) / temperatures.get("present", 1.0)))
-    kind = softmax(out["kind"], temperatures.get("kind", 1.0)).reshape(n, 4, -1)
-    price = softmax(out["price"], temperatures.get("price", 1.0)).reshape(n, 4, -1)
+    present[:, columns] = 1.0 / (1.0 + np.exp(-out["present"].reshape(n, len(columns)) / temperatures.get("present", 1.0)))
+    kind[:, columns] = softmax(out["kind"], temperatures.get("kind", 1.0)).reshape(n, len(columns), -1)
+    price[:, columns] = softmax(out["price"], temperatures.get("price", 1.0)).reshape(n, len(columns), -1)
     return OctagonPredictions(present, kind, price)
+
+
+def classifier_north(predictions: TilePredictions, rows: Sequence[int]) -> int | None:
+    """North (the crops' quarter turn) when the tile classifier's rotations in ``rows`` put it ``NORTH_SURE`` nats ahead of the next, else None."""
+    if not len(rows):
+        return None
+    votes = np.log(np.clip(predictions.rotation[list(rows)], 1e-6, 1)).sum(axis=0)
+    second, first = np.sort(votes)[-2:]
+    return int(np.argmax(votes)) if first - second >= NORTH_SURE else None
 
 
 def price_looks(patches: np.ndarray, looks: Sequence[tuple[float, float]] = PRICE_LOOKS) -> np.ndarray:

@@ -83,7 +83,16 @@ from scanner.alhambra.locate import (
     zoom_in,
 )
 from scanner.alhambra.octagon import MODEL as OCTAGON_MODEL
-from scanner.alhambra.octagon import OctagonPredictions, crop_octagons, merge_octagons, octagon_north, read_octagons, read_prices
+from scanner.alhambra.octagon import (
+    NORTH_SEEN,
+    OctagonPredictions,
+    classifier_north,
+    crop_octagons,
+    merge_octagons,
+    octagon_north,
+    read_octagons,
+    read_prices,
+)
 from scanner.alhambra.tiles import (
     CROP_PX,
     CROP_SIDES,
@@ -318,17 +327,31 @@ class AlhambraReader:
         """The predictions with the price octagons' evidence (type, price, which way is up) in the cells holding tiles.
 
         Also returns P(an upright octagon) in each of those cells' four corner patches, by lattice
-        cell. Without an octagon reader (a reader built with two models) the tile classifier's own
+        cell (NaN in a corner not read: when the tile classifier is sure of north, ``classifier_north``,
+        only that corner is read, and all four only when under ``NORTH_SEEN`` of the tiles show an
+        octagon there or the octagons vote otherwise). Without an octagon reader (a reader built with two models) the tile classifier's own
         readings stand and there is none.
         """
         rows = [index for index, cell in enumerate(region.cells) if is_tile[cell]]
         if self.octagon_model is None or not rows:
             return predictions, None
-        patches = crop_octagons(image, lattice.grid_to_image, [region.cells[index] for index in rows])
-        octagons: OctagonPredictions = read_octagons(self.octagon_model, self.octagon_temperatures, patches)
-        present = {region.cells[index]: octagons.present[j] for j, index in enumerate(rows)}
-        north, _ = octagon_north(predictions, rows, octagons)
-        prices = read_prices(self.octagon_model, self.octagon_temperatures, patches[:, north], octagons.price[:, north])
+        cells = [region.cells[index] for index in rows]
+        read = None
+        sure = classifier_north(predictions, rows)
+        if sure is not None:  # one corner a tile, kept if the octagons are seen there and agree
+            patches = crop_octagons(image, lattice.grid_to_image, cells, (sure,))
+            octagons: OctagonPredictions = read_octagons(self.octagon_model, self.octagon_temperatures, patches, (sure,))
+            north, _ = octagon_north(predictions, rows, octagons)
+            if north == sure and np.mean(octagons.present[:, sure] >= 0.5) >= NORTH_SEEN:
+                read = octagons, patches[:, 0]
+        if read is None:
+            patches = crop_octagons(image, lattice.grid_to_image, cells)
+            octagons = read_octagons(self.octagon_model, self.octagon_temperatures, patches)
+            north, _ = octagon_north(predictions, rows, octagons)
+            read = octagons, patches[:, north]
+        octagons, upright = read
+        present = {cell: octagons.present[j] for j, cell in enumerate(cells)}
+        prices = read_prices(self.octagon_model, self.octagon_temperatures, upright, octagons.price[:, north])
         return merge_octagons(predictions, rows, octagons, prices), present
 
     def _locate(self, search: np.ndarray, offset: np.ndarray, zoom: float) -> Located:

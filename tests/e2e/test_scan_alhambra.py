@@ -46,6 +46,28 @@ def test_sample_scans_to_its_exact_palace(scanner, stem):
     assert "alhambra_tiles" in scan["model"]
 
 
+@pytest.mark.parametrize("wrong", [False, True])
+def test_one_corner_a_tile_reads_as_four_and_a_wrong_sure_north_falls_back(make_scanner, monkeypatch, wrong):
+    """When the tile classifier is sure of north only that corner is read; a north the octagons do not confirm reads all four."""
+    from scanner.alhambra import reader
+
+    truth = _cells(json.loads((SAMPLES / "alhambra_03_tilted.json").read_text())["players"][0]["palace"])
+    turns = []
+    read = reader.read_octagons
+
+    def counted(model, temperatures, patches, turns_read=(0, 1, 2, 3)):
+        turns.append(tuple(turns_read))
+        return read(model, temperatures, patches, turns_read)
+
+    monkeypatch.setattr(reader, "read_octagons", counted)
+    if wrong:  # a classifier sure of the opposite north
+        sure = reader.classifier_north
+        monkeypatch.setattr(reader, "classifier_north", lambda predictions, rows: (sure(predictions, rows) + 2) % 4)
+    result = make_scanner().scan(SAMPLES / "alhambra_03_tilted.jpg", "alhambra")
+    assert _cells(result.player["palace"]) == truth
+    assert turns == ([turns[0], (0, 1, 2, 3)] if wrong else [turns[0]]) and len(turns[0]) == 1
+
+
 def test_cli_scan_scores_a_sample(tmp_path):
     out = tmp_path / "scan.json"
     result = CliRunner().invoke(

@@ -10,11 +10,13 @@ from hypothesis import strategies as st
 
 from scanner.alhambra.decode import TileEvidence, UprightTiles, check_octagons
 from scanner.alhambra.octagon import (
+    NORTH_SURE,
     OCTAGON_OFFSET,
     PATCH_PX,
     PRICE_LOOKS,
     PRICE_SURE,
     OctagonPredictions,
+    classifier_north,
     corner_offsets,
     crop_octagons,
     merge_octagons,
@@ -229,3 +231,32 @@ def test_the_reader_and_the_merge_agree_on_north() -> None:
     prices = np.eye(len(PRICES))[[7, 8, 9]]
     merged = merge_octagons(predictions, [0, 1, 2], octagons, prices)
     assert [int(np.argmax(row)) for row in merged.price] == [7, 8, 9]  # the pooled prices, not the patch's own
+
+
+@pytest.mark.parametrize("turn", range(4))
+def test_one_corner_cut_alone_is_that_corner_of_the_four(turn: int) -> None:
+    image, grid, cells = _tiles_photo(turn)
+    one = crop_octagons(image, grid, cells, (turn,))
+    assert one.shape == (3, 1, PATCH_PX, PATCH_PX, 3)
+    difference = np.abs(one[:, 0].astype(int) - crop_octagons(image, grid, cells)[:, turn].astype(int))
+    assert difference.mean() < 2  # the same patch, but for the shrink fitted to fewer centres
+
+
+def test_a_corner_not_read_votes_for_no_turn() -> None:
+    present = np.full((2, 4), np.nan)
+    present[:, 1] = 0.99
+    votes = OctagonPredictions(
+        present, np.full((2, 4, len(BUILDING_TYPES)), np.nan), np.full((2, 4, len(PRICES)), np.nan)
+    ).north_log_votes()
+    assert np.isfinite(votes).all()
+    assert np.allclose(np.exp(votes[:, 1]), 99 / (99 + 3))  # the octagon seen against three corners as likely as not
+    assert np.allclose(votes[:, [0, 2, 3]], votes[:, [0]])
+
+
+def test_the_classifier_names_north_only_when_sure() -> None:
+    rotation = np.full((3, 4), 0.01)
+    rotation[:, 2] = 0.97
+    assert classifier_north(_predictions(3, rotation), [0, 1, 2]) == 2  # 3 x log(97) = 13.7 nats ahead
+    assert classifier_north(_predictions(3, rotation), [0]) is None  # one tile: 4.6 nats
+    assert 3 * np.log(97) >= NORTH_SURE > np.log(97)
+    assert classifier_north(_predictions(3), [0, 1, 2]) is None and classifier_north(_predictions(0), []) is None
