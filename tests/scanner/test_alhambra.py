@@ -186,6 +186,18 @@ def test_locate_input_maps_back_to_the_photo(shape):
     assert abs(back[0] - shape[1] // 3) < 0.02 * max(shape) and abs(back[1] - shape[0] // 4) < 0.02 * max(shape)
 
 
+@pytest.mark.parametrize("zoom", [1.0, 1.7])
+def test_a_portrait_photo_gives_the_locator_its_landscape_turned(zoom):
+    """Shrunk as it lies and then turned, a portrait photo gives the input of the same photo turned landscape first (to rounding)."""
+    rng = np.random.default_rng(5)
+    landscape = cv2.GaussianBlur(rng.integers(0, 256, (900, 1400, 3), dtype=np.uint8), (0, 0), 2)
+    portrait = np.ascontiguousarray(landscape.transpose(1, 0, 2))
+    (wide, wide_to_image), (tall, tall_to_image) = locate_input(landscape, zoom), locate_input(portrait, zoom)
+    differs = np.abs(wide - tall) > 0.5 / 255
+    assert np.abs(wide - tall).max() <= 1.01 / 255 and differs.mean() < 1e-4  # a grey level on a few pixels, no more
+    assert np.allclose(tall_to_image, np.array([[0, 1, 0], [1, 0, 0], [0, 0, 1]]) @ wide_to_image)
+
+
 def test_crop_cells_follows_the_grid():
     """A checkerboard photographed through a homography crops back to single colours."""
     grid = _homography(25, 150, 0.0002)
