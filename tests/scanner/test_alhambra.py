@@ -226,14 +226,18 @@ def _tile(kind: str, walls: str):
     return next(tile for tile in CATALOGUE if tile.type == kind and tile.walls == walls)
 
 
-def test_decode_keeps_a_consistent_reading():
+def _garden_and_tower() -> dict:
+    """A fountain with a garden (N wall) east of it and a tower south, each read sure."""
     garden, tower = _tile("garden", "N"), _tile("tower", "")
-    evidence = {
+    return {
         (0, 0): _evidence("fountain", "", 2),
         (1, 0): _evidence("garden", "N", garden.price),
         (0, 1): _evidence("tower", "", tower.price),
     }
-    fountain, chosen = decode_palace(evidence)
+
+
+def test_decode_keeps_a_consistent_reading():
+    fountain, chosen = decode_palace(_garden_and_tower())
     assert fountain == (0, 0)
     assert {cell: (CATALOGUE[i].type, CATALOGUE[i].walls) for cell, i in chosen.items()} == {(1, 0): ("garden", "N"), (0, 1): ("tower", "")}
 
@@ -523,12 +527,7 @@ def test_rivals_far_below_the_reading_are_not_searched_and_change_nothing(seed, 
 def test_the_search_finds_nothing_under_its_floor():
     from scanner.alhambra.decode import _candidates, _search
 
-    garden, tower = _tile("garden", "N"), _tile("tower", "")
-    evidence = {
-        (0, 0): _evidence("fountain", "", 2),
-        (1, 0): _evidence("garden", "N", garden.price),
-        (0, 1): _evidence("tower", "", tower.price),
-    }
+    evidence = _garden_and_tower()
     fountain, chosen = decode_palace(evidence)
     scores = {cell: tile_log_scores(evidence[cell]) for cell in chosen}
     best = sum(float(scores[cell][chosen[cell]]) for cell in chosen)
