@@ -197,8 +197,9 @@ def joint_confidences(
     rival reading its evidence gives at least ``JOINT_RIVAL``: the best reading of the whole palace
     obeying every rule with that tile read as the rival (a rival no such reading allows, or none
     within ``JOINT_NEGLIGIBLE`` of the chosen reading, counts for nothing). The probability is the
-    chosen reading's share of those readings (max-marginals over the log scores of ``tile_log_scores``). Empty when ``chosen`` itself breaks a rule (then only
-    each tile's own evidence speaks).
+    chosen reading's share of those readings (max-marginals over the log scores of
+    ``tile_log_scores``). Empty when ``chosen`` itself breaks a rule (then only each tile's own
+    evidence speaks).
     """
     scores = {c: tile_log_scores(evidence[c]) for c in chosen}
     candidates = _candidates(scores)
@@ -413,8 +414,9 @@ def check_fountain(photo: Photo, tiles: UprightTiles, fountain: tuple[int, int])
 
 
 def octagon_seen(tiles: UprightTiles, present: dict[tuple[int, int], np.ndarray], world: tuple[int, int]) -> float:
-    """P(the tile at ``world`` shows its price octagon where north puts it)."""
-    return float(present[tiles.lattice_of[world]][tiles.north])
+    """P(the tile at ``world`` shows its price octagon where north puts it); a corner not read (NaN) counts as not seen."""
+    seen = float(present[tiles.lattice_of[world]][tiles.north])
+    return 0.0 if math.isnan(seen) else seen
 
 
 def check_octagons(photo: Photo, tiles: UprightTiles, fountain: tuple[int, int], present: dict[tuple[int, int], np.ndarray]) -> None:

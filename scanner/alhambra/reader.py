@@ -327,10 +327,11 @@ class AlhambraReader:
         """The predictions with the price octagons' evidence (type, price, which way is up) in the cells holding tiles.
 
         Also returns P(an upright octagon) in each of those cells' four corner patches, by lattice
-        cell (NaN in a corner not read: when the tile classifier is sure of north, ``classifier_north``,
-        only that corner is read, and all four only when under ``NORTH_SEEN`` of the tiles show an
-        octagon there or the octagons vote otherwise). Without an octagon reader (a reader built with two models) the tile classifier's own
-        readings stand and there is none.
+        cell, NaN in a corner not read: when the tile classifier is sure of north
+        (``classifier_north``) only that corner is read, and all four when under ``NORTH_SEEN`` of
+        the tiles show an octagon there or the octagons vote for another north. Without an octagon
+        reader (a reader built with two models) the tile classifier's own readings stand and there
+        is none.
         """
         rows = [index for index, cell in enumerate(region.cells) if is_tile[cell]]
         if self.octagon_model is None or not rows:

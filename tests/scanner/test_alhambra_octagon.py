@@ -260,3 +260,11 @@ def test_the_classifier_names_north_only_when_sure() -> None:
     assert classifier_north(_predictions(3, rotation), [0]) is None  # one tile: 4.6 nats
     assert 3 * np.log(97) >= NORTH_SURE > np.log(97)
     assert classifier_north(_predictions(3), [0, 1, 2]) is None and classifier_north(_predictions(0), []) is None
+
+
+def test_a_corner_not_read_counts_as_no_octagon_seen() -> None:
+    from scanner.alhambra.decode import octagon_seen
+
+    tiles = _upright([(1, 0)], north=2)  # lattice cell (11, 0)
+    assert octagon_seen(tiles, {(11, 0): np.array([np.nan, np.nan, 0.8, np.nan])}, (1, 0)) == 0.8
+    assert octagon_seen(tiles, {(11, 0): np.array([0.9, 0.1, np.nan, 0.2])}, (1, 0)) == 0.0
