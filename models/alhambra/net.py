@@ -80,7 +80,8 @@ class TileNet(nn.Module):
 class OctagonNet(nn.Module):
     """(N, 3, 48, 48) in 0-1, one corner patch -> logits ``present`` (1: an upright price octagon), ``kind`` (6 types), ``price`` (12).
 
-    Small on purpose: the scanner reads four patches of every tile. The patch is first folded into
+    Small on purpose: the scanner reads one patch of every tile when the tile classifier is sure of
+    north, four otherwise (``scanner.alhambra.octagon.classifier_north``). The patch is first folded into
     2x2 blocks (24x24, 12 channels: every pixel kept, a digit's strokes are a pixel or two wide),
     read there by a layer of 32 channels, then two strided layers bring it to 12x12 and 6x6, where
     the digits (~3 px at 12x12) are still apart; the colour is pooled over the map, the digits read

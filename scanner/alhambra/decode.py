@@ -11,7 +11,7 @@ import numpy as np
 
 from scanner.alhambra.lattice import CellRegion, cell_polygon
 from scanner.alhambra.locate import HINT
-from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions, crop_walls_to_upright, rotate_cell, rotate_cell_float
+from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions, crop_walls_to_upright, rotate_cell, rotate_cell_float, rotation_votes
 from scanner.errors import BoardNotFoundError, Remedy
 from scanner.photo import Photo
 from scanner.reading import CellReading, Override
@@ -340,8 +340,7 @@ def turn_upright(
     tile_rows = [i for i, cell in enumerate(cells) if is_tile[cell]]
     if not tile_rows:
         raise BoardNotFoundError(f"{photo.name}: no Alhambra tiles recognised; {HINT}", remedy=Remedy.SET_CORNERS)
-    votes = np.log(np.clip(predictions.rotation[tile_rows], 1e-6, 1)).sum(axis=0)
-    k = int(np.argmax(votes))
+    k = int(np.argmax(rotation_votes(predictions.rotation[tile_rows])))
     evidence: dict[tuple[int, int], TileEvidence] = {}
     lattice_of: dict[tuple[int, int], tuple[int, int]] = {}
     crop_of: dict[tuple[int, int], np.ndarray] = {}

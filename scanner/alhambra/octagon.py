@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions, crop_squares, crops_batch, rotate_cell_float
+from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions, crop_squares, crops_batch, rotate_cell_float, rotation_votes
 from scanner.model import OnnxModel, softmax
 from scoring.alhambra.palace import BUILDING_TYPES
 
@@ -133,7 +133,7 @@ def classifier_north(predictions: TilePredictions, rows: Sequence[int]) -> int |
     """North (the crops' quarter turn) when the tile classifier's rotations in ``rows`` put it ``NORTH_SURE`` nats ahead of the next, else None."""
     if not len(rows):
         return None
-    votes = np.log(np.clip(predictions.rotation[list(rows)], 1e-6, 1)).sum(axis=0)
+    votes = rotation_votes(predictions.rotation[list(rows)])
     second, first = np.sort(votes)[-2:]
     return int(np.argmax(votes)) if first - second >= NORTH_SURE else None
 

@@ -337,20 +337,20 @@ class AlhambraReader:
         if self.octagon_model is None or not rows:
             return predictions, None
         cells = [region.cells[index] for index in rows]
-        read = None
+        octagons: OctagonPredictions | None = None
         sure = classifier_north(predictions, rows)
         if sure is not None:  # one corner a tile, kept if the octagons are seen there and agree
             patches = crop_octagons(image, lattice.grid_to_image, cells, (sure,))
-            octagons: OctagonPredictions = read_octagons(self.octagon_model, self.octagon_temperatures, patches, (sure,))
+            octagons = read_octagons(self.octagon_model, self.octagon_temperatures, patches, (sure,))
             north, _ = octagon_north(predictions, rows, octagons)
-            if north == sure and np.mean(octagons.present[:, sure] >= 0.5) >= NORTH_SEEN:
-                read = octagons, patches[:, 0]
-        if read is None:
+            upright = patches[:, 0]
+            if north != sure or np.mean(octagons.present[:, sure] >= 0.5) < NORTH_SEEN:
+                octagons = None
+        if octagons is None:
             patches = crop_octagons(image, lattice.grid_to_image, cells)
             octagons = read_octagons(self.octagon_model, self.octagon_temperatures, patches)
             north, _ = octagon_north(predictions, rows, octagons)
-            read = octagons, patches[:, north]
-        octagons, upright = read
+            upright = patches[:, north]
         present = {cell: octagons.present[j] for j, cell in enumerate(cells)}
         prices = read_prices(self.octagon_model, self.octagon_temperatures, upright, octagons.price[:, north])
         return merge_octagons(predictions, rows, octagons, prices), present

@@ -142,6 +142,11 @@ def rotate_cell_float(point: tuple[float, float], k: int) -> tuple[float, float]
     return x, y
 
 
+def rotation_votes(rotation: np.ndarray) -> np.ndarray:
+    """(4,) summed log votes of the crops' rotations (N, 4) for each quarter turn, each clipped at 1e-6: north is its argmax."""
+    return np.log(np.clip(rotation, 1e-6, 1)).sum(axis=0)
+
+
 def crop_walls_to_upright(crop_walls: np.ndarray, k: int) -> np.ndarray:
     """Reorder per-side values from crop order (top, right, bottom, left) to N, E, S, W."""
     return np.array([crop_walls[(side - k) % 4] for side in range(4)])
@@ -187,7 +192,7 @@ def tiles_seen(model: OnnxModel, temperatures: Mapping[str, float], image: np.nd
     out = model.run(crops_batch(crop_cells(image, lattice.grid_to_image, cells)))
     kind = softmax(out["kind"], temperatures.get("kind", 1.0))
     rotation = softmax(out["rotation"], temperatures.get("rotation", 1.0))
-    k = int(np.argmax(np.log(np.clip(rotation, 1e-6, 1)).sum(axis=0)))
+    k = int(np.argmax(rotation_votes(rotation)))
     sure = kind[:, 1:].max(axis=1) * rotation[:, k]
     empty = kind[:, 0] > 0.8  # a centre on clutter beside the palace: an empty cell, not a doubt
     return float((sure > 0.8).sum() - ((sure < 0.5) & ~empty).sum())
