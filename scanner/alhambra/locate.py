@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 
 from scanner.errors import BoardNotFoundError, Remedy
+from scanner.geometry import area_resize
 from scanner.model import OnnxModel
 from scanner.photo import Photo
 
@@ -49,7 +50,7 @@ def locate_input(image_rgb: np.ndarray, zoom: float = 1.0) -> tuple[np.ndarray, 
     new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
     # shrunk as it lies, then turned: a transposed 3 MP photo would be copied whole first (~25 ms);
     # the same input as turning first, but for a grey level's rounding on a few pixels
-    small = cv2.resize(image_rgb, (new_h, new_w) if transposed else (new_w, new_h), interpolation=cv2.INTER_AREA)
+    small = area_resize(image_rgb, (new_h, new_w) if transposed else (new_w, new_h))
     if transposed:
         small = small.transpose(1, 0, 2)
     canvas = np.zeros((out_h, out_w, 3), dtype=np.uint8)

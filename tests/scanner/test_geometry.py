@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from unittest import mock
 
 import cv2
 import numpy as np
@@ -10,8 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scanner import geometry
 from scanner.geometry import (
     PixelCentres,
+    area_resize,
+    band_cut,
     block_aligned_end,
     grid_polygons,
     order_corners,
@@ -95,6 +99,49 @@ def test_resize_area_keeps_area_geometry(width: int, height: int, shrink: float)
     error = (out - direct)[..., :2]  # on a ramp, area means are positions (photo px)
     assert abs(float(error.mean())) < 0.05  # no shift: a block off by one would move every pixel
     assert float(np.abs(error).max()) <= shrink / 2 + 0.05  # a block straddling a pixel's edge blurs it a little
+
+
+@given(
+    width=st.integers(8, 400),
+    height=st.integers(8, 400),
+    out_width=st.integers(1, 200),
+    out_height=st.integers(1, 200),
+    channels=st.sampled_from([1, 3]),
+    seed=st.integers(0, 2**16),
+)
+@settings(max_examples=150, deadline=None)
+def test_area_resize_is_cv2_area_resize_to_the_bit(
+    width: int, height: int, out_width: int, out_height: int, channels: int, seed: int
+) -> None:
+    image = np.random.default_rng(seed).integers(0, 256, (height, width, channels), dtype=np.uint8)
+    if channels == 1:
+        image = image[..., 0]
+    size = (min(out_width, width), min(out_height, height))
+    handed = []
+    with mock.patch.object(geometry, "BANDS_MIN_PIXELS", 0), mock.patch.object(geometry, "_helper", _counting_helper(handed)):
+        out = area_resize(image, size)
+    assert np.array_equal(out, cv2.resize(image, size, interpolation=cv2.INTER_AREA))
+    split = band_cut(height, size[1]) is not None or band_cut(width, size[0]) is not None
+    assert len(handed) == int(split)  # half the work went to the other thread whenever it could
+
+
+def _counting_helper(handed: list[object]):
+    pool = geometry._helper()
+
+    class Counting:
+        def submit(self, *args):
+            handed.append(args)
+            return pool.submit(*args)
+
+    return lambda: Counting()
+
+
+@pytest.mark.parametrize(("height", "out_height"), [(1500, 240), (1512, 240), (3000, 480), (1100, 366), (2250, 240)])
+def test_band_cut_falls_on_a_whole_image_row_near_the_middle(height: int, out_height: int) -> None:
+    cut = band_cut(height, out_height)
+    assert cut is not None
+    assert cut * height % out_height == 0
+    assert abs(cut - out_height / 2) <= out_height // np.gcd(height, out_height) / 2
 
 
 @given(
