@@ -19,6 +19,8 @@ PEAK_THRESHOLD = 0.35
 GOOD_TILE_OUT_PX = 6.0  # a second look enlarges the palace so tiles span about this many output px
 TOO_DARK = 12  # mean brightness (0-255) under which a photo is refused as too dark
 DIM = 40  # mean brightness under which a photo without any tile found is blamed on the light
+BLURRED = 15  # variance of the Laplacian (photo 320 px wide) under which a photo without tiles is blamed on focus ...
+EVEN = 4.0  # ... unless it is even at a coarse look (grey levels' spread, 40 px wide): then nothing is there to focus on
 HINT = f"retake from above with the whole palace in frame, or {Remedy.SET_CORNERS.words}"
 
 
@@ -136,6 +138,9 @@ def zoom_in(search: np.ndarray, offset: np.ndarray, found: Located, pitch_px: fl
 def check_photo(photo: Photo, image: np.ndarray, mask: np.ndarray, peaks: int) -> None:
     """Refuse photos too dark, too blurred or without tiles, saying what was seen.
 
+    A photo without tiles and without fine detail is blamed on focus when it still shows shapes at a
+    coarse look (a blurred palace keeps its outline), and said to show an even surface when it does not.
+
     Raises:
         BoardNotFoundError: the photo is too dark or blurred, or shows no tiles.
     """
@@ -150,7 +155,13 @@ def check_photo(photo: Photo, image: np.ndarray, mask: np.ndarray, peaks: int) -
         grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
         small = cv2.resize(grey, (320, max(1, round(320 * grey.shape[0] / grey.shape[1]))), interpolation=cv2.INTER_AREA)
         sharpness = float(cv2.Laplacian(small, cv2.CV_64F).var())
-        if sharpness < 15:
+        if sharpness < BLURRED:
+            coarse = cv2.resize(small, (40, max(1, round(40 * small.shape[0] / small.shape[1]))), interpolation=cv2.INTER_AREA)
+            if float(coarse.std()) < EVEN:
+                raise BoardNotFoundError(
+                    f"{photo.name}: no Alhambra palace found: the photo shows an even surface with nothing on it; {HINT}",
+                    remedy=Remedy.SET_CORNERS,
+                )
             raise BoardNotFoundError(
                 f"{photo.name}: photo too blurred to find tiles (sharpness {sharpness:.0f}); hold still, focus and retake"
             )

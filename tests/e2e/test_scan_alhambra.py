@@ -81,11 +81,16 @@ def test_cli_scan_scores_a_sample(tmp_path):
     assert report["players"][0]["longest_wall"] >= 0
 
 
+def _sample() -> np.ndarray:
+    return cv2.cvtColor(cv2.imread(str(SAMPLES / "alhambra_01_straight.jpg")), cv2.COLOR_BGR2RGB)
+
+
 @pytest.mark.parametrize(
     "make, message",
     [
         (lambda: np.random.default_rng(0).integers(60, 200, (900, 1200, 3), dtype=np.uint8), "no Alhambra palace found"),
-        (lambda: np.full((900, 1200, 3), 130, np.uint8), "too blurred"),
+        (lambda: np.full((900, 1200, 3), 130, np.uint8), "even surface with nothing on it"),  # a bare table is not blamed on focus
+        (lambda: cv2.GaussianBlur(_sample(), (0, 0), 20), "too blurred"),
         (lambda: np.full((900, 1200, 3), 8, np.uint8), "too dark"),
         (
             lambda: np.full((900, 1200, 3), 20, np.uint8),
