@@ -1,6 +1,6 @@
 """Transfer benchmark: the shipped scanner reads whole photos of palaces in tile art it never trained on.
 
-    python -m models.alhambra.transfer [--count 40] [--size WxH] [--sets held_out,training] [--workers N] [--out FILE] [--update-card]
+    python -m models.alhambra.transfer [--count 200] [--size WxH] [--sets held_out,training] [--workers N] [--out FILE] [--update-card]
 
 Two sets of ``--count`` photos each, rendered with fixed seeds used nowhere else (training renders
 use 0+, calibration 1,000,000+, the held-out render sets and the samples 2,000,000-3,499,999):
@@ -424,7 +424,9 @@ def _size(text: str) -> tuple[int, int]:
 def main(argv: list[str] | None = None) -> None:
     """Command line: run the benchmark, print its table, write ``transfer.json``."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--count", type=int, default=40, help="photos per set (default 40)")
+    # 200: the first 40 seeds, the count until 2026-12-03, read better than the 160 after them (99.7%
+    # of held-out tiles against 98.2%), having been looked at while the readers were tuned
+    parser.add_argument("--count", type=int, default=200, help="photos per set (default 200)")
     parser.add_argument("--size", type=_size, default=None, help="one photo size for all, WxH (default 3000x2250 or 4000x3000)")
     parser.add_argument("--sets", default="held_out,training", help="comma-separated sets (default held_out,training)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"where the figures go (default {OUT.name} beside this file)")
