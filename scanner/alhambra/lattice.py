@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -15,6 +16,9 @@ from scanner.photo import Photo
 
 SMALL_TILE_OUT_PX = 4.6  # smaller tiles in the locator's output get a second, closer look
 BIG_TILE_OUT_PX = 9.0  # bigger ones a second, farther look
+PLACED_REACH = 0.25  # a tile placed further than this (pitches) from its lattice cell is not believed
+PLACED_FIT = 0.08  # ... nor one the refitted lattice misses by more than this (pitches)
+PLACED_SHARE = 0.6  # the refit stands only when at least this share of the tiles agree with it
 LSQ_MIN_CELLS = 5  # palaces with at least this many linked centres get a least-squares homography
 TWO_PALACES = f"photograph one palace at a time, or {Remedy.SET_CORNERS.words} around one of them"
 
@@ -285,6 +289,52 @@ def averaged_lattice(lattice: Lattice, again: Located) -> Lattice:
     cells = {cell: points[i] for i, cell in enumerate(order)}
     pitch = float(np.median(local_pitch(grid, np.array(order, dtype=np.float64))))
     return Lattice(cells, grid, pitch, lattice.stray, lattice.far)
+
+
+def lattice_through(lattice: Lattice, cells: Sequence[tuple[int, int]], offsets: np.ndarray) -> Lattice | None:
+    """The lattice refitted so each cell's centre moves by its offset (grid units), or None when they do not agree.
+
+    The offsets come from a cue placed alike on every tile (``octagon.octagon_places``). A homography
+    through the moved centres (an affine map for four), fitted three times over the centres it
+    misses by under ``PLACED_FIT`` pitches and moved by under ``PLACED_REACH``; None when under
+    ``PLACED_SHARE`` of them (or under four, or one row or column) agree.
+    """
+    grid_cells = np.asarray(cells, dtype=np.float64).reshape(-1, 2)
+    offsets = np.asarray(offsets, dtype=np.float64).reshape(-1, 2)
+    near = np.linalg.norm(offsets, axis=1) <= PLACED_REACH
+    targets = project(grid_cells + offsets, lattice.grid_to_image)
+    pitch = float(np.median(local_pitch(lattice.grid_to_image, grid_cells))) if len(grid_cells) else 0.0
+    keep = near
+    grid: np.ndarray | None = lattice.grid_to_image
+    for _ in range(3):
+        if keep.sum() < max(4, PLACED_SHARE * len(grid_cells)) or len(set(grid_cells[keep, 0])) < 2 or len(set(grid_cells[keep, 1])) < 2:
+            return None
+        grid = _fit_through(grid_cells[keep], targets[keep])
+        if grid is None:
+            return None
+        agree = near & (np.linalg.norm(project(grid_cells, grid) - targets, axis=1) < PLACED_FIT * pitch)
+        if (agree == keep).all():
+            break
+        keep = agree
+    else:
+        if keep.sum() < max(4, PLACED_SHARE * len(grid_cells)):
+            return None
+    if grid is None:  # pragma: no cover - the loop returns before
+        return None
+    centres = {cell: project(np.asarray([cell], dtype=np.float64), grid)[0] for cell in lattice.cells}
+    return Lattice(centres, grid, float(np.median(local_pitch(grid, grid_cells))), lattice.stray, lattice.far)
+
+
+def _fit_through(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
+    """Least-squares grid -> image map through the pairs: a homography from five, an affine map from four."""
+    if len(src) >= 5:
+        grid, _ = cv2.findHomography(src, dst, 0)
+    else:
+        affine = np.linalg.lstsq(np.c_[src, np.ones(len(src))], dst, rcond=None)[0].T
+        grid = np.vstack([affine, [0, 0, 1]])
+    if grid is None or abs(grid[2, 2]) < 1e-12 or abs(np.linalg.det(grid)) < 1e-12:
+        return None
+    return grid / grid[2, 2]
 
 
 def check_two_palaces(photo: Photo, lattice: Lattice, found: Located) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import cv2
 import numpy as np
@@ -47,6 +48,12 @@ NORTH_SURE = 10.0
 # ... and kept when at least this share of the tiles show an upright octagon there; else all four are read.
 NORTH_SEEN = 0.9
 ALL_TURNS = (0, 1, 2, 3)
+# Where each tile's octagon lies is found in a square of this half-side (pitches) about where the lattice
+# puts it, cut at PLACE_PX, by the octagon's outline (colour edges) at each of these radii (centre to
+# vertex, pitches: printings differ a little).
+PLACE_HALF = 0.3
+PLACE_PX = 64
+PLACE_RADII = (0.12, 0.135, 0.15)
 
 
 def corner_offsets() -> tuple[tuple[float, float], ...]:
@@ -127,6 +134,61 @@ def read_octagons(
     kind[:, columns] = softmax(out["kind"], temperatures.get("kind", 1.0)).reshape(n, len(columns), -1)
     price[:, columns] = softmax(out["price"], temperatures.get("price", 1.0)).reshape(n, len(columns), -1)
     return OctagonPredictions(present, kind, price)
+
+
+def octagon_places(image_rgb: np.ndarray, grid_to_image: np.ndarray, cells: Sequence[tuple[int, int]], turn: int) -> np.ndarray:
+    """(N, 2) how far each tile's octagon lies from where the lattice puts it (grid units), the crops turned ``turn``.
+
+    The octagon is the one shape every printing puts in the same place on every tile, so where it is
+    says where the tile is better than the tile's look (a drawing can pull a locator's centre toward
+    it). In a square about the expected place, the octagon's outline is matched against the edges of
+    colour (Lab gradient magnitude); an octagon is the same under quarter turns, so one outline serves
+    every turn.
+    """
+    if not len(cells):
+        return np.zeros((0, 2))
+    offset = np.asarray(corner_offsets()[turn % 4])
+    centres = [tuple(np.asarray(cell, dtype=np.float64) + offset) for cell in cells]
+    patches = crop_squares(image_rgb, grid_to_image, centres, PLACE_HALF, PLACE_PX, tile_px=1.25 * PLACE_PX / (2 * PLACE_HALF))
+    per_pitch = PLACE_PX / (2 * PLACE_HALF)
+    places = np.zeros((len(cells), 2))
+    for index, patch in enumerate(patches):
+        edges = _colour_edges(patch)
+        best = -np.inf
+        for radius in PLACE_RADII:
+            outline = _outline(int(round(radius * per_pitch * 4)))
+            match = cv2.matchTemplate(edges, outline, cv2.TM_CCORR)
+            _, value, _, (x, y) = cv2.minMaxLoc(match)
+            value /= float(np.abs(outline).sum())
+            if value > best:
+                best = value
+                middle = outline.shape[0] // 2
+                places[index] = ((x + middle + 0.5) - PLACE_PX / 2, (y + middle + 0.5) - PLACE_PX / 2)
+    return places / per_pitch
+
+
+def _colour_edges(patch: np.ndarray) -> np.ndarray:
+    """Gradient magnitude of a uint8 RGB patch over its three Lab channels, float32."""
+    lab = cv2.GaussianBlur(cv2.cvtColor(patch, cv2.COLOR_RGB2LAB).astype(np.float32), (0, 0), 0.8)
+    squared = np.zeros(patch.shape[:2], dtype=np.float32)
+    for channel in range(3):
+        gx = cv2.Sobel(lab[..., channel], cv2.CV_32F, 1, 0)
+        gy = cv2.Sobel(lab[..., channel], cv2.CV_32F, 0, 1)
+        squared += gx * gx + gy * gy
+    return np.sqrt(squared)
+
+
+@cache
+def _outline(radius_quarter_px: int) -> np.ndarray:
+    """A zero-mean template of an octagon's outline (flat sides up, down and aside) of radius ``radius_quarter_px`` / 4 px."""
+    radius = radius_quarter_px / 4
+    side = int(np.ceil(radius * 1.3)) * 2 + 1
+    template = np.zeros((side, side), dtype=np.float32)
+    angles = np.deg2rad(22.5 + 45 * np.arange(8))
+    middle = side // 2
+    points = np.stack([middle + radius * np.cos(angles), middle + radius * np.sin(angles)], axis=1)
+    cv2.polylines(template, [np.round(points * 16).astype(np.int32)], True, 1.0, 1, cv2.LINE_AA, shift=4)
+    return template - template.mean()
 
 
 def classifier_north(predictions: TilePredictions, rows: Sequence[int]) -> int | None:

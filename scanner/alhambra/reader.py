@@ -11,7 +11,12 @@ Stages (one code path, timed by the pipeline's ``Timings``), one module each:
 3. ``classify`` (``tiles.py``): each lattice cell is cropped square (``crop_cells``, shared with training) and
    read by the tile classifier (``models/alhambra_tiles``): kind (none, fountain, six types), the
    four walls as they lie in the crop, the price and the crop's rotation from upright. The
-   rotations of all tiles vote for north (tiles never rotate in the game).
+   rotations of all tiles vote for north (tiles never rotate in the game). The price octagon reader
+   (``octagon.py``, ``models/alhambra_octagon``) reads each tile's octagon corner for type, price and north.
+   Where each tile's octagon is found then refits the lattice (``octagon_places``, ``lattice_through``):
+   the octagon sits in the same corner of every printing, while the locator's centres lean toward the
+   drawings. When that moves a tile by ``PLACED_MOVE`` of a pitch, the cells are cropped and classified
+   again through it (the octagons read stand).
 4. ``rules`` (``decode.py``): the most probable reading that obeys the rules: one fountain, every building a
    catalogue tile used once, neighbours agreeing on their shared walls. Cells where the rules
    changed the model's first choice become ``Override`` records.
@@ -20,7 +25,7 @@ Stages (one code path, timed by the pipeline's ``Timings``), one module each:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -61,6 +66,7 @@ from scanner.alhambra.lattice import (
     is_clean,
     lattice_from,
     lattice_quality,
+    lattice_through,
     local_pitch,
     refine_grid,
 )
@@ -90,6 +96,7 @@ from scanner.alhambra.octagon import (
     crop_octagons,
     merge_octagons,
     octagon_north,
+    octagon_places,
     read_octagons,
     read_prices,
 )
@@ -107,11 +114,13 @@ from scanner.alhambra.tiles import (
     crops_batch,
     rotate_cell,
     rotate_cell_float,
+    rotation_votes,
     tiles_seen,
     upright_walls_to_crop,
 )
 from scanner.alhambra.verdict import VERDICT
 from scanner.errors import BoardNotFoundError
+from scanner.geometry import project
 from scanner.model import OnnxModel, load_model
 from scanner.photo import Photo
 from scanner.reading import BoardReading, Timings
@@ -120,6 +129,9 @@ from scoring.alhambra.palace import SIDES
 
 GAME = "alhambra"
 SCORING_ROUND = 3  # a one-palace scan is scored as at the game's end
+# The tiles are read again through the lattice their octagons give when it moves a tile's centre by this
+# share of a pitch (less changes no crop that matters and would only cost a second reading).
+PLACED_MOVE = 0.06
 BOARD_KEYS = ("palace",)  # what a photo of a palace shows of its player (reserve, money and earlier points are set in review)
 
 # the names these helpers had before the reader was split into stage modules (tests and models/alhambra use them)
@@ -187,6 +199,29 @@ __all__ = [
 ]
 
 
+class OctagonRead(NamedTuple):
+    """The price octagons read in one reading's tiles: the tiles (lattice cells), the reader's output, their prices, north."""
+
+    cells: tuple[tuple[int, int], ...]
+    octagons: OctagonPredictions
+    prices: np.ndarray
+    north: int
+
+    def present(self) -> dict[tuple[int, int], np.ndarray]:
+        """P(an upright octagon) in each tile's four corners (NaN where not read), by lattice cell."""
+        return {cell: self.octagons.present[j] for j, cell in enumerate(self.cells)}
+
+
+class ReadCells(NamedTuple):
+    """One reading of a region's cells: crops, the predictions (octagons merged), which hold tiles, the fountain guessed, the octagons seen."""
+
+    crops: CellCrops
+    predictions: TilePredictions
+    is_tile: dict[tuple[int, int], bool]
+    guessed: tuple[int, int] | None
+    octagons: OctagonRead | None
+
+
 class AlhambraReader:
     """Finds and reads one player's palace."""
 
@@ -226,16 +261,15 @@ class AlhambraReader:
             with timings.stage("locate"):
                 lattice = self._second_look(search, offset, found, lattice)
             region = cells_to_read(photo, image, lattice, touches_edge)
-        with timings.stage("classify"):
-            crops = CellCrops(region.cells, crop_cells(image, lattice.grid_to_image, list(region.cells)))
-            predictions = classify_tiles(self.tiles_model, self.temperatures, crops.crops)
+        cells = self._read_cells(photo, lattice, region, timings)
+        with timings.stage("lattice"):
+            placed = self._placed_lattice(image, lattice, region, cells)
+        if placed is not None:  # the tiles read again where their octagons put them
+            lattice = placed
+            cells = self._read_cells(photo, lattice, region, timings, cells.octagons)
+        crops, predictions, is_tile, guessed, octagon_read = cells
+        octagons = None if octagon_read is None else octagon_read.present()
         with timings.stage("rules"):
-            is_tile = tiles_present(photo, region, predictions.kind)
-            guessed = fountain_neighbour(region, is_tile, predictions.kind)
-            if guessed is not None:
-                is_tile[guessed] = True
-            with timings.stage("classify"):
-                predictions, octagons = self._read_octagons(image, lattice, region, is_tile, predictions)
             tiles = turn_upright(photo, region, is_tile, predictions, crops.crops)
             check_joined(photo, tiles)
             fountain, chosen = decode_palace(tiles.evidence)
@@ -282,6 +316,54 @@ class AlhambraReader:
             verdict=VERDICT,
         )
 
+    def _read_cells(
+        self, photo: Photo, lattice: Lattice, region: CellRegion, timings: Timings, known: OctagonRead | None = None
+    ) -> ReadCells:
+        """Classify the region's cells, say which hold tiles (the fountain guessed when none reads as it), and read their octagons.
+
+        ``known``: the octagons of an earlier reading, merged again when the same tiles are found (``_read_octagons``).
+        """
+        image = photo.image_rgb
+        with timings.stage("classify"):
+            crops = CellCrops(region.cells, crop_cells(image, lattice.grid_to_image, list(region.cells)))
+            predictions = classify_tiles(self.tiles_model, self.temperatures, crops.crops)
+        with timings.stage("rules"):
+            is_tile = tiles_present(photo, region, predictions.kind)
+            guessed = fountain_neighbour(region, is_tile, predictions.kind)
+            if guessed is not None:
+                is_tile[guessed] = True
+        with timings.stage("classify"):
+            predictions, octagons = self._read_octagons(image, lattice, region, is_tile, predictions, known)
+        return ReadCells(crops, predictions, is_tile, guessed, octagons)
+
+    def _placed_lattice(self, image: np.ndarray, lattice: Lattice, region: CellRegion, cells: ReadCells) -> Lattice | None:
+        """The lattice refitted through where each building tile's price octagon is found, when it moves a tile by ``PLACED_MOVE``.
+
+        The locator's centres lean toward what is drawn on a tile, and on a small palace a lattice
+        through them can be sheared by a fifth of a pitch, enough for a crop to lose a wall strip;
+        the octagon sits in the same corner of every printing's tile. None without an octagon reader,
+        when the tiles' places disagree (``lattice_through``), or when the lattice barely moves.
+        """
+        if cells.octagons is None:
+            return None
+        kinds = cells.predictions.kind
+        buildings = [
+            (index, cell)
+            for index, cell in enumerate(region.cells)
+            if cells.is_tile[cell] and KINDS[int(np.argmax(kinds[index]))] not in ("none", "fountain")
+        ]
+        if len(buildings) < 4:
+            return None
+        rows = [index for index, _ in buildings]
+        north = int(np.argmax(rotation_votes(cells.predictions.rotation[rows])))
+        tiles = [cell for _, cell in buildings]
+        placed = lattice_through(lattice, tiles, octagon_places(image, lattice.grid_to_image, tiles, north))
+        if placed is None:
+            return None
+        grid_cells = np.asarray(tiles, dtype=np.float64)
+        moved = np.linalg.norm(project(grid_cells, placed.grid_to_image) - project(grid_cells, lattice.grid_to_image), axis=1)
+        return placed if float(moved.max()) >= PLACED_MOVE * lattice.pitch_px else None
+
     def _best_lattice(
         self, photo: Photo, search: np.ndarray, offset: np.ndarray, found: Located, timings: Timings
     ) -> tuple[Located, Lattice]:
@@ -322,21 +404,30 @@ class AlhambraReader:
         return found, lattice
 
     def _read_octagons(
-        self, image: np.ndarray, lattice: Lattice, region: CellRegion, is_tile: dict[tuple[int, int], bool], predictions: TilePredictions
-    ) -> tuple[TilePredictions, dict[tuple[int, int], np.ndarray] | None]:
+        self,
+        image: np.ndarray,
+        lattice: Lattice,
+        region: CellRegion,
+        is_tile: dict[tuple[int, int], bool],
+        predictions: TilePredictions,
+        known: OctagonRead | None = None,
+    ) -> tuple[TilePredictions, OctagonRead | None]:
         """The predictions with the price octagons' evidence (type, price, which way is up) in the cells holding tiles.
 
-        Also returns P(an upright octagon) in each of those cells' four corner patches, by lattice
-        cell, NaN in a corner not read: when the tile classifier is sure of north
+        Also returns what was read (``OctagonRead``): P(an upright octagon) in each tile's four corner
+        patches, NaN in a corner not read: when the tile classifier is sure of north
         (``classifier_north``) only that corner is read, and all four when under ``NORTH_SEEN`` of
-        the tiles show an octagon there or the octagons vote for another north. Without an octagon
-        reader (a reader built with two models) the tile classifier's own readings stand and there
-        is none.
+        the tiles show an octagon there or the octagons vote for another north. A ``known`` reading
+        of the same tiles is merged again rather than read again when the tiles still vote for its
+        north. Without an octagon reader (a reader built with two models) the tile classifier's own
+        readings stand and there is none.
         """
         rows = [index for index, cell in enumerate(region.cells) if is_tile[cell]]
         if self.octagon_model is None or not rows:
             return predictions, None
-        cells = [region.cells[index] for index in rows]
+        cells = tuple(region.cells[index] for index in rows)
+        if known is not None and known.cells == cells and octagon_north(predictions, rows, known.octagons)[0] == known.north:
+            return merge_octagons(predictions, rows, known.octagons, known.prices), known
         octagons: OctagonPredictions | None = None
         sure = classifier_north(predictions, rows)
         if sure is not None:  # one corner a tile, kept if the octagons are seen there and agree
@@ -351,9 +442,9 @@ class AlhambraReader:
             octagons = read_octagons(self.octagon_model, self.octagon_temperatures, patches)
             north, _ = octagon_north(predictions, rows, octagons)
             upright = patches[:, north]
-        present = {cell: octagons.present[j] for j, cell in enumerate(cells)}
         prices = read_prices(self.octagon_model, self.octagon_temperatures, upright, octagons.price[:, north])
-        return merge_octagons(predictions, rows, octagons, prices), present
+        read = OctagonRead(cells, octagons, prices, north)
+        return merge_octagons(predictions, rows, octagons, prices), read
 
     def _locate(self, search: np.ndarray, offset: np.ndarray, zoom: float) -> Located:
         """Run the locator on ``search`` (at ``offset`` in the photo) shrunk by ``zoom``."""

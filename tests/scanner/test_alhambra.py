@@ -141,6 +141,43 @@ def test_refine_grid_leaves_small_palaces_and_single_rows_alone():
     assert np.array_equal(refine_grid(grid, dict(enumerate(few)), pts), grid)
 
 
+def _offsets_to(lattice_grid: np.ndarray, truth: np.ndarray, cells: list[tuple[int, int]]) -> np.ndarray:
+    """Grid offsets that move each cell from where ``lattice_grid`` puts it to where ``truth`` does."""
+    src = np.array(cells, np.float64).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(cv2.perspectiveTransform(src, truth), np.linalg.inv(lattice_grid)).reshape(-1, 2) - src.reshape(-1, 2)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lattice_through_tile_places_unshears_a_lattice_and_ignores_an_outlier(seed):
+    """A 7-tile palace whose lattice is sheared by a fifth of a pitch; each tile's place known to 2% of a pitch, one 30% off."""
+    from scanner.alhambra.lattice import Lattice, lattice_through
+
+    truth = _homography(25, 110, 0.0005)
+    sheared = truth @ np.array([[1.0, 0.2, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    cells = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (-1, 1), (0, -1)]
+    rng = np.random.default_rng(seed)
+    offsets = _offsets_to(sheared, truth, cells) + rng.normal(0, 0.02, (len(cells), 2))
+    offsets[2] += [0.3, 0.0]
+    lattice = Lattice({cell: np.zeros(2) for cell in cells}, sheared, 110.0, 0)
+    placed = lattice_through(lattice, cells, offsets)
+    assert placed is not None
+    error = _err_px(placed.grid_to_image, truth, cells)
+    assert error < 0.04 * 110 and error < 0.3 * _err_px(sheared, truth, cells)
+    assert set(placed.cells) == set(cells)
+
+
+def test_lattice_through_places_that_disagree_keeps_none():
+    from scanner.alhambra.lattice import Lattice, lattice_through
+
+    truth = _homography(10, 100)
+    cells = [(x, y) for x in range(4) for y in range(3)]
+    lattice = Lattice({cell: np.zeros(2) for cell in cells}, truth, 100.0, 0)
+    scattered = np.random.default_rng(1).uniform(-0.2, 0.2, (len(cells), 2))  # no one lattice through them
+    assert lattice_through(lattice, cells, scattered) is None
+    assert lattice_through(lattice, cells[:3], np.zeros((3, 2))) is None  # one row: nothing to fit
+    assert lattice_through(lattice, cells, np.full((len(cells), 2), 0.4)) is None  # all out of reach
+
+
 def test_fit_lattice_single_row_and_single_tile():
     pts = np.array([[100.0, 100.0], [200.0, 102.0], [300.0, 104.0]])
     lattice = fit_lattice(pts, np.ones(3))
