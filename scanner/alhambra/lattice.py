@@ -337,6 +337,20 @@ def _fit_through(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
     return grid / grid[2, 2]
 
 
+def grown_region(image: np.ndarray, lattice: Lattice, region: CellRegion, tiles: Sequence[tuple[int, int]]) -> CellRegion | None:
+    """``region`` with the empty ring around ``tiles`` (cells read as tiles) added where it lies in the photo; None when nothing is new.
+
+    The first region rings the located tiles only; a tile the locator missed that is read in that
+    ring may have another missed tile beyond it (a palace's tiles all touch, one after another).
+    """
+    known = set(region.cells)
+    ring = {(x + dx, y + dy) for x, y in tiles for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))} - known
+    ring = {cell for cell in ring if cell_inside(image, lattice.grid_to_image, cell, margin=-0.2)}
+    if not ring:
+        return None
+    return CellRegion(region.cells + tuple(sorted(ring)), region.occupied, region.leaving)
+
+
 def check_two_palaces(photo: Photo, lattice: Lattice, found: Located) -> None:
     """Refuse a photo whose tile centres form a second group: off the palace's grid or in a second tile area.
 

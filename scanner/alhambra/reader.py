@@ -63,6 +63,7 @@ from scanner.alhambra.lattice import (
     check_two_palaces,
     fit_grid,
     fit_lattice,
+    grown_region,
     is_clean,
     lattice_from,
     lattice_quality,
@@ -132,6 +133,7 @@ SCORING_ROUND = 3  # a one-palace scan is scored as at the game's end
 # The tiles are read again through the lattice their octagons give when it moves a tile's centre by this
 # share of a pitch (less changes no crop that matters and would only cost a second reading).
 PLACED_MOVE = 0.06
+GROW_ROUNDS = 3  # times the cells read grow by a ring around the tiles found beyond the located ones
 BOARD_KEYS = ("palace",)  # what a photo of a palace shows of its player (reserve, money and earlier points are set in review)
 
 # the names these helpers had before the reader was split into stage modules (tests and models/alhambra use them)
@@ -262,6 +264,12 @@ class AlhambraReader:
                 lattice = self._second_look(search, offset, found, lattice)
             region = cells_to_read(photo, image, lattice, touches_edge)
         cells = self._read_cells(photo, lattice, region, timings)
+        for _ in range(GROW_ROUNDS):  # tiles the locator missed, read in the ring, may have more beyond them
+            wider = grown_region(image, lattice, region, [cell for cell in region.cells if cells.is_tile[cell]])
+            if wider is None:
+                break
+            region = wider
+            cells = self._read_cells(photo, lattice, region, timings, cells.octagons)
         with timings.stage("lattice"):
             placed = self._placed_lattice(image, lattice, region, cells)
         if placed is not None:  # the tiles read again where their octagons put them

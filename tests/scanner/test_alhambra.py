@@ -178,6 +178,22 @@ def test_lattice_through_places_that_disagree_keeps_none():
     assert lattice_through(lattice, cells, np.full((len(cells), 2), 0.4)) is None  # all out of reach
 
 
+def test_grown_region_reads_on_beyond_a_tile_found_in_the_ring():
+    from scanner.alhambra.lattice import CellRegion, Lattice, grown_region
+
+    image = np.zeros((600, 800, 3), np.uint8)
+    grid = np.array([[100.0, 0, 300], [0, 100.0, 300], [0, 0, 1]])  # cell (x, y) centred at (300 + 100x, 300 + 100y)
+    lattice = Lattice({(0, 0): np.array([300.0, 300.0])}, grid, 100.0, 0)
+    region = CellRegion(((0, 0), (-1, 0), (0, -1), (0, 1), (1, 0)), frozenset({(0, 0)}), frozenset())
+    wider = grown_region(image, lattice, region, [(0, 0), (1, 0)])  # the ring's east cell read as a tile
+    assert wider is not None and wider.cells[: len(region.cells)] == region.cells
+    assert set(wider.cells) - set(region.cells) == {(2, 0), (1, -1), (1, 1)}
+    assert grown_region(image, lattice, wider, [(0, 0), (1, 0)]) is None  # nothing new
+    row = [(x, 0) for x in range(5)]  # (5, 0) would be centred on the photo's right edge
+    edge = grown_region(image, lattice, wider, row)
+    assert edge is not None and (5, 0) not in edge.cells and {(3, 0), (4, 1), (4, -1)} <= set(edge.cells)
+
+
 def test_fit_lattice_single_row_and_single_tile():
     pts = np.array([[100.0, 100.0], [200.0, 102.0], [300.0, 104.0]])
     lattice = fit_lattice(pts, np.ones(3))
