@@ -351,6 +351,30 @@ def grown_region(image: np.ndarray, lattice: Lattice, region: CellRegion, tiles:
     return CellRegion(region.cells + tuple(sorted(ring)), region.occupied, region.leaving)
 
 
+def peak_groups(found: Located) -> list[np.ndarray]:
+    """The indices of the peaks in each blob of the tile mask that holds any, the largest group first."""
+    _, labels = cv2.connectedComponents((found.mask > 0.5).astype(np.uint8), connectivity=8)
+    per_blob: dict[int, list[int]] = {}
+    for index, (x, y) in enumerate(found.peaks):
+        label = int(labels[min(int(round(y)), labels.shape[0] - 1), min(int(round(x)), labels.shape[1] - 1)])
+        if label:
+            per_blob.setdefault(label, []).append(index)
+    return [np.array(group) for group in sorted(per_blob.values(), key=len, reverse=True)]
+
+
+def without_peaks(found: Located, drop: np.ndarray) -> Located:
+    """``found`` without the peaks ``drop`` (indices) and without the blobs of the tile mask that held them."""
+    _, labels = cv2.connectedComponents((found.mask > 0.5).astype(np.uint8), connectivity=8)
+    mask = found.mask.copy()
+    for x, y in found.peaks[drop]:
+        label = int(labels[min(int(round(y)), labels.shape[0] - 1), min(int(round(x)), labels.shape[1] - 1)])
+        if label:
+            mask[labels == label] = 0.0
+    keep = np.ones(len(found.peaks), dtype=bool)
+    keep[drop] = False
+    return Located(found.heat, mask, found.peaks[keep], found.heights[keep], found.points[keep], found.to_photo, found.zoom)
+
+
 def check_two_palaces(photo: Photo, lattice: Lattice, found: Located) -> None:
     """Refuse a photo whose tile centres form a second group: off the palace's grid or in a second tile area.
 
@@ -358,13 +382,7 @@ def check_two_palaces(photo: Photo, lattice: Lattice, found: Located) -> None:
         BoardNotFoundError: two palaces (or one and a second group of tiles) in view.
     """
     peaks = len(found.points)
-    _, labels = cv2.connectedComponents((found.mask > 0.5).astype(np.uint8), connectivity=8)
-    per_blob: dict[int, int] = {}
-    for x, y in found.peaks:
-        label = int(labels[min(int(round(y)), labels.shape[0] - 1), min(int(round(x)), labels.shape[1] - 1)])
-        if label:
-            per_blob[label] = per_blob.get(label, 0) + 1
-    groups = sorted(per_blob.values(), reverse=True)
+    groups = [len(group) for group in peak_groups(found)]
     if len(groups) >= 2 and groups[1] >= 3:
         raise BoardNotFoundError(
             f"{photo.name}: two separate groups of tiles ({groups[0]} and {groups[1]} tiles) in view; {TWO_PALACES}",

@@ -69,7 +69,9 @@ from scanner.alhambra.lattice import (
     lattice_quality,
     lattice_through,
     local_pitch,
+    peak_groups,
     refine_grid,
+    without_peaks,
 )
 from scanner.alhambra.locate import (
     DIM,
@@ -133,7 +135,11 @@ SCORING_ROUND = 3  # a one-palace scan is scored as at the game's end
 # The tiles are read again through the lattice their octagons give when it moves a tile's centre by this
 # share of a pitch (less changes no crop that matters and would only cost a second reading).
 PLACED_MOVE = 0.06
-GROW_ROUNDS = 3  # times the cells read grow by a ring around the tiles found beyond the located ones
+GROW_ROUNDS = 3
+# A second group of centres is taken for the table's pattern when at least this share of its cells read
+# as no tile at this probability (a second palace reads as tiles and is refused as before).
+TABLE_SHARE = 0.75
+TABLE_NONE = 0.9  # times the cells read grow by a ring around the tiles found beyond the located ones
 BOARD_KEYS = ("palace",)  # what a photo of a palace shows of its player (reserve, money and earlier points are set in review)
 
 # the names these helpers had before the reader was split into stage modules (tests and models/alhambra use them)
@@ -388,8 +394,12 @@ class AlhambraReader:
         try:
             check_two_palaces(photo, lattice, found)
             two_palaces = None
-        except BoardNotFoundError as error:  # or one palace of big tiles whose centres split
+        except BoardNotFoundError as error:  # or one palace of big tiles whose centres split, or a patterned table
             two_palaces = error
+            cleared = self._without_table(photo.image_rgb, found)
+            if cleared is not None:
+                found, lattice = cleared
+                two_palaces = None
         first = found
         if len(found.points) > 1 and not is_clean(found, lattice):
             options = [(found, lattice)]
@@ -410,6 +420,32 @@ class AlhambraReader:
                 raise two_palaces
             check_two_palaces(photo, lattice, found)  # the better look must agree
         return found, lattice
+
+    def _without_table(self, image: np.ndarray, found: Located) -> tuple[Located, Lattice] | None:
+        """``found`` and its lattice without the groups of centres beside the largest that the tile classifier reads as no tile.
+
+        A patterned table (stripes, a zigzag cloth) can make the locator see a second group of tiles.
+        Each smaller group's centres are cut as cells of the largest group's lattice and classified:
+        when at least ``TABLE_SHARE`` of them read as no tile at ``TABLE_NONE``, the group goes. None
+        when a group reads as tiles (a second palace) or nothing is left to drop.
+        """
+        groups = peak_groups(found)
+        if len(groups) < 2 or len(groups[0]) < 2:
+            return None
+        try:
+            main = lattice_from(without_peaks(found, np.concatenate(groups[1:])))
+        except BoardNotFoundError:
+            return None
+        to_grid = np.linalg.inv(main.grid_to_image)
+        for group in groups[1:]:
+            cells = sorted({(int(round(x)), int(round(y))) for x, y in project(found.points[group], to_grid)} - set(main.cells))
+            if not cells:
+                continue
+            kind = classify_tiles(self.tiles_model, self.temperatures, crop_cells(image, main.grid_to_image, cells)).kind
+            if np.mean(kind[:, KINDS.index("none")] >= TABLE_NONE) < TABLE_SHARE:
+                return None
+        cleared = without_peaks(found, np.concatenate(groups[1:]))
+        return cleared, lattice_from(cleared)
 
     def _read_octagons(
         self,

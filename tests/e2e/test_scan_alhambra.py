@@ -211,6 +211,17 @@ def test_a_fountain_that_reads_as_the_table_is_taken_from_the_empty_square_that_
     assert fountain_neighbour(region, tiles_present(photo, region, kind), kind) is None
 
 
+def test_a_zigzag_cloth_is_not_taken_for_a_second_palace():
+    # the held-out art's transfer photo 6000078: the locator also finds "tiles" in the cloth's pattern,
+    # a second group of 12 beside the 24-tile palace; the classifier reads those cells as no tile
+    from models.alhambra import transfer
+
+    data, label = transfer.photo_of(transfer.shot_for("held_out", 78))
+    result = Scanner().scan(data, "alhambra", name="zigzag.jpg")
+    truth = {tuple(cell["at"]): cell["value"] for cell in label["render"]["cells"]}
+    assert {cell.cell: cell.value for cell in result.cells} == truth
+
+
 def test_a_green_ground_fountain_on_green_cloth_is_read_and_flagged_not_refused(monkeypatch):
     # the held-out art's transfer photo 6000009: its fountain's green ground melts into the cloth, and
     # through the locator's lattice neither the locator nor the classifier sees a tile there; before,

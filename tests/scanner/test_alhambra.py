@@ -194,6 +194,24 @@ def test_grown_region_reads_on_beyond_a_tile_found_in_the_ring():
     assert edge is not None and (5, 0) not in edge.cells and {(3, 0), (4, 1), (4, -1)} <= set(edge.cells)
 
 
+def test_without_peaks_drops_a_group_and_its_blob():
+    from scanner.alhambra.lattice import peak_groups, without_peaks
+    from scanner.alhambra.locate import Located
+
+    mask = np.zeros((60, 80), np.float32)
+    mask[5:25, 5:35] = 1.0  # the palace: three centres
+    mask[40:55, 50:75] = 1.0  # a patterned patch of table: two centres
+    peaks = np.array([[10.0, 10.0], [20.0, 12.0], [30.0, 20.0], [55.0, 45.0], [70.0, 50.0]])
+    found = Located(np.zeros_like(mask), mask, peaks, np.ones(5), peaks * 4, np.diag([4.0, 4.0, 1.0]), 1.0)
+    groups = peak_groups(found)
+    assert [sorted(group.tolist()) for group in groups] == [[0, 1, 2], [3, 4]]
+    cleared = without_peaks(found, groups[1])
+    assert cleared.peaks.tolist() == peaks[:3].tolist() and cleared.points.tolist() == (peaks[:3] * 4).tolist()
+    assert cleared.mask[40:55, 50:75].max() == 0 and cleared.mask[5:25, 5:35].min() == 1
+    assert found.mask[40:55, 50:75].min() == 1  # the pass itself is left as it was
+    assert [len(group) for group in peak_groups(cleared)] == [3]
+
+
 def test_fit_lattice_single_row_and_single_tile():
     pts = np.array([[100.0, 100.0], [200.0, 102.0], [300.0, 104.0]])
     lattice = fit_lattice(pts, np.ones(3))
