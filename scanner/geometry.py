@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import Enum
@@ -164,8 +165,11 @@ def band_cut(height: int, out_height: int) -> int | None:
 
 @cache
 def _helper() -> ThreadPoolExecutor:
-    """The one worker thread that reduces the second band."""
+    """The one worker thread that reduces the second part (made anew in a forked child: threads do not survive a fork)."""
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="area-resize")
+
+
+os.register_at_fork(after_in_child=_helper.cache_clear)
 
 
 def _block_size(width: int, height: int, size: tuple[int, int]) -> int:

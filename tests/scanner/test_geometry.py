@@ -136,6 +136,28 @@ def _counting_helper(handed: list[object]):
     return lambda: Counting()
 
 
+def _reduce_in_child(queue) -> None:
+    image = np.random.default_rng(3).integers(0, 256, (1500, 2000, 3), dtype=np.uint8)
+    queue.put(area_resize(image, (320, 240)).sum())
+
+
+def test_area_resize_works_in_a_child_forked_after_it_ran():
+    import multiprocessing
+
+    image = np.random.default_rng(3).integers(0, 256, (1500, 2000, 3), dtype=np.uint8)
+    expected = area_resize(image, (320, 240)).sum()  # the parent's helper thread now exists
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_reduce_in_child, args=(queue,))
+    child.start()
+    child.join(timeout=60)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+    assert not alive, "the child hung on the parent's dead helper thread"
+    assert queue.get(timeout=5) == expected
+
+
 @pytest.mark.parametrize(("height", "out_height"), [(1500, 240), (1512, 240), (3000, 480), (1100, 366), (2250, 240)])
 def test_band_cut_falls_on_a_whole_image_row_near_the_middle(height: int, out_height: int) -> None:
     cut = band_cut(height, out_height)
