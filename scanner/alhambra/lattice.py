@@ -305,22 +305,21 @@ def lattice_through(lattice: Lattice, cells: Sequence[tuple[int, int]], offsets:
     targets = project(grid_cells + offsets, lattice.grid_to_image)
     pitch = float(np.median(local_pitch(lattice.grid_to_image, grid_cells))) if len(grid_cells) else 0.0
     keep = near
-    grid: np.ndarray | None = lattice.grid_to_image
+    grid = lattice.grid_to_image
     for _ in range(3):
         if keep.sum() < max(4, PLACED_SHARE * len(grid_cells)) or len(set(grid_cells[keep, 0])) < 2 or len(set(grid_cells[keep, 1])) < 2:
             return None
-        grid = _fit_through(grid_cells[keep], targets[keep])
-        if grid is None:
+        fitted = _fit_through(grid_cells[keep], targets[keep])
+        if fitted is None:
             return None
+        grid = fitted
         agree = near & (np.linalg.norm(project(grid_cells, grid) - targets, axis=1) < PLACED_FIT * pitch)
         if (agree == keep).all():
             break
         keep = agree
-    else:
+    else:  # still changing after three fits: stands only if enough of the last say agree
         if keep.sum() < max(4, PLACED_SHARE * len(grid_cells)):
             return None
-    if grid is None:  # pragma: no cover - the loop returns before
-        return None
     centres = {cell: project(np.asarray([cell], dtype=np.float64), grid)[0] for cell in lattice.cells}
     return Lattice(centres, grid, float(np.median(local_pitch(grid, grid_cells))), lattice.stray, lattice.far)
 
