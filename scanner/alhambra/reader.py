@@ -432,8 +432,9 @@ class AlhambraReader:
         groups = peak_groups(found)
         if len(groups) < 2 or len(groups[0]) < 2:
             return None
+        cleared = without_peaks(found, np.concatenate(groups[1:]))
         try:
-            main = lattice_from(without_peaks(found, np.concatenate(groups[1:])))
+            main = lattice_from(cleared)
         except BoardNotFoundError:
             return None
         to_grid = np.linalg.inv(main.grid_to_image)
@@ -444,8 +445,7 @@ class AlhambraReader:
             kind = classify_tiles(self.tiles_model, self.temperatures, crop_cells(image, main.grid_to_image, cells)).kind
             if np.mean(kind[:, KINDS.index("none")] >= TABLE_NONE) < TABLE_SHARE:
                 return None
-        cleared = without_peaks(found, np.concatenate(groups[1:]))
-        return cleared, lattice_from(cleared)
+        return cleared, main
 
     def _read_octagons(
         self,
