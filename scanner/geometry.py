@@ -169,7 +169,8 @@ def _helper() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="area-resize")
 
 
-os.register_at_fork(after_in_child=_helper.cache_clear)
+if hasattr(os, "register_at_fork"):  # POSIX only; where there is no fork there is nothing to clear
+    os.register_at_fork(after_in_child=_helper.cache_clear)
 
 
 def _block_size(width: int, height: int, size: tuple[int, int]) -> int:
