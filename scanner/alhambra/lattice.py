@@ -352,23 +352,27 @@ def grown_region(image: np.ndarray, lattice: Lattice, region: CellRegion, tiles:
 
 def peak_groups(found: Located) -> list[np.ndarray]:
     """The indices of the peaks in each blob of the tile mask that holds any, the largest group first."""
-    _, labels = cv2.connectedComponents((found.mask > 0.5).astype(np.uint8), connectivity=8)
+    _, of_peak = _peak_blobs(found)
     per_blob: dict[int, list[int]] = {}
-    for index, (x, y) in enumerate(found.peaks):
-        label = int(labels[min(int(round(y)), labels.shape[0] - 1), min(int(round(x)), labels.shape[1] - 1)])
+    for index, label in enumerate(of_peak):
         if label:
-            per_blob.setdefault(label, []).append(index)
+            per_blob.setdefault(int(label), []).append(index)
     return [np.array(group) for group in sorted(per_blob.values(), key=len, reverse=True)]
+
+
+def _peak_blobs(found: Located) -> tuple[np.ndarray, np.ndarray]:
+    """The tile mask's blobs (a label per output px, 0 outside) and the blob each peak lies in."""
+    _, labels = cv2.connectedComponents((found.mask > 0.5).astype(np.uint8), connectivity=8)
+    rows = np.minimum(np.round(found.peaks[:, 1]).astype(int), labels.shape[0] - 1) if len(found.peaks) else np.zeros(0, int)
+    cols = np.minimum(np.round(found.peaks[:, 0]).astype(int), labels.shape[1] - 1) if len(found.peaks) else np.zeros(0, int)
+    return labels, labels[rows, cols]
 
 
 def without_peaks(found: Located, drop: np.ndarray) -> Located:
     """``found`` without the peaks ``drop`` (indices) and without the blobs of the tile mask that held them."""
-    _, labels = cv2.connectedComponents((found.mask > 0.5).astype(np.uint8), connectivity=8)
+    labels, of_peak = _peak_blobs(found)
     mask = found.mask.copy()
-    for x, y in found.peaks[drop]:
-        label = int(labels[min(int(round(y)), labels.shape[0] - 1), min(int(round(x)), labels.shape[1] - 1)])
-        if label:
-            mask[labels == label] = 0.0
+    mask[np.isin(labels, [label for label in of_peak[drop] if label])] = 0.0
     keep = np.ones(len(found.peaks), dtype=bool)
     keep[drop] = False
     return Located(found.heat, mask, found.peaks[keep], found.heights[keep], found.points[keep], found.to_photo, found.zoom)
