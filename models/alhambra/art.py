@@ -201,16 +201,56 @@ def _stroke_mask(text: str, look: str, rng: np.random.Generator) -> np.ndarray:
     mask = np.zeros((height + 40, len(text) * (width + gap) + 40), np.uint8)
     for index, digit in enumerate(text):
         x0 = 20 + index * (width + gap)
-        for line in STROKE_DIGITS[digit]:
+        for line, free in zip(STROKE_DIGITS[digit], free_ends(digit)):
             pts = np.array([(x, y) for x, y in line], np.float64) + rng.normal(0, 0.015, (len(line), 2))
             px = x0 + pts[:, 0] * width + shear * (pts[:, 1] - 0.5) * height
             py = 20 + pts[:, 1] * height
             poly = np.stack([px, py], axis=1).round().astype(np.int32)
             cv2.polylines(mask, [poly], False, 255, thickness, cv2.LINE_AA if look != "square" else cv2.LINE_8)
-            if look == "slab":  # serifs at the line ends
-                for x, y in (poly[0], poly[-1]):
-                    cv2.line(mask, (int(x) - thickness, int(y)), (int(x) + thickness, int(y)), 255, max(3, thickness // 2))
+            if look == "slab":  # serifs where a stroke ends in the open, not where it meets another
+                for (x, y), open_end in zip((poly[0], poly[-1]), free):
+                    if open_end:
+                        cv2.line(mask, (int(x) - thickness, int(y)), (int(x) + thickness, int(y)), 255, max(3, thickness // 2))
     return mask
+
+
+SERIF_CLEAR = 0.12  # a stroke's end further than this (in glyph widths) from every other part of the digit ends in the open
+
+
+def _segment_distance(point: np.ndarray, start: np.ndarray, end: np.ndarray) -> float:
+    span = end - start
+    t = float(np.clip(np.dot(point - start, span) / max(float(np.dot(span, span)), 1e-12), 0.0, 1.0))
+    return float(np.linalg.norm(point - (start + t * span)))
+
+
+@cache
+def free_ends(digit: str) -> tuple[tuple[bool, bool], ...]:
+    """For each stroke of ``STROKE_DIGITS[digit]``: whether its first and last points end in the open (``SERIF_CLEAR``).
+
+    An end that meets another stroke, or its own stroke further on (a closed loop, the tail of a 6
+    or a 9), is a joint: a serif drawn there would cross the digit.
+
+    >>> free_ends("7")
+    ((True, True),)
+    >>> free_ends("8")
+    ((False, False), (False, False))
+    >>> free_ends("6")
+    ((True, False),)
+    """
+    lines = [np.asarray(line, np.float64) for line in STROKE_DIGITS[digit]]
+    out = []
+    for index, line in enumerate(lines):
+        ends = []
+        for point, own in ((line[0], 0), (line[-1], len(line) - 2)):  # the segment the end belongs to is not a joint
+            near = [
+                _segment_distance(point, other[k], other[k + 1])
+                for j, other in enumerate(lines)
+                for k in range(len(other) - 1)
+                if not (j == index and k == own)
+            ]
+            ends.append(min(near, default=np.inf) > SERIF_CLEAR)
+        out.append((ends[0], ends[1]))
+    return tuple(out)
 
 
 def stamp_text(

@@ -108,6 +108,31 @@ def test_the_digits_drawn_are_the_price(font):
         assert max(scores, key=lambda key: scores[key]) == text, (font, text, scores)
 
 
+def test_slab_serifs_only_where_a_stroke_ends_in_the_open(monkeypatch):
+    """A serif bar goes on an open end of a stroke, never across a joint (an 8's waist, a 0's top, a 6's or 9's tail)."""
+    T, F = True, False
+    expected = {
+        "0": ((F, F),),
+        "1": ((T, F), (T, T)),  # the stem's foot meets the base bar
+        "2": ((T, T),),
+        "3": ((T, T),),
+        "4": ((T, T),),
+        "5": ((T, T),),
+        "6": ((T, F),),
+        "7": ((T, T),),
+        "8": ((F, F), (F, F)),
+        "9": ((T, F),),
+    }
+    assert {digit: art.free_ends(digit) for digit in art.STROKE_DIGITS} == expected
+    bars: list[tuple[int, int]] = []
+    line = art.cv2.line
+    monkeypatch.setattr(art.cv2, "line", lambda img, p0, p1, *rest: bars.append(p0) or line(img, p0, p1, *rest))
+    for text, count in (("8", 0), ("7", 2), ("10", 3), ("69", 2), ("13", 5)):
+        bars.clear()
+        art.glyph_mask(text, art.Font("stroke", "slab"), np.random.default_rng(1))
+        assert len(bars) == count, (text, bars)
+
+
 def test_the_held_out_style_and_fonts_never_reach_training():
     assert styles.HELD_OUT_STYLE in ART_STYLES
     assert styles.HELD_OUT_STYLE not in dict(ART_MIX.styles)
