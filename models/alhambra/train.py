@@ -87,6 +87,8 @@ class AlhambraTraining:
             + " ".join(f"{name} {share}" for name, share in ART_MIX.styles)
             + f", buildings randomised {ART_MIX.randomise}, card stock {ART_MIX.card}",
             "tile_misalign": f"shift +-{SHIFT} pitch, scale +-{SCALE}, turn +-{TURN} deg on {SHIFT_P:.0%} of crops",
+            "octagon_glyph_warp": f"shear +-{GLYPH_SHEAR}, stretch +-{GLYPH_STRETCH} on {GLYPH_P:.0%}, ink +-1 px on {INK_P:.0%}, "
+            f"bent by {ELASTIC} on {ELASTIC_P:.0%} of patches",
             "seed": SEED,
         }
         if not locate:
@@ -202,6 +204,8 @@ GLYPH_SHEAR = 0.3  # the patches are slanted either way by up to this (italic fa
 GLYPH_STRETCH = 0.15  # ... and widened or narrowed by up to this share (condensed and extended faces)
 GLYPH_P = 0.6
 INK_P = 0.2  # patches whose dark strokes are made a pixel thicker or thinner (bold and light faces)
+ELASTIC = 0.05  # sd of a smooth displacement (4x4 knots) in patch half-widths, about 1.2 px: glyph shapes no face draws
+ELASTIC_P = 0.5
 
 
 def _glyph_warp(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
@@ -213,6 +217,9 @@ def _glyph_warp(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     zero, one = torch.zeros(n), torch.ones(n)
     theta = torch.stack([torch.stack([1 / stretch, shear, zero], 1), torch.stack([zero, one, zero], 1)], 1)
     grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    bent = (torch.rand(n, 1, 1, 1, generator=generator) < ELASTIC_P).float()
+    field = torch.randn(n, 2, 4, 4, generator=generator) * ELASTIC * bent
+    grid = grid + F.interpolate(field, size=x.shape[2:], mode="bicubic", align_corners=False).permute(0, 2, 3, 1)
     x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
     pick = torch.rand(n, generator=generator)
     bolder, lighter = pick < INK_P / 2, (pick >= INK_P / 2) & (pick < INK_P)
