@@ -7,8 +7,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="training code needs the train extra")
 
-from models.alhambra import art  # noqa: E402
-from models.alhambra import train  # noqa: E402
+from models.alhambra import art, train  # noqa: E402
 
 
 def _digit_patches(count: int) -> torch.Tensor:
