@@ -209,7 +209,7 @@ ELASTIC_P = 0.5
 
 
 def _glyph_warp(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-    """Slant, stretch and thicken or thin some patches: digit faces the renderer does not draw."""
+    """Slant, stretch, bend (``ELASTIC``) and thicken or thin some patches: digit faces the renderer does not draw."""
     n = x.shape[0]
     on = (torch.rand(n, generator=generator) < GLYPH_P).float()
     shear = (torch.rand(n, generator=generator) * 2 - 1) * GLYPH_SHEAR * on
