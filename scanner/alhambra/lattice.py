@@ -120,11 +120,8 @@ def refine_grid(grid: np.ndarray, coords: dict[int, tuple[int, int]], points: np
         keep = residual < 0.25 * pitch
         if keep.sum() < min_cells or len(set(src[keep, 0])) < 2 or len(set(src[keep, 1])) < 2:
             return grid
-        homography, _ = cv2.findHomography(src[keep], dst[keep], 0)
-        if homography is None or abs(homography[2, 2]) < 1e-12:
-            return grid
-        homography = homography / homography[2, 2]
-        if abs(np.linalg.det(homography)) < 1e-12:
+        homography = _homography_through(src[keep], dst[keep])
+        if homography is None:
             return grid
         grid = homography
     return grid
@@ -327,13 +324,19 @@ def lattice_through(lattice: Lattice, cells: Sequence[tuple[int, int]], offsets:
 def _fit_through(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
     """Least-squares grid -> image map through the pairs: a homography from five, an affine map from four."""
     if len(src) >= 5:
-        grid, _ = cv2.findHomography(src, dst, 0)
-    else:
-        affine = np.linalg.lstsq(np.c_[src, np.ones(len(src))], dst, rcond=None)[0].T
-        grid = np.vstack([affine, [0, 0, 1]])
-    if grid is None or abs(grid[2, 2]) < 1e-12 or abs(np.linalg.det(grid)) < 1e-12:
+        return _homography_through(src, dst)
+    affine = np.linalg.lstsq(np.c_[src, np.ones(len(src))], dst, rcond=None)[0].T
+    grid = np.vstack([affine, [0, 0, 1]])
+    return None if abs(np.linalg.det(grid)) < 1e-12 else grid
+
+
+def _homography_through(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
+    """The least-squares homography through all the pairs, scaled to h22 = 1; None when it is degenerate."""
+    homography, _ = cv2.findHomography(src, dst, 0)
+    if homography is None or abs(homography[2, 2]) < 1e-12:
         return None
-    return grid / grid[2, 2]
+    homography = homography / homography[2, 2]
+    return None if abs(np.linalg.det(homography)) < 1e-12 else homography
 
 
 def grown_region(image: np.ndarray, lattice: Lattice, region: CellRegion, tiles: Sequence[tuple[int, int]]) -> CellRegion | None:

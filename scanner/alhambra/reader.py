@@ -135,11 +135,11 @@ SCORING_ROUND = 3  # a one-palace scan is scored as at the game's end
 # The tiles are read again through the lattice their octagons give when it moves a tile's centre by this
 # share of a pitch (less changes no crop that matters and would only cost a second reading).
 PLACED_MOVE = 0.06
-GROW_ROUNDS = 3
+GROW_ROUNDS = 3  # times the cells read grow by a ring around the tiles found beyond the located ones
 # A second group of centres is taken for the table's pattern when at least this share of its cells read
 # as no tile at this probability (a second palace reads as tiles and is refused as before).
 TABLE_SHARE = 0.75
-TABLE_NONE = 0.9  # times the cells read grow by a ring around the tiles found beyond the located ones
+TABLE_NONE = 0.9
 BOARD_KEYS = ("palace",)  # what a photo of a palace shows of its player (reserve, money and earlier points are set in review)
 
 # the names these helpers had before the reader was split into stage modules (tests and models/alhambra use them)
