@@ -36,6 +36,7 @@ from models.sagrada.render import DIE_MM, Sample, _palette, die_face, game_docum
 REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata"
 COLOURS_FILE = Path(__file__).resolve().parent / "real_dice_colours.json"
 SAGRADA_COLOURS = ("R", "Y", "G", "B", "P")
+BOX_SLACK = 0.04  # a labelled box's edge may miss its die by this share of its side (cut_die)
 COMPOSITE_SEED = 9_100_000  # composites' seeds: disjoint from make_dataset's TRAIN/VAL/TEST ranges
 BOX_PER_DIE = 1.5  # make_dataset.REAL_BOX_PER_DIE: a nellbyler box is about 1.5 dice wide
 
@@ -51,10 +52,13 @@ class RealDie:
     source: str
 
 
-def cut_die(region_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def cut_die(region_rgb: np.ndarray, inside: tuple[float, float, float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Cut the die out of ``region_rgb`` (a cell or box around one die): a square patch and its soft mask.
 
     The die is the largest blob of pixels unlike the region's border (the table or the card's gap).
+    With ``inside`` (x0, y0, x1, y1: the die's own labelled box within the region, give or take
+    ``BOX_SLACK``) only what lies in that box counts: on a crowded tray the neighbouring dice
+    touching it would otherwise join its blob.
     """
     region = region_rgb.astype(np.float32)
     h, w = region.shape[:2]
@@ -64,6 +68,12 @@ def cut_die(region_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     level, _ = cv2.threshold(np.clip(distance, 0, 255).astype(np.uint8), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     # the body, not only its bright pips: a dark die on a dark gap is far less unlike it than its pips are
     blob = (distance > max(25.0, min(float(level), 0.35 * float(np.percentile(distance, 95))))).astype(np.uint8)
+    if inside is not None:
+        left, top, right, bottom = inside
+        slack = BOX_SLACK * max(right - left, bottom - top)
+        keep = np.zeros_like(blob)
+        keep[int(max(0, top - slack)) : int(min(h, bottom + slack + 1)), int(max(0, left - slack)) : int(min(w, right + slack + 1))] = 1
+        blob *= keep
     count, labels, stats, _ = cv2.connectedComponentsWithStats(blob)
     if count < 2:
         side = min(h, w)
@@ -135,6 +145,15 @@ def _colour_labels(path: Path) -> dict[tuple[str, int], str]:
     return found
 
 
+@cache
+def value_corrections(path: Path = COLOURS_FILE) -> dict[tuple[str, int], int]:
+    """(photo file, box index) -> pip value, where the photos' own annotations got a value wrong (the labels file's ``values``)."""
+    if not path.is_file():
+        return {}
+    values = json.loads(path.read_text()).get("values", {})
+    return {(str(file), int(index)): int(value) for file, boxes in values.items() for index, value in boxes.items()}
+
+
 def nellbyler_dice(
     folder: Path = REALDATA / "dice-nellbyler-d6", colours: Path = COLOURS_FILE, folds: tuple[int, ...] = (1,)
 ) -> list[RealDie]:
@@ -155,11 +174,13 @@ def nellbyler_dice(
                 continue
             x0, y0, x1, y1 = die["xmin"] * w, die["ymin"] * h, die["xmax"] * w, die["ymax"] * h
             pad = 0.15 * max(x1 - x0, y1 - y0)  # some table around the box, for the background
-            box = image[int(max(0, y0 - pad)) : int(min(h, y1 + pad)), int(max(0, x0 - pad)) : int(min(w, x1 + pad))]
+            left, top = int(max(0, x0 - pad)), int(max(0, y0 - pad))
+            box = image[top : int(min(h, y1 + pad)), left : int(min(w, x1 + pad))]
             if min(box.shape[:2]) < 8:
                 continue
-            face, mask = cut_die(box)
-            dice.append(RealDie(face, mask, colour, int(die["value"]), f"nellbyler/{item['file']}/{k}"))
+            face, mask = cut_die(box, inside=(x0 - left, y0 - top, x1 - left, y1 - top))
+            value = value_corrections().get((item["file"], k), int(die["value"]))
+            dice.append(RealDie(face, mask, colour, value, f"nellbyler/{item['file']}/{k}"))
     return dice
 
 

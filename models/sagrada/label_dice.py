@@ -37,7 +37,13 @@ CORRECTIONS: dict[int, str] = {
     **{key: "B" for key in (1391,)},
     # yellow pips on red, red pips on marbled blue
     **{key: "other" for key in (691, 239, 1004, 828, 396, 14, 420)},
+    # seen again on the colour sheets of the cut-out dice (2026-12-03): red pips on a marbled blue die
+    # and on two teal ones
+    **{key: "other" for key in (53, 68, 728)},
 }
+# pip values the photos' own annotations got wrong, looked at by eye where the cell model read another
+# value at 100% (2026-12-03): die number -> the value on its top face
+VALUE_CORRECTIONS: dict[int, int] = {22: 3, 651: 3, 986: 4, 1222: 3, 1476: 5}
 
 
 def load_boxes() -> list[tuple[str, int, tuple[float, float, float, float], int]]:
@@ -159,7 +165,7 @@ def main(argv: list[str] | None = None) -> None:
         f = features(cache[file], box)
         key = f"{file}#{index}"
         label = CORRECTIONS.get(row, propose(f))
-        rows.append({"key": key, "file": file, "box": index, "value": value, "label": label, **f})
+        rows.append({"key": key, "file": file, "box": index, "value": VALUE_CORRECTIONS.get(row, value), "label": label, **f})
         if args.sheets:
             crops.append(crop_for_sheet(cache[file], box))
     counts = {label: sum(r["label"] == label for r in rows) for label in LABELS}
@@ -169,8 +175,11 @@ def main(argv: list[str] | None = None) -> None:
         (args.sheets / "rows.json").write_text(json.dumps(rows))
     if args.write:
         labels: dict[str, list[str]] = {}
-        for r in rows:
+        values: dict[str, dict[str, int]] = {}
+        for row, r in enumerate(rows):
             labels.setdefault(str(r["file"]), []).append(str(r["label"]))
+            if row in VALUE_CORRECTIONS:
+                values.setdefault(str(r["file"]), {})[str(r["box"])] = VALUE_CORRECTIONS[row]
         document = {
             "about": (
                 "Colour of every boxed die in ../shared/realdata/dice-nellbyler-d6 (annotations.json), per photo "
@@ -178,10 +187,13 @@ def main(argv: list[str] | None = None) -> None:
                 "dice, pips not white, or colour not told (R includes dark wine-red marbled dice, P dark purple ones, "
                 "B navy ones; no yellow die here has white pips). Labelled semi-automatically by models/sagrada/label_dice.py "
                 "(body colour by k-means in Lab, proposed from hue, then every contact sheet looked at by eye and "
-                "the mistakes corrected in its CORRECTIONS). Photos (c) 2019 Nell Byler, BSD-3-Clause; no pixels here."
+                "the mistakes corrected in its CORRECTIONS). values: the pip values annotations.json got wrong "
+                "(photo file -> box index -> the value on the top face, looked at by eye; its VALUE_CORRECTIONS). "
+                "Photos (c) 2019 Nell Byler, BSD-3-Clause; no pixels here."
             ),
             "labels_in_use": list(LABELS),
             "counts": counts,
+            "values": values,
             "images": labels,
         }
         head = json.dumps({k: v for k, v in document.items() if k != "images"}, indent=1)[:-2]

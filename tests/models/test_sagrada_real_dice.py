@@ -33,6 +33,26 @@ def test_labels_cover_every_annotated_box():
     assert all(len(labelled[name]) == len(dice) for name, dice in images.items())
 
 
+@pytest.mark.skipif(not DICE.is_file(), reason="needs ../shared/realdata")
+def test_value_corrections_name_annotated_boxes_and_reach_every_reader_of_the_values():
+    from models.sagrada import composite, make_dataset
+
+    images = sorted(json.loads(DICE.read_text())["images"], key=lambda item: item["file"])
+    boxes = {(item["file"], k): int(die["value"]) for item in images for k, die in enumerate(item["dice"])}
+    corrections = composite.value_corrections()
+    assert corrections and all(key in boxes and 1 <= value <= 6 and value != boxes[key] for key, value in corrections.items())
+    # the held-out fold's values as the cell model is measured on them, and the composites' real dice
+    files = [item["file"] for item in images]
+    fold = {key: value for key, value in corrections.items() if files.index(key[0]) % 2 == 1}
+    assert fold
+    flat = [(item["file"], k) for item in images[1::2] for k in range(len(item["dice"]))]
+    values = make_dataset.real_dice(1)[1]
+    assert all(values[flat.index(key)] == value for key, value in fold.items())
+    pool = {die.source: die.value for die in composite.nellbyler_dice(folds=(0, 1))}
+    for (file, k), value in corrections.items():
+        assert pool.get(f"nellbyler/{file}/{k}", value) == value
+
+
 def _die_crop(body=(40, 70, 200), tray=(200, 200, 196), pips=((24, 24), (17, 17), (31, 31))) -> np.ndarray:
     """A 48x48 crop: a square die of colour ``body`` with white pips on a light grey tray."""
     crop = np.full((48, 48, 3), tray, np.uint8)

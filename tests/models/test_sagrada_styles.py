@@ -159,6 +159,22 @@ def test_cut_die_keeps_a_dark_die_body_not_only_its_pips():
     assert (mask > 127).mean() > 0.8
 
 
+def test_cut_die_in_a_labelled_box_leaves_the_neighbour_touching_it():
+    region = np.full((60, 90, 3), 200, np.uint8)  # a light tray
+    region[10:50, 8:48] = (30, 40, 160)  # the labelled die (blue) ...
+    region[12:48, 48:84] = (30, 150, 40)  # ... and a green one touching it
+    for x, y in ((20, 22), (36, 38), (60, 20), (72, 40), (60, 40)):
+        cv2.circle(region, (x, y), 3, (250, 250, 250), -1)
+    merged, _ = composite.cut_die(region)
+    face, mask = composite.cut_die(region, inside=(8, 10, 48, 50))
+    assert merged.shape[0] > 60  # without its box the cut takes both dice
+    assert abs(face.shape[0] - 40) <= 4 and face.shape[:2] == mask.shape
+    inside = face[mask > 127].astype(int)
+    green = (inside[:, 1] > inside[:, 0] + 60) & (inside[:, 1] > inside[:, 2] + 60)
+    assert green.mean() < 0.05  # hardly a pixel of the neighbour under the mask
+    assert (mask > 127).mean() > 0.8
+
+
 REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata"
 
 
