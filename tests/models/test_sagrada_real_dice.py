@@ -137,7 +137,7 @@ def test_shipped_cell_model_reads_held_out_real_dice_colours():
     from scanner.sagrada.reader import SagradaReader
 
     result = evaluate_real_dice_colours(SagradaReader(), fold=1)  # photos never trained on
-    assert result["dice"] == 328
+    assert result["dice"] == 327
     assert result["colour_accuracy"] >= COLOUR_FLOOR, result["colour_confusion"]  # the model before real colours: 92.99%
     assert result["colour_confident_wrong"] <= 1
 
