@@ -238,12 +238,16 @@ def place_dice(
             cx = gx0 + (c + 0.5) * pitch + rng.uniform(-offset_mm, offset_mm) * px_per_mm
             cy = gy0 + (r + 0.5) * pitch + rng.uniform(-offset_mm, offset_mm) * px_per_mm
             bx, by = int(round(cx - big / 2)), int(round(cy - big / 2))
-            region = board[by : by + big, bx : bx + big]
-            alpha = mcanvas[: region.shape[0], : region.shape[1], None].astype(np.float32) / 255
+            # the canvas may stick out past the board's edge (a board with a narrow margin): draw what is on it
+            x0, y0 = max(bx, 0), max(by, 0)
+            x1, y1 = min(bx + big, board.shape[1]), min(by + big, board.shape[0])
+            region = board[y0:y1, x0:x1]
+            inside = (slice(y0 - by, y1 - by), slice(x0 - bx, x1 - bx))
+            alpha = mcanvas[inside][..., None].astype(np.float32) / 255
             # a translucent die lets a little of the square below through
             see_through = rng.uniform(0.0, 0.15)
-            blended = canvas[: region.shape[0], : region.shape[1]] * (1 - see_through) + region * see_through
-            board[by : by + big, bx : bx + big] = (region * (1 - alpha) + blended * alpha).astype(np.uint8)
+            blended = canvas[inside] * (1 - see_through) + region * see_through
+            board[y0:y1, x0:x1] = (region * (1 - alpha) + blended * alpha).astype(np.uint8)
             contours, _ = cv2.findContours((mcanvas > 127).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             outline = cv2.approxPolyDP(max(contours, key=cv2.contourArea), 0.6, True).reshape(-1, 2).astype(np.float64)
             side = side_base * rng.uniform(0.5, 0.85)

@@ -149,6 +149,20 @@ def test_composite_photo_has_its_documents_dice():
     assert [cell["value"] for cell in sample.label["render"]["cells"]] == [str(d) if d else "." for row in window for d in row]
 
 
+def test_a_die_whose_canvas_sticks_out_past_the_board_is_still_drawn():
+    from models.sagrada.render import place_dice
+    from scoring.sagrada.window import Die
+
+    board = np.full((130, 130, 3), 90, np.uint8)  # a narrow margin: the grid starts 2 px from the edge
+    window = tuple(tuple(Die("R", 5) if (r, c) == (0, 0) else None for c in range(5)) for r in range(4))
+    raised = place_dice(board, window, np.random.default_rng(3), _palette(np.random.default_rng(4)), 6.0, (2.0, 2.0), 120.0, 16.0, 0.3, 5.0)
+    assert len(raised) == 1
+    centre = raised[0].footprint.mean(axis=0).round().astype(int)
+    x, y = centre
+    assert abs(int(board[y, x, 0]) - 90) > 40  # the red die's face is on the board, not the grey card
+    assert np.abs(board.astype(int) - 90).sum(axis=2).astype(bool)[: y + 40, : x + 40].mean() > 0.5
+
+
 def test_cut_die_keeps_a_dark_die_body_not_only_its_pips():
     region = np.zeros((40, 40, 3), np.uint8)
     region[6:34, 6:34] = (60, 20, 80)  # a dark purple die on the black gap
