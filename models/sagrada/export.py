@@ -6,7 +6,7 @@ import torch
 
 from models.export import manifest_for, to_onnx, write_model
 from models.sagrada.make_dataset import COLOURS, VALUES
-from models.sagrada.nets import CellNet, CellNetWithEmbedding
+from models.sagrada.nets import CellEnsemble, CellNet, CellNetWithEmbedding
 from scanner.model import Manifest
 from scanner.sagrada.cells import CROP_PX
 from scanner.sagrada.grid import FINDER_PX, PATCH_PX
@@ -18,7 +18,7 @@ def _export(net: torch.nn.Module, size: int, manifest: Manifest) -> Manifest:
     return write_model(to_onnx(net, torch.zeros(1, 3, size, size), outputs, dynamic_batch=True), manifest)
 
 
-def export_cells(net: CellNet, temperature: float) -> Manifest:
+def export_cells(net: CellNet | CellEnsemble, temperature: float) -> Manifest:
     """Export the cell classifier (heads die, colour, value, plus its embedding) with its fitted temperature."""
     heads = (("die", ("empty", "die")), ("colour", tuple(COLOURS)), ("value", tuple(VALUES)))
     outputs = (("die", "logits"), ("colour", "logits"), ("value", "logits"), ("embedding", "embedding"))

@@ -203,7 +203,7 @@ def code_version() -> str:
         "scanner/sagrada/cells.py",
         "scanner/sagrada/grid.py",
         "models/sagrada/make_dataset.py",
-        "models/sagrada/real_dice_colours.json",  # the real dice pasted into a fifth of the renders
+        "models/sagrada/real_dice_colours.json",  # the labels of the real dice pasted into REAL_DICE of the renders
     ):
         digest.update((root / name).read_bytes())
     digest.update(repr((STYLES, VIEWS, REAL_DICE)).encode())

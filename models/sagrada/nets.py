@@ -2,6 +2,7 @@
 
 - ``CellNet``: one 48x48 cell crop -> die? (2), colour (6: none R Y G B P), value (7: none 1-6);
   it sees the crop beside a copy balanced on the crop's own white (``WhiteReference``: the pips).
+  ``CellEnsemble`` reads several trained apart as one.
 - ``FinderNet``: the photo letterboxed to 128x128 -> grid-area mask logits at 32x32.
 - ``RefinerNet``: a 96x96 patch around a guessed quad -> 4 corner heatmaps at 48x48 and which
   guessed corner is the board's top-left (4).
@@ -77,14 +78,47 @@ class CellNet(nn.Module):
         return self.die(f), self.colour(f), self.value(f)
 
 
-class CellNetWithEmbedding(nn.Module):
-    """Export wrapper: the three heads plus the 64-d pooled features (``embedding``, for adaptation)."""
+class CellEnsemble(nn.Module):
+    """Cell networks trained apart (their own seeds) read as one: each head is the mean of the members' log-probabilities.
 
-    def __init__(self, net: CellNet) -> None:
+    One network's reading of real dice moves by half a point of cells from one training to the next;
+    the mean of a few is steadier and better than each. A mean of log-probabilities is itself a
+    head's logits (up to a constant), so the scanner reads it as it reads one network's.
+    """
+
+    def __init__(self, members: list[CellNet]) -> None:
+        super().__init__()
+        if not members:
+            raise ValueError("a cell ensemble needs at least one member")
+        self.members = nn.ModuleList(members)
+
+    def heads_and_features(self, x: torch.Tensor) -> tuple[tuple[torch.Tensor, ...], torch.Tensor]:
+        """The three averaged heads and the members' pooled features side by side (64 per member)."""
+        heads: list[list[torch.Tensor]] = [[], [], []]
+        features = []
+        for member in self.members:
+            assert isinstance(member, CellNet)
+            f = member.features(x)
+            features.append(f)
+            for index, head in enumerate((member.die, member.colour, member.value)):
+                heads[index].append(torch.log_softmax(head(f), dim=1))
+        return tuple(torch.stack(each).mean(dim=0) for each in heads), torch.cat(features, dim=1)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return self.heads_and_features(x)[0]
+
+
+class CellNetWithEmbedding(nn.Module):
+    """Export wrapper: the three heads plus the pooled features (``embedding``, for adaptation): 64-d, or 64 per ensemble member."""
+
+    def __init__(self, net: CellNet | CellEnsemble) -> None:
         super().__init__()
         self.net = net
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        if isinstance(self.net, CellEnsemble):
+            (die, colour, value), f = self.net.heads_and_features(x)
+            return die, colour, value, f
         f = self.net.features(x)
         return self.net.die(f), self.net.colour(f), self.net.value(f), f
 

@@ -26,7 +26,7 @@ from torch import nn
 from models import fast
 from models.fit import FitConfig, fit, seeded
 from models.sagrada import evaluate, export, locate_data, make_dataset
-from models.sagrada.nets import CellNet, FinderNet, LocateNet, RefinerNet
+from models.sagrada.nets import CellEnsemble, CellNet, FinderNet, LocateNet, RefinerNet
 from models.sagrada.real_dice import RealDice, die_masks, load_real_dice, with_yellow_copies
 from scanner.sagrada.grid import heat_targets
 
@@ -51,6 +51,9 @@ class SagradaTraining:
     fine_tune_real_repeat: int = 20
     fine_tune_paste: float = 0.6  # share of real dice pasted onto rendered empty cells (the rest keep their tray)
     fine_tune_yellow: float = 0.5  # share of the real dice of Sagrada's colours also shown as a yellow die (real_dice.yellowed)
+    # cell networks trained apart (member k: the cells and fine-tune seeds + k * MEMBER_SEED_STEP) and
+    # shipped as one ensemble (nets.CellEnsemble); 1: a single network
+    cell_members: int = 2
     finder: FitConfig = FitConfig("finder", epochs=60, batch=32, lr=3e-3, peak_lr=4e-3, seed=SEED + 1)
     refiner: FitConfig = FitConfig("refiner", epochs=48, batch=64, lr=3e-3, peak_lr=4e-3, seed=SEED + 2)
     # the cell-centre locator: random views (locate_data.random_view) of its own renders, each epoch new views
@@ -61,7 +64,15 @@ class SagradaTraining:
     locate_real_share: float = 0.5  # share of those renders whose dice are real fold-0 dice (composite.training_pool)
 
     def __post_init__(self) -> None:
-        for field in ("train_photos", "val_photos", "fine_tune_synthetic", "fine_tune_real_repeat", "locate_renders", "locate_views"):
+        for field in (
+            "train_photos",
+            "val_photos",
+            "fine_tune_synthetic",
+            "fine_tune_real_repeat",
+            "cell_members",
+            "locate_renders",
+            "locate_views",
+        ):
             if getattr(self, field) < 1:
                 raise ValueError(f"{field}: expected a positive count, got {getattr(self, field)}")
         for share in ("fine_tune_paste", "fine_tune_yellow", "locate_real_share"):
@@ -70,6 +81,7 @@ class SagradaTraining:
 
 
 CONFIG = SagradaTraining()
+MEMBER_SEED_STEP = 100
 Log = Callable[[str], object]
 
 
@@ -302,7 +314,33 @@ def fine_tune_real(
     return fit(net, len(x_all), step, config, generator, log=log)
 
 
-def cell_logits(net: CellNet, crops: np.ndarray, batch: int = 512) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def train_cell_member(
+    member: int, crops: np.ndarray, labels: np.ndarray, real: RealDice | None, config: SagradaTraining = CONFIG, *, log: Log = print
+) -> CellNet:
+    """Cell network ``member`` of the ensemble: trained on the rendered crops, then fine-tuned on ``real`` dice when given.
+
+    Member 0 has the configured seeds; member k each seed + k * ``MEMBER_SEED_STEP``, so every member
+    starts from other weights and sees the examples in another order and augmented otherwise.
+    """
+    shift = member * MEMBER_SEED_STEP
+    net = train_cells(crops, labels, dataclasses.replace(config.cells, seed=config.cells.seed + shift), log=log)
+    if real is None:
+        return net
+    tune = dataclasses.replace(config.fine_tune, seed=config.fine_tune.seed + shift)
+    return fine_tune_real(
+        net,
+        crops,
+        labels,
+        real,
+        tune,
+        synthetic=config.fine_tune_synthetic,
+        real_repeat=config.fine_tune_real_repeat,
+        paste=config.fine_tune_paste,
+        log=log,
+    )
+
+
+def cell_logits(net: CellNet | CellEnsemble, crops: np.ndarray, batch: int = 512) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return the three heads' logits for uint8 crops."""
     outs: list[list[np.ndarray]] = [[], [], []]
     with torch.no_grad():
@@ -445,6 +483,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--photos", type=int, default=CONFIG.train_photos, help="training renders")
     parser.add_argument("--only", choices=["cells", "finder", "refiner", "locate"], action="append", help="train only these")
     parser.add_argument("--cell-epochs", type=int, default=CONFIG.cells.epochs)
+    parser.add_argument("--cell-members", type=int, default=CONFIG.cell_members, help="cell networks trained apart and shipped as one")
     parser.add_argument("--finder-epochs", type=int, default=CONFIG.finder.epochs)
     parser.add_argument("--refiner-epochs", type=int, default=CONFIG.refiner.epochs)
     parser.add_argument("--locate-epochs", type=int, default=CONFIG.locate.epochs)
@@ -454,6 +493,7 @@ def main(argv: list[str] | None = None) -> None:
     config = dataclasses.replace(
         CONFIG,
         train_photos=args.photos,
+        cell_members=args.cell_members,
         cells=dataclasses.replace(CONFIG.cells, epochs=args.cell_epochs),
         finder=dataclasses.replace(CONFIG.finder, epochs=args.finder_epochs),
         refiner=dataclasses.replace(CONFIG.refiner, epochs=args.refiner_epochs),
@@ -484,22 +524,13 @@ def main(argv: list[str] | None = None) -> None:
         # the finder train in a child process while this one trains the cell model
         side = fast.start_lane(_train_grid_models, train, grid_models, config)
     if "cells" in only:
-        cells = train_cells(train["crops"], train["crop_labels"], config.cells)
-        real = load_real_dice(fold=0)
-        if real is not None and not args.synthetic_only:
+        real = None if args.synthetic_only else load_real_dice(fold=0)
+        if real is not None:
             real = with_yellow_copies(real, config.fine_tune_yellow, SEED + 5)
-            cells = fine_tune_real(
-                cells,
-                train["crops"],
-                train["crop_labels"],
-                real,
-                config.fine_tune,
-                synthetic=config.fine_tune_synthetic,
-                real_repeat=config.fine_tune_real_repeat,
-                paste=config.fine_tune_paste,
-            )
         else:
             print("no real dice photos found (or --synthetic-only): the cell model is trained on renders only", flush=True)
+        members = [train_cell_member(k, train["crops"], train["crop_labels"], real, config) for k in range(config.cell_members)]
+        cells: CellNet | CellEnsemble = members[0] if len(members) == 1 else CellEnsemble(members)
         temperature = fit_temperature(cell_logits(cells, val["crops"]), val["crop_labels"])
         print(f"cell temperature {temperature:.3f}", flush=True)
         export.export_cells(cells, temperature)
