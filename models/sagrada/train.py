@@ -1,7 +1,7 @@
 """Train every Sagrada model from scratch (fixed seeds), export them to ONNX and refresh the cards.
 
 ``python -m models.sagrada.train`` renders the data (cached in build/sagrada/), trains the cell
-classifier (``sagrada_dice``), the grid finder (``sagrada_finder``) and the corner refiner
+classifier (``sagrada_dice``: ``CONFIG.cell_members`` networks trained apart, shipped as one), the grid finder (``sagrada_finder``) and the corner refiner
 (``sagrada_refiner``), fits the cell model's temperature on held-out renders, exports the three
 ONNX files with their manifests, then runs ``evaluate`` to rewrite the model cards' tables.
 Every setting is in ``CONFIG`` below; the loop is ``models.fit``.
@@ -490,15 +490,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--synthetic-only", action="store_true", help="skip the fine-tune on real dice (fold 0)")
     parser.add_argument("--skip-evaluate", action="store_true")
     args = parser.parse_args(argv)
-    config = dataclasses.replace(
-        CONFIG,
-        train_photos=args.photos,
-        cell_members=args.cell_members,
-        cells=dataclasses.replace(CONFIG.cells, epochs=args.cell_epochs),
-        finder=dataclasses.replace(CONFIG.finder, epochs=args.finder_epochs),
-        refiner=dataclasses.replace(CONFIG.refiner, epochs=args.refiner_epochs),
-        locate=dataclasses.replace(CONFIG.locate, epochs=args.locate_epochs),
-    )
+    try:
+        config = dataclasses.replace(
+            CONFIG,
+            train_photos=args.photos,
+            cell_members=args.cell_members,
+            cells=dataclasses.replace(CONFIG.cells, epochs=args.cell_epochs),
+            finder=dataclasses.replace(CONFIG.finder, epochs=args.finder_epochs),
+            refiner=dataclasses.replace(CONFIG.refiner, epochs=args.refiner_epochs),
+            locate=dataclasses.replace(CONFIG.locate, epochs=args.locate_epochs),
+        )
+    except ValueError as error:  # a count or an epoch number below one: one line, exit 2
+        parser.error(str(error))
     _threads(args.threads)
     fast.keep_freed_memory()  # before the render workers and lanes are forked: they inherit it
     started = time.perf_counter()

@@ -78,3 +78,11 @@ def test_the_ensemble_size_is_a_checked_setting():
     assert train.CONFIG.cell_members >= 1
     with pytest.raises(ValueError, match="cell_members"):
         dataclasses.replace(train.CONFIG, cell_members=0)
+
+
+@pytest.mark.parametrize("flag", ["--cell-members", "--photos", "--cell-epochs"])
+def test_the_command_refuses_a_count_below_one_in_one_line(flag, capsys):
+    with pytest.raises(SystemExit) as stop:
+        train.main([flag, "0", "--skip-evaluate"])
+    assert stop.value.code == 2
+    assert "expected" in capsys.readouterr().err.strip().splitlines()[-1]
