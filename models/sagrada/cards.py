@@ -264,11 +264,8 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
         "(`models.sagrada.nets.WhiteReference`: the crop beside a copy balanced per channel on the crop's whitest "
         "central pixels, the pips every Sagrada die has, so the light's colour cancels; it is part of the ONNX graph, "
         "so scanner, training and adaptation see the same input), then 5 conv layers (16-32-32-64-64 "
-        "channels, 3x3, full-resolution first layer on the 6 channels), global average pooling, three linear heads; ~70k parameters. "
-        "Two such networks, trained apart on their own seeds (`train.CONFIG.cell_members`, `nets.CellEnsemble`), are "
-        "shipped as one graph: each head is the mean of their log-probabilities (one network's reading of real dice moved "
-        "by half a point of cells from one training to the next; the mean of two is steadier). "
-        "A fourth output, ``embedding`` (64-d per network, side by side), serves the adaptation from corrections (``scanner.adapt``). The scanner "
+        "channels, 3x3, full-resolution first layer on the 6 channels), global average pooling, three linear heads; ~70k parameters; "
+        "a fourth output, ``embedding`` (64-d), serves the adaptation from corrections (``scanner.adapt``). The scanner "
         "multiplies the heads into 42 cell states and decodes them with the rules (`scanner/sagrada.py`).",
     )
     history = [

@@ -242,9 +242,8 @@ def sample_scanner(make_scanner: Any) -> Any:
         (
             "sagrada_tilted_02",
             "sagrada",
-            # right, but asks for a look: the rules read Y2 where the model saw Y6 at 64% (the Y4 beside it,
-            # read at 94% by the single cell network before, is read above the bar by the ensemble)
-            ("cell r3c1 read Y2 (yellow 2) by the rules, where the model saw Y6",),
+            # both right: the rules read Y2 where the model saw Y6 at 51%, and a Y4 read at 94% asks for a look
+            ("cell r3c1 read Y2 (yellow 2) by the rules, where the model saw Y6", "cell r2c2 read Y4 (yellow 4) at 9"),
         ),
         ("alhambra_01_straight", "alhambra", ()),
         ("alhambra_10_small", "alhambra", ()),
