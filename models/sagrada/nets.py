@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import torch
 from torch import nn
 
@@ -81,8 +83,8 @@ class CellNet(nn.Module):
 class CellEnsemble(nn.Module):
     """Cell networks trained apart (their own seeds) read as one: each head is the mean of the members' log-probabilities.
 
-    One network's reading of real dice moves by half a point of cells from one training to the next;
-    the mean of a few is steadier and better than each. A mean of log-probabilities is itself a
+    One network's reading of real dice moves by up to a point and a half of cells from one training to
+    the next; the mean of a few is steadier. A mean of log-probabilities is itself a
     head's logits (up to a constant), so the scanner reads it as it reads one network's.
     """
 
@@ -96,8 +98,7 @@ class CellEnsemble(nn.Module):
         """The three averaged heads and the members' pooled features side by side (64 per member)."""
         heads: list[list[torch.Tensor]] = [[], [], []]
         features = []
-        for member in self.members:
-            assert isinstance(member, CellNet)
+        for member in cast(list[CellNet], list(self.members)):
             f = member.features(x)
             features.append(f)
             for index, head in enumerate((member.die, member.colour, member.value)):
