@@ -96,7 +96,7 @@ def export_octagon(net: OctagonNet, temperatures: dict[str, float], recipe: dict
         heads=heads,
         outputs=tuple((head, "logits") for head, _ in heads),
         input_shape=(1, 3, PATCH_PX, PATCH_PX),
-        input_normalise="x / 255, one corner patch of a tile from scanner.alhambra.octagon.crop_octagons",
+        input_normalise="x / 255, one corner patch of a tile (scanner.alhambra.octagon.crop_octagons) or its close price patch (price_patches)",
         temperature=temperatures.get("kind", 1.0),
         temperatures=tuple(temperatures.items()),
         recipe=tuple(recipe.items()),

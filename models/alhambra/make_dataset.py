@@ -24,9 +24,10 @@ from typing import Any
 import cv2
 import numpy as np
 
+from models.alhambra.art import TRAINING_FONTS, usable
 from models.alhambra.render import ART_STYLES, render
 from models.alhambra.styles import HELD_OUT_STYLE
-from scanner.alhambra.octagon import crop_octagons
+from scanner.alhambra.octagon import crop_octagons, price_patches
 from scanner.alhambra.reader import KINDS, LOCATE_SIZE, LOCATE_STRIDE, PRICES, crop_cells, locate_input, upright_walls_to_crop
 from scoring.alhambra.palace import BUILDING_TYPES
 
@@ -41,6 +42,10 @@ OCTAGON_TILE_PX = 160
 OCTAGON_RENDER: dict[str, Any] = {"out_size": OCTAGON_SIZE, "tile_px": OCTAGON_TILE_PX}
 TILE_VIEWS = 2
 OCTAGON_SHIFT = 0.06  # sd of a cell's centre from the truth when its octagon patches are cut, in pitches (clipped at 2.5 sd)
+# What one render gives (the arrays and how they are cut); a change makes it a new version, so no cache of the old one is read.
+# 2: the octagons' second look is the close price patch (was the corner patch again)
+DATA_VERSION = 2
+PRICE_NUDGE = 0.015  # sd of a close price patch's centre from where its octagon's outline is found, in pitches (clipped at 2 sd)
 HEAT_SHAPE = (LOCATE_SIZE[1] // LOCATE_STRIDE, LOCATE_SIZE[0] // LOCATE_STRIDE)
 
 
@@ -70,7 +75,7 @@ class ArtMix:
 
     @property
     def tag(self) -> str:
-        """A short name of this mix for cache files ("" for the classic-only mix, whose files keep their old names)."""
+        """A short name of this mix for cache files ("" for the classic-only mix)."""
         if self == CLASSIC_ONLY:
             return ""
         return hashlib.sha256(repr(self).encode()).hexdigest()[:8]
@@ -204,12 +209,13 @@ def sample_arrays(seed: int, art: ArtMix = ART_MIX, *, sharp: bool = False) -> d
 def _octagon_arrays(
     image: np.ndarray, grid: np.ndarray, cells: list[dict[str, Any]], none_cells: list[tuple[int, int]], rng: np.random.Generator
 ) -> dict[str, np.ndarray]:
-    """The octagon reader's patches (``scanner.alhambra.octagon.crop_octagons``) of one render, through a lattice a little off.
+    """The octagon reader's patches of one render, through a lattice a little off.
 
-    The render's grid is upright, so patch 0 of a building tile shows its octagon upright and
-    patches 1-3 show its other corners as the scanner would turn them: the negatives. The fountain
-    and the empty cells beside the palace give negatives only. A second look cuts each building's
-    octagon again through another wrong lattice.
+    The render's grid is upright, so patch 0 of a building tile (``scanner.alhambra.octagon.crop_octagons``)
+    shows its octagon upright and patches 1-3 show its other corners as the scanner would turn them:
+    the negatives. The fountain and the empty cells beside the palace give negatives only. A second
+    look cuts each building's close price patch (``price_patches``: where its outline is found)
+    through another wrong lattice, moved a little further (``PRICE_NUDGE``).
     """
     at = [tuple(cell["at"]) for cell in cells]
     buildings = [index for index, cell in enumerate(cells) if cell["value"] != "fountain"]
@@ -223,7 +229,11 @@ def _octagon_arrays(
         ]
         inverse = np.linalg.inv(turn)
         moved = cv2.perspectiveTransform(np.asarray(shifted, np.float64).reshape(-1, 1, 2), inverse).reshape(-1, 2)
-        cut = crop_octagons(image, grid @ turn, [tuple(point) for point in moved])
+        if view == 0:
+            cut = crop_octagons(image, grid @ turn, [tuple(point) for point in moved])
+        else:
+            nudge = np.clip(rng.normal(0, PRICE_NUDGE, (len(moved), 2)), -2 * PRICE_NUDGE, 2 * PRICE_NUDGE)
+            cut = price_patches(image, grid @ turn, [tuple(point) for point in moved], 0, nudge)[:, None]
         for row, index in enumerate(chosen):
             is_building = index < len(at) and index in buildings
             for k in range(4) if view == 0 else (0,):
@@ -245,9 +255,23 @@ def _octagon_arrays(
     }
 
 
+def fonts_tag() -> str:
+    """A short digest of the digit faces this machine draws in training renders (``usable(TRAINING_FONTS)``).
+
+    A machine with other font packages draws other digits from the same seeds: other data, another cache file.
+    """
+    names = " ".join(f"{font.kind}:{font.name}" for font in usable(TRAINING_FONTS))
+    return hashlib.sha256(names.encode()).hexdigest()[:6]
+
+
+def cache_path(split: str, count: int, cache: Path = CACHE, art: ArtMix = ART_MIX) -> Path:
+    """Where ``build`` keeps ``count`` renders of ``split``: named by the art mix, the digit faces drawn and ``DATA_VERSION``."""
+    return cache / "_".join(part for part in (split, str(count), art.tag, f"f{fonts_tag()}", f"v{DATA_VERSION}.npz") if part)
+
+
 def build(split: str, count: int, workers: int = 2, cache: Path = CACHE, art: ArtMix = ART_MIX) -> dict[str, np.ndarray]:
-    """Render ``count`` samples of ``split`` (seeds ``SEED_BASE[split] + i``, tile art from ``art``), cached as .npz."""
-    path = cache / (f"{split}_{count}_{art.tag}_oct.npz" if art.tag else f"{split}_{count}_oct.npz")  # _oct: with the octagon patches
+    """Render ``count`` samples of ``split`` (seeds ``SEED_BASE[split] + i``, tile art from ``art``), cached as .npz (``cache_path``)."""
+    path = cache_path(split, count, cache, art)
     if path.is_file():
         with np.load(path) as data:
             return {key: data[key] for key in data.files}

@@ -27,7 +27,8 @@ from torch.nn import functional as F
 
 from models import fast
 from models.alhambra import evaluate, export
-from models.alhambra.make_dataset import ART_MIX, build
+from models.alhambra.art import TRAINING_FONTS, usable
+from models.alhambra.make_dataset import ART_MIX, DATA_VERSION, PRICE_NUDGE, build, fonts_tag
 from models.alhambra.net import LocateNet, OctagonNet, TileNet
 from models.fit import FitConfig, fit, seeded
 from scanner.alhambra.reader import CROP_MARGIN
@@ -86,6 +87,8 @@ class AlhambraTraining:
             "art": "styles "
             + " ".join(f"{name} {share}" for name, share in ART_MIX.styles)
             + f", buildings randomised {ART_MIX.randomise}, card stock {ART_MIX.card}",
+            "digit_faces": f"{len(usable(TRAINING_FONTS))} (art.TRAINING_FONTS found here, digest {fonts_tag()})",
+            "octagon_second_look": f"the close price patch (data version {DATA_VERSION}), nudged by sd {PRICE_NUDGE} pitch",
             "tile_misalign": f"shift +-{SHIFT} pitch, scale +-{SCALE}, turn +-{TURN} deg on {SHIFT_P:.0%} of crops",
             "octagon_glyph_warp": f"shear +-{GLYPH_SHEAR}, stretch +-{GLYPH_STRETCH} on {GLYPH_P:.0%}, ink +-1 px on {INK_P:.0%}, "
             f"bent by {ELASTIC} on {ELASTIC_P:.0%} of patches",

@@ -8,8 +8,11 @@ there (``crop_octagons``), and the octagon reader (``models/alhambra_octagon``) 
 whether it shows an upright price octagon, its type (by colour) and its price (the digits).
 
 The four corners vote for which way is up (tiles never turn in the game), and at the corner that
-wins, the octagon's type and price become the tile's (``merge_octagons``). The whole-tile classifier
-keeps what only it can see: whether a cell holds a tile at all, the fountain, and the walls.
+wins, the octagon's type and price become the tile's (``merge_octagons``). The price is read twice:
+in that corner patch and in a closer patch cut about where the octagon's outline is found
+(``price_patches``), where the digits are half as tall again; the two readings are pooled
+(``pool_prices``). The whole-tile classifier keeps what only it can see: whether a cell holds a
+tile at all, the fountain, and the walls.
 """
 
 from __future__ import annotations
@@ -54,6 +57,16 @@ ALL_TURNS = (0, 1, 2, 3)
 PLACE_HALF = 0.3
 PLACE_PX = 64
 PLACE_RADII = (0.12, 0.135, 0.15)
+# The price is read in a closer patch of the same size, cut where the octagon's outline is found
+# (``octagon_places``): half a side of this many pitches, the octagon (radius ~0.135) filling it, so
+# the digits are 0.26 / 0.17 = 1.5 times as tall as in the corner patches (two digits ~10 px there).
+# An outline found further than PRICE_PLACE_MAX from where the lattice puts it is not trusted.
+PRICE_HALF = 0.17
+PRICE_TILE_PX = 1.25 * PATCH_PX / (2 * PRICE_HALF)
+PRICE_PLACE_MAX = 0.16
+# The price is the geometric mean of the close patch's reading and the corner patch's (each with its
+# looks): two looks at one octagon, so their log-probabilities are averaged, not added.
+CLOSE_WEIGHT = 0.5
 
 
 def corner_offsets() -> tuple[tuple[float, float], ...]:
@@ -81,6 +94,41 @@ def crop_octagons(
     patches = crop_squares(image_rgb, grid_to_image, centres, PATCH_HALF, PATCH_PX, tile_px=PATCH_TILE_PX)
     patches = patches.reshape(len(cells), len(turns), PATCH_PX, PATCH_PX, 3)
     return np.ascontiguousarray(np.stack([np.rot90(patches[:, j], -k, axes=(1, 2)) for j, k in enumerate(turns)], axis=1))
+
+
+def crop_price_patches(image_rgb: np.ndarray, grid_to_image: np.ndarray, centres: Sequence[tuple[float, float]], turn: int) -> np.ndarray:
+    """(N, PATCH_PX, PATCH_PX, 3) uint8: the close patch (``PRICE_HALF``) about each octagon centre (grid units), turned upright.
+
+    ``turn`` is the crops' quarter turn from upright (north), as in ``crop_octagons``.
+    """
+    if not len(centres):
+        return np.zeros((0, PATCH_PX, PATCH_PX, 3), dtype=np.uint8)
+    points = [(float(x), float(y)) for x, y in centres]
+    patches = crop_squares(image_rgb, grid_to_image, points, PRICE_HALF, PATCH_PX, tile_px=PRICE_TILE_PX)
+    return np.ascontiguousarray(np.rot90(patches, -turn, axes=(1, 2)))
+
+
+def price_patches(
+    image_rgb: np.ndarray,
+    grid_to_image: np.ndarray,
+    cells: Sequence[tuple[float, float]],
+    turn: int,
+    nudge: np.ndarray | None = None,
+) -> np.ndarray:
+    """The close price patch of each tile ``cells``, its crops turned ``turn``: cut where its octagon's outline is found.
+
+    Where the outline is found further than ``PRICE_PLACE_MAX`` from where the lattice puts the
+    octagon (a table's edge, a drawing), the lattice's place stands. ``nudge`` (N, 2 grid units)
+    moves each patch from there (training cuts patches a little off, as places are found).
+    """
+    if not len(cells):
+        return np.zeros((0, PATCH_PX, PATCH_PX, 3), dtype=np.uint8)
+    places = octagon_places(image_rgb, grid_to_image, cells, turn)
+    places[np.abs(places).max(axis=1) > PRICE_PLACE_MAX] = 0.0
+    centres = np.asarray(cells, dtype=np.float64) + np.asarray(corner_offsets()[turn % 4]) + places
+    if nudge is not None:
+        centres = centres + nudge
+    return crop_price_patches(image_rgb, grid_to_image, [(float(x), float(y)) for x, y in centres], turn)
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,7 +184,7 @@ def read_octagons(
     return OctagonPredictions(present, kind, price)
 
 
-def octagon_places(image_rgb: np.ndarray, grid_to_image: np.ndarray, cells: Sequence[tuple[int, int]], turn: int) -> np.ndarray:
+def octagon_places(image_rgb: np.ndarray, grid_to_image: np.ndarray, cells: Sequence[tuple[float, float]], turn: int) -> np.ndarray:
     """(N, 2) how far each tile's octagon lies from where the lattice puts it (grid units), the crops turned ``turn``.
 
     The octagon is the one shape every printing puts in the same place on every tile, so where it is
@@ -217,6 +265,17 @@ def price_looks(patches: np.ndarray, looks: Sequence[tuple[float, float]] = PRIC
     return out
 
 
+def read_price_patches(model: OnnxModel, temperatures: Mapping[str, float], patches: np.ndarray) -> np.ndarray:
+    """(N, 12) calibrated price probabilities of upright patches (N, S, S, 3), each read once.
+
+    Raises:
+        ModelError: the reader cannot run.
+    """
+    if not len(patches):
+        return np.zeros((0, len(PRICES)))
+    return softmax(model.run(crops_batch(patches))["price"], temperatures.get("price", 1.0))
+
+
 def read_prices(
     model: OnnxModel,
     temperatures: Mapping[str, float],
@@ -245,6 +304,15 @@ def read_prices(
     pooled = first.copy()
     pooled[unsure] = softmax(logs.mean(axis=1))
     return pooled
+
+
+def pool_prices(close: np.ndarray, corner: np.ndarray, weight: float = CLOSE_WEIGHT) -> np.ndarray:
+    """(N, 12) price probabilities: the close patches' reading ``close`` and the corner patches' ``corner``, log-linearly pooled.
+
+    ``weight`` is the close reading's share (``CLOSE_WEIGHT``), the corner's the rest.
+    """
+    logs = weight * np.log(np.clip(close, 1e-9, 1)) + (1 - weight) * np.log(np.clip(corner, 1e-9, 1))
+    return softmax(logs)
 
 
 def octagon_north(predictions: TilePredictions, rows: Sequence[int], octagons: OctagonPredictions) -> tuple[int, np.ndarray]:

@@ -12,7 +12,9 @@ Stages (one code path, timed by the pipeline's ``Timings``), one module each:
    read by the tile classifier (``models/alhambra_tiles``): kind (none, fountain, six types), the
    four walls as they lie in the crop, the price and the crop's rotation from upright. The
    rotations of all tiles vote for north (tiles never rotate in the game). The price octagon reader
-   (``octagon.py``, ``models/alhambra_octagon``) reads each tile's octagon corner for type, price and north.
+   (``octagon.py``, ``models/alhambra_octagon``) reads each tile's octagon corner for type, price and north;
+   the price is read again in a close patch cut where the octagon's outline is found (``price_patches``:
+   digits half as tall again) and the two readings pooled (``pool_prices``).
    Where each tile's octagon is found then refits the lattice (``octagon_places``, ``lattice_through``):
    the octagon sits in the same corner of every printing, while the locator's centres lean toward the
    drawings. When that moves a tile by ``PLACED_MOVE`` of a pitch, the cells are cropped and classified
@@ -100,7 +102,10 @@ from scanner.alhambra.octagon import (
     merge_octagons,
     octagon_north,
     octagon_places,
+    pool_prices,
+    price_patches,
     read_octagons,
+    read_price_patches,
     read_prices,
 )
 from scanner.alhambra.tiles import (
@@ -486,7 +491,10 @@ class AlhambraReader:
             octagons = read_octagons(self.octagon_model, self.octagon_temperatures, patches)
             north, _ = octagon_north(predictions, rows, octagons)
             upright = patches[:, north]
-        prices = read_prices(self.octagon_model, self.octagon_temperatures, upright, octagons.price[:, north])
+        model, temperatures = self.octagon_model, self.octagon_temperatures
+        corner = read_prices(model, temperatures, upright, octagons.price[:, north])
+        close = price_patches(image, lattice.grid_to_image, cells, north)
+        prices = pool_prices(read_prices(model, temperatures, close, read_price_patches(model, temperatures, close)), corner)
         read = OctagonRead(cells, octagons, prices, north)
         return merge_octagons(predictions, rows, octagons, prices), read
 

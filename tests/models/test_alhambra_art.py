@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from models import scene
-from models.alhambra import art, styles, transfer
+from models.alhambra import art, make_dataset, styles, transfer
 from models.alhambra.make_dataset import ART_MIX, CLASSIC_ONLY, SEED_BASE, ArtMix
 from models.alhambra.render import ART_STYLES, catalogue, draw_tile, render
 from scanner.pipeline import Scanner
@@ -246,3 +246,12 @@ def test_the_benchmark_counts_a_misread_tile_and_its_palace():
     assert second["type_right"] == counts["type_right"] - 1 and second["walls_right"] == counts["walls_right"]
     assert second["wrong_unflagged"] == (0 if second["flagged"] else 1) and second["palace_right"] == 0
     assert second["wrong_confident"] == (1 if second["wrong_unflagged"] else second["wrong_confident"])  # unflagged: read at >= 98%
+
+
+def test_renders_drawn_with_other_digit_faces_are_cached_apart(monkeypatch):
+    """The render cache is named by the faces the training renders draw: a machine with other fonts never reads stale data."""
+    here = make_dataset.cache_path("octagon", 2500)
+    monkeypatch.setattr(make_dataset, "usable", lambda fonts: fonts[:3])
+    elsewhere = make_dataset.cache_path("octagon", 2500)
+    assert here != elsewhere and here.parent == elsewhere.parent
+    assert make_dataset.cache_path("train", 10, art=CLASSIC_ONLY).name.startswith("train_10_f")

@@ -63,24 +63,31 @@ def test_octagon_model_heads_and_temperatures():
 def test_octagon_reader_reads_held_out_renders():
     """On photos it never trained on (held-out seeds, each training style), through the true lattice: which corner, type, price."""
     from models.alhambra.make_dataset import OCTAGON_RENDER
-    from scanner.alhambra.octagon import crop_octagons, read_octagons
+    from scanner.alhambra.octagon import crop_octagons, price_patches, read_octagons, read_price_patches
 
     model = OnnxModel(OCTAGON_MODEL)
-    corner_right = kind_right = price_right = tiles = 0
+    corner_right = kind_right = price_right = close_right = tiles = 0
     for seed, style in ((2_000_001, "classic"), (2_000_002, "woodcut"), (2_000_003, "collage")):
         sample = render(seed, style=style, randomise=True, card=True, size=12, **OCTAGON_RENDER)
         info = sample.label["render"]
         buildings = [cell for cell in info["cells"] if cell["value"] != "fountain"]
         patches = crop_octagons(sample.image_rgb, np.asarray(info["grid_to_photo"]), [tuple(cell["at"]) for cell in buildings])
         read = read_octagons(model, dict(model.manifest.temperatures), patches)
+        close = read_price_patches(
+            model,
+            dict(model.manifest.temperatures),
+            price_patches(sample.image_rgb, np.asarray(info["grid_to_photo"]), [tuple(cell["at"]) for cell in buildings], 0),
+        )
         for i, cell in enumerate(buildings):  # the render's grid is upright: the octagon is in patch 0
             tiles += 1
             corner_right += int(read.present[i].argmax() == 0)
             kind_right += BUILDING_TYPES[int(read.kind[i, 0].argmax())] == cell["value"].split(":")[0]
             price_right += PRICES[int(read.price[i, 0].argmax())] == str(cell["price"])
+            close_right += PRICES[int(close[i].argmax())] == str(cell["price"])
     assert tiles == 36
     assert corner_right == tiles and kind_right == tiles
     assert price_right >= 0.9 * tiles
+    assert close_right >= 0.9 * tiles, f"the close price patches read {close_right} of {tiles}"
 
 
 def test_truncated_model_names_the_file_and_the_rebuild(tmp_path):
@@ -309,3 +316,25 @@ def test_fast_training_arithmetic_matches_float32_and_hands_back_a_plain_network
     done = fast.finish(quick)
     assert not done.training
     assert all(p.is_contiguous() for p in done.parameters())  # exported as a plain NCHW network
+
+
+def test_every_building_teaches_the_price_in_its_close_patch_too(monkeypatch):
+    """The octagon data's second look at each building is its close price patch, cut as the scanner cuts it (``price_patches``)."""
+    from models.alhambra import make_dataset
+
+    calls = []
+
+    def spy(image, grid_to_image, cells, turn, nudge=None):
+        calls.append((len(cells), turn, None if nudge is None else np.abs(nudge).max()))
+        return np.full((len(cells), PATCH_PX, PATCH_PX, 3), 7, np.uint8)
+
+    monkeypatch.setattr(make_dataset, "price_patches", spy)
+    arrays = make_dataset.sample_arrays(500_003, sharp=True)
+    assert len(calls) == 1
+    count, turn, nudge = calls[0]
+    close = np.flatnonzero((arrays["oct_patches"] == 7).all(axis=(1, 2, 3)))
+    assert turn == 0 and len(close) == count and 0 < nudge <= 2 * make_dataset.PRICE_NUDGE
+    assert (close == np.arange(len(arrays["oct_present"]) - count, len(arrays["oct_present"]))).all()  # the last patches
+    assert (arrays["oct_present"][close] == 1).all() and (arrays["oct_price"][close] >= 0).all() and (arrays["oct_kind"][close] >= 0).all()
+    corner = np.flatnonzero(arrays["oct_present"] == 1)[:count]  # each building's upright corner patch, in the same order
+    assert (arrays["oct_price"][corner] == arrays["oct_price"][close]).all()

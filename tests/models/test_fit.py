@@ -50,7 +50,8 @@ def test_configs_are_frozen_and_hold_the_shipped_recipe():
     octagon = dict(load_manifest(MODELS / "alhambra_octagon" / "manifest.json").recipe)
     assert octagon == written
     tiles = dict(load_manifest(MODELS / "alhambra_tiles" / "manifest.json").recipe)
-    assert {k: v for k, v in written.items() if not k.startswith("octagon_")} == {
+    # its manifest predates the record of the digit faces drawn (the same faces: none was added since)
+    assert {k: v for k, v in written.items() if not k.startswith("octagon_") and k != "digit_faces"} == {
         k: v for k, v in tiles.items() if not k.startswith("octagon_")
     }
     # the locator's recipe is the part of today's that existed when it was trained

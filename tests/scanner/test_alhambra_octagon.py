@@ -8,11 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scanner.alhambra import octagon
 from scanner.alhambra.decode import TileEvidence, UprightTiles, check_octagons
 from scanner.alhambra.octagon import (
     NORTH_SURE,
     OCTAGON_OFFSET,
     PATCH_PX,
+    PRICE_HALF,
     PRICE_LOOKS,
     PRICE_SURE,
     OctagonPredictions,
@@ -23,6 +25,7 @@ from scanner.alhambra.octagon import (
     octagon_north,
     octagon_places,
     price_looks,
+    price_patches,
     read_prices,
 )
 from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions, rotate_cell_float
@@ -294,3 +297,39 @@ def test_octagon_places_finds_each_octagon_where_it_is(turn: int) -> None:
     places = octagon_places(image, grid, cells, turn)
     assert places.shape == (6, 2)
     assert np.abs(places - np.array(moved)).max() < 0.04  # under 5 px at this pitch
+
+
+def _fill_centre(patch: np.ndarray) -> np.ndarray:
+    """(x, y) of the centroid of an ``_octagon_photo`` octagon's green fill in a patch."""
+    green = (patch[..., 1].astype(int) - patch[..., 0].astype(int) > 60) & (patch[..., 1].astype(int) - patch[..., 2].astype(int) > 40)
+    ys, xs = np.nonzero(green)
+    assert len(xs) > 50, "no octagon in the patch"
+    return np.array([xs.mean(), ys.mean()])
+
+
+@pytest.mark.parametrize("turn", range(4))
+def test_the_price_patch_is_cut_about_the_octagon_found_and_close(turn: int) -> None:
+    # the lattice puts each octagon up to 0.15 pitch off; the close patch is centred on where it is,
+    # and the octagon fills it: about 0.135 / PRICE_HALF of its half-side (the corner patch: 0.135 / 0.26)
+    moved = [(0.0, 0.0), (0.1, -0.05), (-0.12, 0.08), (0.05, 0.15), (-0.15, -0.1), (0.15, 0.0)]
+    image, grid, cells = _octagon_photo(turn, moved)
+    close = price_patches(image, grid, cells, turn)
+    assert close.shape == (6, PATCH_PX, PATCH_PX, 3)
+    per_pitch = PATCH_PX / (2 * PRICE_HALF)
+    for patch in close:
+        assert np.abs(_fill_centre(patch) - (PATCH_PX - 1) / 2).max() < 0.04 * per_pitch
+        green = (patch[..., 1].astype(int) - patch[..., 0].astype(int) > 60).sum()
+        assert green > 0.3 * PATCH_PX**2  # the octagon (2.83 r^2, less its rim): 0.45 of the close patch, 0.19 of a corner patch
+    wide = crop_octagons(image, grid, cells, (turn,))[:, 0]
+    assert (wide[..., 1].astype(int) - wide[..., 0].astype(int) > 60).sum(axis=(1, 2)).max() < 0.2 * PATCH_PX**2
+
+
+def test_a_price_patch_far_from_its_found_outline_stays_where_the_lattice_puts_it(monkeypatch) -> None:
+    image, grid, cells = _octagon_photo(0, [(0.0, 0.0)] * 6)
+    monkeypatch.setattr(octagon, "octagon_places", lambda *args: np.array([[0.3, 0.0]] + [[0.05, 0.0]] * 5))
+    close = octagon.price_patches(image, grid, cells, 0)
+    per_pitch = PATCH_PX / (2 * PRICE_HALF)
+    assert abs(_fill_centre(close[0])[0] - (PATCH_PX - 1) / 2) < 0.03 * per_pitch  # 0.3 is past PRICE_PLACE_MAX: not trusted
+    assert _fill_centre(close[1])[0] - (PATCH_PX - 1) / 2 == pytest.approx(-0.05 * per_pitch, abs=0.03 * per_pitch)
+    nudged = octagon.price_patches(image, grid, cells, 0, nudge=np.tile([0.0, 0.05], (6, 1)))
+    assert _fill_centre(nudged[0])[1] - _fill_centre(close[0])[1] == pytest.approx(-0.05 * per_pitch, abs=0.03 * per_pitch)
