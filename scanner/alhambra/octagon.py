@@ -114,16 +114,18 @@ def price_patches(
     cells: Sequence[tuple[float, float]],
     turn: int,
     nudge: np.ndarray | None = None,
+    places: np.ndarray | None = None,
 ) -> np.ndarray:
     """The close price patch of each tile ``cells``, its crops turned ``turn``: cut where its octagon's outline is found.
 
-    Where the outline is found further than ``PRICE_PLACE_MAX`` from where the lattice puts the
-    octagon (a table's edge, a drawing), the lattice's place stands. ``nudge`` (N, 2 grid units)
-    moves each patch from there (training cuts patches a little off, as places are found).
+    ``places`` are ``octagon_places`` of these cells and turn when already found. Where the outline
+    is found further than ``PRICE_PLACE_MAX`` from where the lattice puts the octagon (a table's
+    edge, a drawing), the lattice's place stands. ``nudge`` (N, 2 grid units) moves each patch from
+    there (training cuts patches a little off, as places are found).
     """
     if not len(cells):
         return np.zeros((0, PATCH_PX, PATCH_PX, 3), dtype=np.uint8)
-    places = octagon_places(image_rgb, grid_to_image, cells, turn)
+    places = octagon_places(image_rgb, grid_to_image, cells, turn) if places is None else np.array(places, dtype=np.float64)
     places[np.abs(places).max(axis=1) > PRICE_PLACE_MAX] = 0.0
     centres = np.asarray(cells, dtype=np.float64) + np.asarray(corner_offsets()[turn % 4]) + places
     if nudge is not None:
@@ -276,33 +278,38 @@ def read_price_patches(model: OnnxModel, temperatures: Mapping[str, float], patc
     return softmax(model.run(crops_batch(patches))["price"], temperatures.get("price", 1.0))
 
 
-def read_prices(
+def read_both_prices(
     model: OnnxModel,
     temperatures: Mapping[str, float],
-    upright: np.ndarray,
-    first: np.ndarray,
+    corner: np.ndarray,
+    corner_first: np.ndarray,
+    close: np.ndarray,
     looks: Sequence[tuple[float, float]] | None = None,
 ) -> np.ndarray:
-    """(N, 12) price probabilities of upright octagon patches (N, S, S, 3), pooled over ``PRICE_LOOKS`` and the patch as it is.
+    """(N, 12) price probabilities of N tiles from their upright corner patches and close patches (each (N, S, S, 3)).
 
-    ``first`` is the reader's price reading of the patches as they are (``OctagonPredictions.price``
-    at north), so they are not read twice; a price read at ``PRICE_SURE`` or more stands as read.
-    The looks' log-probabilities are averaged; ``looks`` (shear, scale) default to ``PRICE_LOOKS``,
-    and with none ``first`` stands.
+    ``corner_first`` is the reader's price reading of the corner patches (not read again). The close
+    patches are read and the two readings pooled (``pool_prices``); where that is under
+    ``PRICE_SURE``, both patches are read again in ``looks`` (default ``PRICE_LOOKS``), each
+    patch's looks' log-probabilities averaged with its first reading's before the two are pooled.
+    Two runs of the reader at most.
 
     Raises:
         ModelError: the reader cannot run.
     """
     looks = PRICE_LOOKS if looks is None else looks
-    unsure = np.flatnonzero(first.max(axis=1) < PRICE_SURE)
+    close_first = read_price_patches(model, temperatures, close)
+    pooled = pool_prices(close_first, corner_first)
+    unsure = np.flatnonzero(pooled.max(axis=1) < PRICE_SURE)
     if not len(unsure) or not looks:
-        return first
-    flat = price_looks(upright[unsure], looks).reshape(-1, *upright.shape[1:])
-    out = model.run(crops_batch(flat))
-    price = softmax(out["price"], temperatures.get("price", 1.0)).reshape(len(unsure), len(looks), -1)
-    logs = np.concatenate([np.log(np.clip(first[unsure], 1e-9, 1))[:, None], np.log(np.clip(price, 1e-9, 1))], axis=1)
-    pooled = first.copy()
-    pooled[unsure] = softmax(logs.mean(axis=1))
+        return pooled
+    both = np.concatenate([corner[unsure], close[unsure]])
+    flat = price_looks(both, looks).reshape(-1, *both.shape[1:])
+    again = softmax(model.run(crops_batch(flat))["price"], temperatures.get("price", 1.0)).reshape(2, len(unsure), len(looks), -1)
+    logs = np.log(np.clip(again, 1e-9, 1))
+    firsts = np.log(np.clip(np.stack([corner_first[unsure], close_first[unsure]]), 1e-9, 1))[:, :, None]
+    corner_looked, close_looked = (softmax(np.concatenate([firsts[k], logs[k]], axis=1).mean(axis=1)) for k in range(2))
+    pooled[unsure] = pool_prices(close_looked, corner_looked)
     return pooled
 
 
@@ -335,7 +342,7 @@ def merge_octagons(
     then choose north as ``decode.turn_upright`` does. Building type: the octagon's colour in the
     patch of that north, log-linearly pooled with the tile classifier's (``TYPE_WEIGHT``,
     ``TILE_TYPE_WEIGHT``); P(no tile) and P(fountain) stay the classifier's. Price: ``prices[j]``
-    when given (``read_prices`` of the patches at that north), else the octagon's digits in that
+    when given (``read_both_prices`` of the tiles at that north), else the octagon's digits in that
     patch. Walls stay the classifier's.
     """
     if not len(rows):

@@ -102,11 +102,9 @@ from scanner.alhambra.octagon import (
     merge_octagons,
     octagon_north,
     octagon_places,
-    pool_prices,
     price_patches,
+    read_both_prices,
     read_octagons,
-    read_price_patches,
-    read_prices,
 )
 from scanner.alhambra.tiles import (
     CROP_PX,
@@ -213,12 +211,18 @@ __all__ = [
 
 
 class OctagonRead(NamedTuple):
-    """The price octagons read in one reading's tiles: the tiles (lattice cells), the reader's output, their prices, north."""
+    """The price octagons read in one reading's tiles: the tiles (lattice cells), the reader's output, their prices, north.
+
+    ``places``: where each tile's octagon outline was found (``octagon_places`` at that north,
+    through the lattice ``grid_to_image``), for the lattice refitted through them.
+    """
 
     cells: tuple[tuple[int, int], ...]
     octagons: OctagonPredictions
     prices: np.ndarray
     north: int
+    places: np.ndarray
+    grid_to_image: np.ndarray
 
     def present(self) -> dict[tuple[int, int], np.ndarray]:
         """P(an upright octagon) in each tile's four corners (NaN where not read), by lattice cell."""
@@ -376,7 +380,11 @@ class AlhambraReader:
         rows = [index for index, _ in buildings]
         north = int(np.argmax(rotation_votes(cells.predictions.rotation[rows])))
         tiles = [cell for _, cell in buildings]
-        placed = lattice_through(lattice, tiles, octagon_places(image, lattice.grid_to_image, tiles, north))
+        read = cells.octagons
+        found = dict(zip(read.cells, read.places)) if read.north == north and read.grid_to_image is lattice.grid_to_image else {}
+        missing = [cell for cell in tiles if cell not in found]  # the places the octagons' reading found are not looked for again
+        found.update(zip(missing, octagon_places(image, lattice.grid_to_image, missing, north)))
+        placed = lattice_through(lattice, tiles, np.array([found[cell] for cell in tiles]).reshape(-1, 2))
         if placed is None:
             return None
         grid_cells = np.asarray(tiles, dtype=np.float64)
@@ -491,11 +499,10 @@ class AlhambraReader:
             octagons = read_octagons(self.octagon_model, self.octagon_temperatures, patches)
             north, _ = octagon_north(predictions, rows, octagons)
             upright = patches[:, north]
-        model, temperatures = self.octagon_model, self.octagon_temperatures
-        corner = read_prices(model, temperatures, upright, octagons.price[:, north])
-        close = price_patches(image, lattice.grid_to_image, cells, north)
-        prices = pool_prices(read_prices(model, temperatures, close, read_price_patches(model, temperatures, close)), corner)
-        read = OctagonRead(cells, octagons, prices, north)
+        places = octagon_places(image, lattice.grid_to_image, cells, north)
+        close = price_patches(image, lattice.grid_to_image, cells, north, places=places)
+        prices = read_both_prices(self.octagon_model, self.octagon_temperatures, upright, octagons.price[:, north], close)
+        read = OctagonRead(cells, octagons, prices, north, places, lattice.grid_to_image)
         return merge_octagons(predictions, rows, octagons, prices), read
 
     def _locate(self, search: np.ndarray, offset: np.ndarray, zoom: float) -> Located:

@@ -24,9 +24,10 @@ from scanner.alhambra.octagon import (
     merge_octagons,
     octagon_north,
     octagon_places,
+    pool_prices,
     price_looks,
     price_patches,
-    read_prices,
+    read_both_prices,
 )
 from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions, rotate_cell_float
 from scanner.errors import BoardNotFoundError
@@ -201,28 +202,45 @@ class _PriceModel:
         return {"price": logits}
 
 
-def test_only_unsure_prices_are_read_again_and_their_looks_pooled() -> None:
-    patches = np.stack([_bar_patch()] * 3)
-    first = np.full((3, len(PRICES)), 0.01 / (len(PRICES) - 1))
-    first[:, 1] = 0.99  # read "3" surely: stands
-    first[1] = np.full(len(PRICES), 1 / len(PRICES))  # read nothing surely: looked at again
-    first[2, 1] = PRICE_SURE - 0.01
-    first[2, 2:] = (1 - first[2, 1]) / (len(PRICES) - 2)
-    first[2, 0] = 0.0
+def _read_once(model: _PriceModel, patch: np.ndarray) -> np.ndarray:
+    logits = model.run(patch.transpose(2, 0, 1)[None].astype(np.float32) / 255.0)["price"][0]
+    return logits - np.logaddexp.reduce(logits)
+
+
+def test_the_price_pools_both_patches_and_reads_only_the_unsure_again_in_one_batch() -> None:
+    corner = np.stack([_bar_patch()] * 3)
+    close = np.zeros((3, PATCH_PX, PATCH_PX, 3), np.uint8)
+    close[:, :, 30:32] = 255  # ink right of the middle: the stand-in reads price "2" at ~0.7
+    corner_first = np.full((3, len(PRICES)), 0.001 / (len(PRICES) - 1))
+    corner_first[0] = 1e-6 / (len(PRICES) - 1)
+    corner_first[0, 0] = 1 - 1e-6  # read "2" surely, as the close patch leans to: stands
+    corner_first[1] = 1 / len(PRICES)  # read nothing surely: both patches looked at again
+    corner_first[2, 1] = 0.999  # surely "3", against the close patch's "2": looked at again
     model = _PriceModel()
-    pooled = read_prices(model, {"price": 1.0}, patches, first)
-    assert model.batches == [2 * len(PRICE_LOOKS)]  # one batch: the two unsure patches, each in every look
-    assert np.array_equal(pooled[0], first[0])
+    pooled = read_both_prices(model, {"price": 1.0}, corner, corner_first, close)
+    assert model.batches == [3, 2 * 2 * len(PRICE_LOOKS)]  # the close patches; then the two unsure tiles' patches, each in every look
+    close_first = np.exp(_read_once(_PriceModel(), close[0]))
+    assert np.allclose(pooled[0], pool_prices(close_first, corner_first[0]))
+    assert pooled[0].max() >= PRICE_SURE
     for row in (1, 2):
-        looks = price_looks(patches[row : row + 1])[0]
-        logs = [np.log(np.clip(first[row], 1e-9, 1))]
-        for look in looks:
-            logits = model.run(look.transpose(2, 0, 1)[None].astype(np.float32) / 255.0)["price"][0]
-            logs.append(logits - np.logaddexp.reduce(logits))
-        expected = np.exp(np.mean(logs, axis=0))
-        assert np.allclose(pooled[row], expected / expected.sum())
+        looked = []
+        for patch, first in ((corner[row], corner_first[row]), (close[row], close_first)):
+            logs = [np.log(np.clip(first, 1e-9, 1))] + [_read_once(_PriceModel(), look) for look in price_looks(patch[None])[0]]
+            mean = np.exp(np.mean(logs, axis=0))
+            looked.append(mean / mean.sum())
+        assert np.allclose(pooled[row], pool_prices(looked[1], looked[0]))
     assert np.allclose(pooled.sum(axis=1), 1.0)
-    assert np.array_equal(read_prices(model, {}, patches, first, looks=()), first)
+    no_looks = read_both_prices(_PriceModel(), {}, corner, corner_first, close, looks=())
+    assert np.allclose(no_looks, pool_prices(np.stack([close_first] * 3), corner_first))
+
+
+def test_pooling_two_readings_is_their_normalised_geometric_mean() -> None:
+    close = np.array([[0.7, 0.2, 0.1]])
+    corner = np.array([[0.1, 0.6, 0.3]])
+    pooled = pool_prices(close, corner)
+    expected = np.sqrt(close * corner)
+    assert np.allclose(pooled, expected / expected.sum())
+    assert np.allclose(pool_prices(close, corner, weight=1.0), close)
 
 
 def test_the_reader_and_the_merge_agree_on_north() -> None:
