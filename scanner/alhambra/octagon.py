@@ -11,7 +11,7 @@ The four corners vote for which way is up (tiles never turn in the game), and at
 wins, the octagon's type and price become the tile's (``merge_octagons``). The price is read twice:
 in that corner patch and in a closer patch cut about where the octagon's outline is found
 (``price_patches``), where the digits are half as tall again; the two readings are pooled
-(``pool_prices``). The whole-tile classifier keeps what only it can see: whether a cell holds a
+(``pool_readings``), and so are the two readings of its type. The whole-tile classifier keeps what only it can see: whether a cell holds a
 tile at all, the fountain, and the walls.
 """
 
@@ -267,15 +267,16 @@ def price_looks(patches: np.ndarray, looks: Sequence[tuple[float, float]] = PRIC
     return out
 
 
-def read_price_patches(model: OnnxModel, temperatures: Mapping[str, float], patches: np.ndarray) -> np.ndarray:
-    """(N, 12) calibrated price probabilities of upright patches (N, S, S, 3), each read once.
+def read_close(model: OnnxModel, temperatures: Mapping[str, float], close: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(N, 6) type and (N, 12) price probabilities, calibrated, of upright close patches (N, S, S, 3), each read once.
 
     Raises:
         ModelError: the reader cannot run.
     """
-    if not len(patches):
-        return np.zeros((0, len(PRICES)))
-    return softmax(model.run(crops_batch(patches))["price"], temperatures.get("price", 1.0))
+    if not len(close):
+        return np.zeros((0, len(BUILDING_TYPES))), np.zeros((0, len(PRICES)))
+    out = model.run(crops_batch(close))
+    return softmax(out["kind"], temperatures.get("kind", 1.0)), softmax(out["price"], temperatures.get("price", 1.0))
 
 
 def read_both_prices(
@@ -284,22 +285,21 @@ def read_both_prices(
     corner: np.ndarray,
     corner_first: np.ndarray,
     close: np.ndarray,
+    close_first: np.ndarray,
     looks: Sequence[tuple[float, float]] | None = None,
 ) -> np.ndarray:
     """(N, 12) price probabilities of N tiles from their upright corner patches and close patches (each (N, S, S, 3)).
 
-    ``corner_first`` is the reader's price reading of the corner patches (not read again). The close
-    patches are read and the two readings pooled (``pool_prices``); where that is under
-    ``PRICE_SURE``, both patches are read again in ``looks`` (default ``PRICE_LOOKS``), each
-    patch's looks' log-probabilities averaged with its first reading's before the two are pooled.
-    Two runs of the reader at most.
+    ``corner_first`` and ``close_first`` are the reader's price readings of the two (not read
+    again). They are pooled (``pool_readings``); where that is under ``PRICE_SURE``, both patches
+    are read again in ``looks`` (default ``PRICE_LOOKS``), each patch's looks' log-probabilities
+    averaged with its first reading's before the two are pooled. One run of the reader at most.
 
     Raises:
         ModelError: the reader cannot run.
     """
     looks = PRICE_LOOKS if looks is None else looks
-    close_first = read_price_patches(model, temperatures, close)
-    pooled = pool_prices(close_first, corner_first)
+    pooled = pool_readings(close_first, corner_first)
     unsure = np.flatnonzero(pooled.max(axis=1) < PRICE_SURE)
     if not len(unsure) or not looks:
         return pooled
@@ -309,12 +309,12 @@ def read_both_prices(
     logs = np.log(np.clip(again, 1e-9, 1))
     firsts = np.log(np.clip(np.stack([corner_first[unsure], close_first[unsure]]), 1e-9, 1))[:, :, None]
     corner_looked, close_looked = (softmax(np.concatenate([firsts[k], logs[k]], axis=1).mean(axis=1)) for k in range(2))
-    pooled[unsure] = pool_prices(close_looked, corner_looked)
+    pooled[unsure] = pool_readings(close_looked, corner_looked)
     return pooled
 
 
-def pool_prices(close: np.ndarray, corner: np.ndarray, weight: float = CLOSE_WEIGHT) -> np.ndarray:
-    """(N, 12) price probabilities: the close patches' reading ``close`` and the corner patches' ``corner``, log-linearly pooled.
+def pool_readings(close: np.ndarray, corner: np.ndarray, weight: float = CLOSE_WEIGHT) -> np.ndarray:
+    """(N, C) probabilities (price or type): the close patches' reading ``close`` and the corner patches' ``corner``, log-linearly pooled.
 
     ``weight`` is the close reading's share (``CLOSE_WEIGHT``), the corner's the rest.
     """
@@ -334,13 +334,18 @@ def octagon_north(predictions: TilePredictions, rows: Sequence[int], octagons: O
 
 
 def merge_octagons(
-    predictions: TilePredictions, rows: Sequence[int], octagons: OctagonPredictions, prices: np.ndarray | None = None
+    predictions: TilePredictions,
+    rows: Sequence[int],
+    octagons: OctagonPredictions,
+    prices: np.ndarray | None = None,
+    kinds: np.ndarray | None = None,
 ) -> TilePredictions:
     """The tile predictions with the octagons' evidence in cells ``rows`` (the tiles; ``octagons[j]`` reads cell ``rows[j]``).
 
     Rotation: the tile classifier's, times the octagon's place (``octagon_north``); the tiles' votes
     then choose north as ``decode.turn_upright`` does. Building type: the octagon's colour in the
-    patch of that north, log-linearly pooled with the tile classifier's (``TYPE_WEIGHT``,
+    patch of that north (or ``kinds[j]`` when given: that pooled with the close patch's,
+    ``pool_readings``), log-linearly pooled with the tile classifier's (``TYPE_WEIGHT``,
     ``TILE_TYPE_WEIGHT``); P(no tile) and P(fountain) stay the classifier's. Price: ``prices[j]``
     when given (``read_both_prices`` of the tiles at that north), else the octagon's digits in that
     patch. Walls stay the classifier's.
@@ -356,7 +361,8 @@ def merge_octagons(
     price = predictions.price.copy()
     buildings = slice(KINDS.index(BUILDING_TYPES[0]), KINDS.index(BUILDING_TYPES[-1]) + 1)
     for j, row in enumerate(rows):
-        pooled = TYPE_WEIGHT * np.log(np.clip(octagons.kind[j, north], eps, 1))
+        octagon_kind = octagons.kind[j, north] if kinds is None else kinds[j]
+        pooled = TYPE_WEIGHT * np.log(np.clip(octagon_kind, eps, 1))
         pooled = pooled + TILE_TYPE_WEIGHT * np.log(np.clip(kind[row, buildings], eps, 1))
         pooled = np.exp(pooled - pooled.max())
         share = kind[row, buildings].sum()

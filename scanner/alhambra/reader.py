@@ -14,7 +14,7 @@ Stages (one code path, timed by the pipeline's ``Timings``), one module each:
    rotations of all tiles vote for north (tiles never rotate in the game). The price octagon reader
    (``octagon.py``, ``models/alhambra_octagon``) reads each tile's octagon corner for type, price and north;
    the price is read again in a close patch cut where the octagon's outline is found (``price_patches``:
-   digits half as tall again) and the two readings pooled (``pool_prices``).
+   digits half as tall again) and the two readings pooled (``pool_readings``), as are its two readings of the type.
    Where each tile's octagon is found then refits the lattice (``octagon_places``, ``lattice_through``):
    the octagon sits in the same corner of every printing, while the locator's centres lean toward the
    drawings. When that moves a tile by ``PLACED_MOVE`` of a pitch, the cells are cropped and classified
@@ -102,8 +102,10 @@ from scanner.alhambra.octagon import (
     merge_octagons,
     octagon_north,
     octagon_places,
+    pool_readings,
     price_patches,
     read_both_prices,
+    read_close,
     read_octagons,
 )
 from scanner.alhambra.tiles import (
@@ -214,7 +216,8 @@ class OctagonRead(NamedTuple):
     """The price octagons read in one reading's tiles: the tiles (lattice cells), the reader's output, their prices, north.
 
     ``places``: where each tile's octagon outline was found (``octagon_places`` at that north,
-    through the lattice ``grid_to_image``), for the lattice refitted through them.
+    through the lattice ``grid_to_image``), for the lattice refitted through them; ``kinds``: each
+    tile's type as its corner and close patches read it, pooled.
     """
 
     cells: tuple[tuple[int, int], ...]
@@ -223,6 +226,7 @@ class OctagonRead(NamedTuple):
     north: int
     places: np.ndarray
     grid_to_image: np.ndarray
+    kinds: np.ndarray
 
     def present(self) -> dict[tuple[int, int], np.ndarray]:
         """P(an upright octagon) in each tile's four corners (NaN where not read), by lattice cell."""
@@ -484,7 +488,7 @@ class AlhambraReader:
             return predictions, None
         cells = tuple(region.cells[index] for index in rows)
         if known is not None and known.cells == cells and octagon_north(predictions, rows, known.octagons)[0] == known.north:
-            return merge_octagons(predictions, rows, known.octagons, known.prices), known
+            return merge_octagons(predictions, rows, known.octagons, known.prices, known.kinds), known
         octagons: OctagonPredictions | None = None
         sure = classifier_north(predictions, rows)
         if sure is not None:  # one corner a tile, kept if the octagons are seen there and agree
@@ -499,11 +503,14 @@ class AlhambraReader:
             octagons = read_octagons(self.octagon_model, self.octagon_temperatures, patches)
             north, _ = octagon_north(predictions, rows, octagons)
             upright = patches[:, north]
+        model, temperatures = self.octagon_model, self.octagon_temperatures
         places = octagon_places(image, lattice.grid_to_image, cells, north)
         close = price_patches(image, lattice.grid_to_image, cells, north, places=places)
-        prices = read_both_prices(self.octagon_model, self.octagon_temperatures, upright, octagons.price[:, north], close)
-        read = OctagonRead(cells, octagons, prices, north, places, lattice.grid_to_image)
-        return merge_octagons(predictions, rows, octagons, prices), read
+        close_kind, close_price = read_close(model, temperatures, close)
+        prices = read_both_prices(model, temperatures, upright, octagons.price[:, north], close, close_price)
+        kinds = pool_readings(close_kind, octagons.kind[:, north])
+        read = OctagonRead(cells, octagons, prices, north, places, lattice.grid_to_image, kinds)
+        return merge_octagons(predictions, rows, octagons, prices, kinds), read
 
     def _locate(self, search: np.ndarray, offset: np.ndarray, zoom: float) -> Located:
         """Run the locator on ``search`` (at ``offset`` in the photo) shrunk by ``zoom``."""

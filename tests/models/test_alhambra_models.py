@@ -63,17 +63,17 @@ def test_octagon_model_heads_and_temperatures():
 def test_octagon_reader_reads_held_out_renders():
     """On photos it never trained on (held-out seeds, each training style), through the true lattice: which corner, type, price."""
     from models.alhambra.make_dataset import OCTAGON_RENDER
-    from scanner.alhambra.octagon import crop_octagons, price_patches, read_octagons, read_price_patches
+    from scanner.alhambra.octagon import crop_octagons, price_patches, read_close, read_octagons
 
     model = OnnxModel(OCTAGON_MODEL)
-    corner_right = kind_right = price_right = close_right = tiles = 0
+    corner_right = kind_right = price_right = close_right = close_kind_right = tiles = 0
     for seed, style in ((2_000_001, "classic"), (2_000_002, "woodcut"), (2_000_003, "collage")):
         sample = render(seed, style=style, randomise=True, card=True, size=12, **OCTAGON_RENDER)
         info = sample.label["render"]
         buildings = [cell for cell in info["cells"] if cell["value"] != "fountain"]
         patches = crop_octagons(sample.image_rgb, np.asarray(info["grid_to_photo"]), [tuple(cell["at"]) for cell in buildings])
         read = read_octagons(model, dict(model.manifest.temperatures), patches)
-        close = read_price_patches(
+        close_kind, close = read_close(
             model,
             dict(model.manifest.temperatures),
             price_patches(sample.image_rgb, np.asarray(info["grid_to_photo"]), [tuple(cell["at"]) for cell in buildings], 0),
@@ -84,10 +84,13 @@ def test_octagon_reader_reads_held_out_renders():
             kind_right += BUILDING_TYPES[int(read.kind[i, 0].argmax())] == cell["value"].split(":")[0]
             price_right += PRICES[int(read.price[i, 0].argmax())] == str(cell["price"])
             close_right += PRICES[int(close[i].argmax())] == str(cell["price"])
+            close_kind_right += BUILDING_TYPES[int(close_kind[i].argmax())] == cell["value"].split(":")[0]
     assert tiles == 36
     assert corner_right == tiles and kind_right == tiles
     assert price_right >= 0.9 * tiles
-    assert close_right >= 0.9 * tiles, f"the close price patches read {close_right} of {tiles}"
+    assert close_right >= 0.9 * tiles and close_kind_right >= 0.9 * tiles, (
+        f"the close patches read {close_right} prices, {close_kind_right} types of {tiles}"
+    )
 
 
 def test_truncated_model_names_the_file_and_the_rebuild(tmp_path):

@@ -24,7 +24,7 @@ from scanner.alhambra.octagon import (
     merge_octagons,
     octagon_north,
     octagon_places,
-    pool_prices,
+    pool_readings,
     price_looks,
     price_patches,
     read_both_prices,
@@ -115,6 +115,12 @@ def test_the_octagons_choose_north_type_and_price() -> None:
     # P(no tile) and P(fountain) are the tile classifier's
     assert merged.kind[0, :2].tolist() == pytest.approx([1.0 / len(KINDS)] * 2)
     assert merged.kind.sum(axis=1) == pytest.approx(np.ones(3))
+    # with the types pooled with the close patches', those stand in for the corner patch's
+    kinds = np.full((2, len(BUILDING_TYPES)), 0.02)
+    kinds[:, 3] = 0.9
+    pooled = merge_octagons(_predictions(3), [0, 2], _octagons(present, [5, 1], [3, 9]), kinds=kinds / kinds.sum(axis=1, keepdims=True))
+    assert [KINDS[int(pooled.kind[row].argmax())] for row in (0, 2)] == [BUILDING_TYPES[3]] * 2
+    assert pooled.rotation.tolist() == merged.rotation.tolist() and pooled.price.tolist() == merged.price.tolist()
 
 
 def test_a_sure_tile_rotation_is_outvoted_only_by_many_octagons() -> None:
@@ -217,10 +223,10 @@ def test_the_price_pools_both_patches_and_reads_only_the_unsure_again_in_one_bat
     corner_first[1] = 1 / len(PRICES)  # read nothing surely: both patches looked at again
     corner_first[2, 1] = 0.999  # surely "3", against the close patch's "2": looked at again
     model = _PriceModel()
-    pooled = read_both_prices(model, {"price": 1.0}, corner, corner_first, close)
-    assert model.batches == [3, 2 * 2 * len(PRICE_LOOKS)]  # the close patches; then the two unsure tiles' patches, each in every look
     close_first = np.exp(_read_once(_PriceModel(), close[0]))
-    assert np.allclose(pooled[0], pool_prices(close_first, corner_first[0]))
+    pooled = read_both_prices(model, {"price": 1.0}, corner, corner_first, close, np.stack([close_first] * 3))
+    assert model.batches == [2 * 2 * len(PRICE_LOOKS)]  # one batch: the two unsure tiles' patches, each in every look
+    assert np.allclose(pooled[0], pool_readings(close_first, corner_first[0]))
     assert pooled[0].max() >= PRICE_SURE
     for row in (1, 2):
         looked = []
@@ -228,19 +234,19 @@ def test_the_price_pools_both_patches_and_reads_only_the_unsure_again_in_one_bat
             logs = [np.log(np.clip(first, 1e-9, 1))] + [_read_once(_PriceModel(), look) for look in price_looks(patch[None])[0]]
             mean = np.exp(np.mean(logs, axis=0))
             looked.append(mean / mean.sum())
-        assert np.allclose(pooled[row], pool_prices(looked[1], looked[0]))
+        assert np.allclose(pooled[row], pool_readings(looked[1], looked[0]))
     assert np.allclose(pooled.sum(axis=1), 1.0)
-    no_looks = read_both_prices(_PriceModel(), {}, corner, corner_first, close, looks=())
-    assert np.allclose(no_looks, pool_prices(np.stack([close_first] * 3), corner_first))
+    no_looks = read_both_prices(_PriceModel(), {}, corner, corner_first, close, np.stack([close_first] * 3), looks=())
+    assert np.allclose(no_looks, pool_readings(np.stack([close_first] * 3), corner_first))
 
 
 def test_pooling_two_readings_is_their_normalised_geometric_mean() -> None:
     close = np.array([[0.7, 0.2, 0.1]])
     corner = np.array([[0.1, 0.6, 0.3]])
-    pooled = pool_prices(close, corner)
+    pooled = pool_readings(close, corner)
     expected = np.sqrt(close * corner)
     assert np.allclose(pooled, expected / expected.sum())
-    assert np.allclose(pool_prices(close, corner, weight=1.0), close)
+    assert np.allclose(pool_readings(close, corner, weight=1.0), close)
 
 
 def test_the_reader_and_the_merge_agree_on_north() -> None:
