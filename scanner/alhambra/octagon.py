@@ -8,11 +8,11 @@ there (``crop_octagons``), and the octagon reader (``models/alhambra_octagon``) 
 whether it shows an upright price octagon, its type (by colour) and its price (the digits).
 
 The four corners vote for which way is up (tiles never turn in the game), and at the corner that
-wins, the octagon's type and price become the tile's (``merge_octagons``). The price is read twice:
-in that corner patch and in a closer patch cut about where the octagon's outline is found
-(``price_patches``), where the digits are half as tall again; the two readings are pooled
-(``pool_readings``), and so are the two readings of its type. The whole-tile classifier keeps what only it can see: whether a cell holds a
-tile at all, the fountain, and the walls.
+wins, the octagon's type and price become the tile's (``merge_octagons``). That octagon is read
+twice: in that corner patch and in a closer patch cut about where its outline is found
+(``price_patches``), where the digits are half as tall again; the two readings of its type, and of
+its price, are pooled (``pool_readings``). The whole-tile classifier keeps what only it can see:
+whether a cell holds a tile at all, the fountain, and the walls.
 """
 
 from __future__ import annotations
@@ -64,8 +64,9 @@ PLACE_RADII = (0.12, 0.135, 0.15)
 PRICE_HALF = 0.17
 PRICE_TILE_PX = 1.25 * PATCH_PX / (2 * PRICE_HALF)
 PRICE_PLACE_MAX = 0.16
-# The price is the geometric mean of the close patch's reading and the corner patch's (each with its
-# looks): two looks at one octagon, so their log-probabilities are averaged, not added.
+# The type and the price are each the geometric mean of the close patch's reading and the corner
+# patch's (the price with its looks): two looks at one octagon, so their log-probabilities are
+# averaged, not added.
 CLOSE_WEIGHT = 0.5
 
 

@@ -13,8 +13,8 @@ Stages (one code path, timed by the pipeline's ``Timings``), one module each:
    four walls as they lie in the crop, the price and the crop's rotation from upright. The
    rotations of all tiles vote for north (tiles never rotate in the game). The price octagon reader
    (``octagon.py``, ``models/alhambra_octagon``) reads each tile's octagon corner for type, price and north;
-   the price is read again in a close patch cut where the octagon's outline is found (``price_patches``:
-   digits half as tall again) and the two readings pooled (``pool_readings``), as are its two readings of the type.
+   type and price are read again in a close patch cut where the octagon's outline is found
+   (``price_patches``: digits half as tall again) and each pair of readings pooled (``pool_readings``).
    Where each tile's octagon is found then refits the lattice (``octagon_places``, ``lattice_through``):
    the octagon sits in the same corner of every printing, while the locator's centres lean toward the
    drawings. When that moves a tile by ``PLACED_MOVE`` of a pitch, the cells are cropped and classified
