@@ -75,9 +75,13 @@ class CellNet(nn.Module):
         self.colour = nn.Linear(64, 6)
         self.value = nn.Linear(64, 7)
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def heads_and_features(self, x: torch.Tensor) -> tuple[tuple[torch.Tensor, ...], torch.Tensor]:
+        """The three heads' logits and the 64-d pooled features they read."""
         f = self.features(x)
-        return self.die(f), self.colour(f), self.value(f)
+        return (self.die(f), self.colour(f), self.value(f)), f
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return self.heads_and_features(x)[0]
 
 
 class CellEnsemble(nn.Module):
@@ -99,10 +103,10 @@ class CellEnsemble(nn.Module):
         heads: list[list[torch.Tensor]] = [[], [], []]
         features = []
         for member in cast(list[CellNet], list(self.members)):
-            f = member.features(x)
+            logits, f = member.heads_and_features(x)
             features.append(f)
-            for index, head in enumerate((member.die, member.colour, member.value)):
-                heads[index].append(torch.log_softmax(head(f), dim=1))
+            for index, head in enumerate(logits):
+                heads[index].append(torch.log_softmax(head, dim=1))
         return tuple(torch.stack(each).mean(dim=0) for each in heads), torch.cat(features, dim=1)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
@@ -117,11 +121,8 @@ class CellNetWithEmbedding(nn.Module):
         self.net = net
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-        if isinstance(self.net, CellEnsemble):
-            (die, colour, value), f = self.net.heads_and_features(x)
-            return die, colour, value, f
-        f = self.net.features(x)
-        return self.net.die(f), self.net.colour(f), self.net.value(f), f
+        (die, colour, value), f = self.net.heads_and_features(x)
+        return die, colour, value, f
 
 
 class FinderNet(nn.Module):
