@@ -3,7 +3,10 @@
 On this project's 2-core machine (AMD EPYC with AVX-512 BF16) a training step of each of the five
 networks runs 1.8-2.8x faster this way than in plain float32 with the default memory layout
 (measured by ``tests/benchmarks/bench_training_step.py``); the weights, the optimiser, the losses and everything
-exported stay float32. ``TRAIN_FP32=1`` turns autocast off (channels-last stays: it does not change
+exported stay float32. A CPU without bfloat16 arithmetic of its own (no ``avx512_bf16`` or
+``amx_bf16`` flag: an AVX2-only EPYC, say) emulates it, and there a cell model's step took 4.6 s
+under autocast against 0.70 s in float32: autocast is on only where the CPU has it
+(``native_bf16``). ``TRAIN_FP32=1`` turns it off anywhere (channels-last stays: it does not change
 the arithmetic's precision). Each game also trains two networks at once, one thread each
 (``start_lane`` / ``join_lane``): that uses the two cores better than two threads on one network.
 
@@ -20,14 +23,30 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 from multiprocessing import get_context
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 from typing import TypeVar
 
 import torch
 from torch import nn
 
-BF16 = os.environ.get("TRAIN_FP32") != "1"
+
+def native_bf16(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """Whether this CPU does bfloat16 arithmetic itself (AVX-512 BF16 or AMX), as ``cpuinfo`` lists its flags.
+
+    Without it autocast emulates bfloat16, several times slower than float32; where the flags cannot
+    be read (not Linux) the answer is no: float32, never the slow emulation.
+    """
+    try:
+        flags = cpuinfo.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return re.search(r"\b(avx512_bf16|amx_bf16)\b", flags) is not None
+
+
+BF16 = os.environ.get("TRAIN_FP32") != "1" and native_bf16()
 
 
 NetT = TypeVar("NetT", bound=nn.Module)

@@ -85,7 +85,7 @@ class CellNet(nn.Module):
 
 
 class CellEnsemble(nn.Module):
-    """Cell networks trained apart (their own seeds) read as one: each head is the mean of the members' log-probabilities.
+    """Cell networks (each from its own initial weights) read as one: each head is the mean of the members' log-probabilities.
 
     One network's reading of real dice moves by up to a point and a half of cells from one training to
     the next; the mean of a few is steadier. A mean of log-probabilities is itself a

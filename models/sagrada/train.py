@@ -1,7 +1,8 @@
 """Train every Sagrada model from scratch (fixed seeds), export them to ONNX and refresh the cards.
 
 ``python -m models.sagrada.train`` renders the data (cached in build/sagrada/), trains the cell
-classifier (``sagrada_dice``; ``--cell-members N``: N networks trained apart, shipped as one), the grid finder (``sagrada_finder``) and the corner refiner
+classifier (``sagrada_dice``: ``CONFIG.cell_members`` networks trained side by side, shipped as one;
+``--cell-members N`` for another count), the grid finder (``sagrada_finder``) and the corner refiner
 (``sagrada_refiner``), fits the cell model's temperature on held-out renders, exports the three
 ONNX files with their manifests, then runs ``evaluate`` to rewrite the model cards' tables.
 Every setting is in ``CONFIG`` below; the loop is ``models.fit``.
@@ -17,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -51,9 +52,9 @@ class SagradaTraining:
     fine_tune_real_repeat: int = 20
     fine_tune_paste: float = 0.6  # share of real dice pasted onto rendered empty cells (the rest keep their tray)
     fine_tune_yellow: float = 0.5  # share of the real dice of Sagrada's colours also shown as a yellow die (real_dice.yellowed)
-    # cell networks trained apart (member k: the cells and fine-tune seeds + k * MEMBER_SEED_STEP) and
-    # shipped as one ensemble (nets.CellEnsemble); 1: a single network. Two read the held-out board style
-    # better (CHANGELOG) but took the training command past its 45 minutes: one is shipped
+    # cell networks trained side by side on the same augmented batches (each from its own initial
+    # weights) and shipped as one ensemble (nets.CellEnsemble); 1: a single network. Two read the held-out
+    # board style better (CHANGELOG); one is shipped until the training command is timed with two
     cell_members: int = 1
     finder: FitConfig = FitConfig("finder", epochs=60, batch=32, lr=3e-3, peak_lr=4e-3, seed=SEED + 1)
     refiner: FitConfig = FitConfig("refiner", epochs=48, batch=64, lr=3e-3, peak_lr=4e-3, seed=SEED + 2)
@@ -82,7 +83,6 @@ class SagradaTraining:
 
 
 CONFIG = SagradaTraining()
-MEMBER_SEED_STEP = 100
 Log = Callable[[str], object]
 
 
@@ -202,10 +202,31 @@ _LOSS_EACH = nn.CrossEntropyLoss(label_smoothing=0.02, reduction="none")
 # --------------------------------------------------------------------------------------------- cells
 
 
-def train_cells(crops: np.ndarray, labels: np.ndarray, config: FitConfig = CONFIG.cells, *, log: Log = print) -> CellNet:
-    """Train the cell classifier on uint8 crops (N, 48, 48, 3) with (die, colour, value) labels."""
+def cell_networks(members: int = 1) -> CellNet | CellEnsemble:
+    """A new cell network, or ``members`` of them as one ensemble, each drawn its own initial weights from torch's generator."""
+    if members == 1:
+        return CellNet()
+    return CellEnsemble([CellNet() for _ in range(members)])
+
+
+def _each_member(net: CellNet | CellEnsemble, x: torch.Tensor) -> list[tuple[torch.Tensor, ...]]:
+    """Every member's (die, colour, value) logits of one batch (a single network is its own only member)."""
+    members = list(net.members) if isinstance(net, CellEnsemble) else [net]
+    return [fast.forward(member, x) for member in members]
+
+
+def train_cells(
+    crops: np.ndarray, labels: np.ndarray, config: FitConfig = CONFIG.cells, *, members: int = 1, log: Log = print
+) -> CellNet | CellEnsemble:
+    """Train the cell classifier on uint8 crops (N, 48, 48, 3) with (die, colour, value) labels.
+
+    With ``members`` over 1, that many networks (``cell_networks``) learn side by side: each batch is
+    drawn and augmented once and every network learns from it, its loss its own (one optimiser over
+    disjoint weights is one per network). They differ by their initial weights. The augmentation
+    costs as much as a network's step, so two cost about 1.5 times one.
+    """
     generator = seeded(config.seed)
-    net = CellNet()
+    net = cell_networks(members)
     x_all = torch.from_numpy(crops)
     y_all = torch.from_numpy(labels)
 
@@ -215,10 +236,12 @@ def train_cells(crops: np.ndarray, labels: np.ndarray, config: FitConfig = CONFI
         x = _random_affine(x, generator)
         x = _relight(_colour_jitter(x, generator), generator)
         x, colour_known = _recolour(x, generator)
-        die, colour, value = fast.forward(net, x)
-        with torch.no_grad():
+        outputs = _each_member(cast(CellNet | CellEnsemble, net), x)
+        with torch.no_grad():  # the first network's tally
+            die, colour, value = outputs[0]
             ok = (die.argmax(1) == y[:, 0]) & (colour.argmax(1) == y[:, 1]) & (value.argmax(1) == y[:, 2])
-        return _heads_loss((die, colour, value), y, colour_known), {"train cells right": int(ok.sum())}
+        loss = torch.stack([_heads_loss(each, y, colour_known) for each in outputs]).sum()
+        return loss, {"train cells right": int(ok.sum())}
 
     return fit(net, len(crops), step, config, generator, log=log)
 
@@ -261,7 +284,7 @@ def _streaks(x: torch.Tensor, generator: torch.Generator, share: float = 0.3) ->
 
 
 def fine_tune_real(
-    net: CellNet,
+    net: CellNet | CellEnsemble,
     crops: np.ndarray,
     labels: np.ndarray,
     real: RealDice,
@@ -271,14 +294,15 @@ def fine_tune_real(
     real_repeat: int = CONFIG.fine_tune_real_repeat,
     paste: float = CONFIG.fine_tune_paste,
     log: Log = print,
-) -> CellNet:
+) -> CellNet | CellEnsemble:
     """Continue training on a share of the synthetic crops mixed with real loose dice (fold 0).
 
     Every real die teaches the value and die heads; those of Sagrada's colours (``real.colours`` > 0)
     the colour head too. Real dice are turned by any angle and scaled, and a share ``paste`` of them
     is cut out (``real_dice.die_masks``) and pasted onto rendered empty cells (any pattern print);
     renders get marbling streaks; every crop may be seen at a lower resolution and is relit.
-    Batch-norm statistics stay as the synthetic training left them.
+    Batch-norm statistics stay as the synthetic training left them. An ensemble's networks learn side
+    by side from the same batches, as in ``train_cells``.
     """
     generator = seeded(config.seed)
     pick = torch.randperm(len(crops), generator=generator)[:synthetic].numpy()
@@ -310,30 +334,26 @@ def fine_tune_real(
             x[~synthetic_rows] = die * (1 - pasted) + (die * mask + under * (1 - mask)) * pasted
         x = _relight(_colour_jitter(_low_resolution(x, generator), generator), generator)
         x, recoloured = _recolour(x, generator)
-        return _heads_loss(fast.forward(net, x), y, colour_known[idx] * recoloured), {}
+        weight = colour_known[idx] * recoloured
+        outputs = _each_member(cast(CellNet | CellEnsemble, net), x)
+        return torch.stack([_heads_loss(each, y, weight) for each in outputs]).sum(), {}
 
     return fit(net, len(x_all), step, config, generator, log=log)
 
 
-def train_cell_member(
-    member: int, crops: np.ndarray, labels: np.ndarray, real: RealDice | None, config: SagradaTraining = CONFIG, *, log: Log = print
-) -> CellNet:
-    """Cell network ``member`` of the ensemble: trained on the rendered crops, then fine-tuned on ``real`` dice when given.
-
-    Member 0 has the configured seeds; member k each seed + k * ``MEMBER_SEED_STEP``, so every member
-    starts from other weights and sees the examples in another order and augmented otherwise.
-    """
-    shift = member * MEMBER_SEED_STEP
-    net = train_cells(crops, labels, dataclasses.replace(config.cells, seed=config.cells.seed + shift), log=log)
+def train_cell_networks(
+    crops: np.ndarray, labels: np.ndarray, real: RealDice | None, config: SagradaTraining = CONFIG, *, log: Log = print
+) -> CellNet | CellEnsemble:
+    """The cell model: ``config.cell_members`` networks trained on the rendered crops, then fine-tuned on ``real`` dice when given."""
+    net = train_cells(crops, labels, config.cells, members=config.cell_members, log=log)
     if real is None:
         return net
-    tune = dataclasses.replace(config.fine_tune, seed=config.fine_tune.seed + shift)
     return fine_tune_real(
         net,
         crops,
         labels,
         real,
-        tune,
+        config.fine_tune,
         synthetic=config.fine_tune_synthetic,
         real_repeat=config.fine_tune_real_repeat,
         paste=config.fine_tune_paste,
@@ -484,7 +504,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--photos", type=int, default=CONFIG.train_photos, help="training renders")
     parser.add_argument("--only", choices=["cells", "finder", "refiner", "locate"], action="append", help="train only these")
     parser.add_argument("--cell-epochs", type=int, default=CONFIG.cells.epochs)
-    parser.add_argument("--cell-members", type=int, default=CONFIG.cell_members, help="cell networks trained apart and shipped as one")
+    parser.add_argument(
+        "--cell-members", type=int, default=CONFIG.cell_members, help="cell networks trained side by side and shipped as one"
+    )
     parser.add_argument("--finder-epochs", type=int, default=CONFIG.finder.epochs)
     parser.add_argument("--refiner-epochs", type=int, default=CONFIG.refiner.epochs)
     parser.add_argument("--locate-epochs", type=int, default=CONFIG.locate.epochs)
@@ -533,8 +555,7 @@ def main(argv: list[str] | None = None) -> None:
             real = with_yellow_copies(real, config.fine_tune_yellow, SEED + 5)
         else:
             print("no real dice photos found (or --synthetic-only): the cell model is trained on renders only", flush=True)
-        members = [train_cell_member(k, train["crops"], train["crop_labels"], real, config) for k in range(config.cell_members)]
-        cells: CellNet | CellEnsemble = members[0] if len(members) == 1 else CellEnsemble(members)
+        cells = train_cell_networks(train["crops"], train["crop_labels"], real, config)
         temperature = fit_temperature(cell_logits(cells, val["crops"]), val["crop_labels"])
         print(f"cell temperature {temperature:.3f}", flush=True)
         export.export_cells(cells, temperature)

@@ -41,3 +41,21 @@ def test_kept_freed_memory_is_not_faulted_in_again() -> None:
     _, with_defaults = _faults("defaults")
     assert with_defaults > 10 * 3600  # the batch's 15 MB faulted in again every step at least once (4 KiB pages)
     assert with_kept < with_defaults / 10
+
+
+@pytest.mark.parametrize(
+    ("flags", "native"),
+    [
+        ("fpu sse2 avx2 avx512f avx512_bf16 avx512_vnni", True),
+        ("fpu sse2 avx2 amx_bf16 amx_tile", True),
+        ("fpu sse2 avx2 fma f16c", False),  # AVX2 only: autocast would emulate bfloat16
+        ("fpu avx512f avx512_fp16", False),
+    ],
+)
+def test_autocast_is_on_only_where_the_cpu_does_bfloat16_itself(tmp_path, flags, native):
+    from models import fast
+
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(f"processor\t: 0\nflags\t\t: {flags}\n\nprocessor\t: 1\nflags\t\t: {flags}\n")
+    assert fast.native_bf16(cpuinfo) is native
+    assert fast.native_bf16(tmp_path / "absent") is False  # flags unknown (not Linux): float32

@@ -1,4 +1,4 @@
-"""The Sagrada cell ensemble: networks trained apart, read and exported as one."""
+"""The Sagrada cell ensemble: networks trained side by side, read and exported as one."""
 
 from __future__ import annotations
 
@@ -46,32 +46,42 @@ def test_an_ensemble_needs_a_member():
         CellEnsemble([])
 
 
-def test_each_member_trains_and_fine_tunes_on_seeds_of_its_own(monkeypatch):
-    seen: list[tuple[str, int]] = []
+def _tiny_cells(count: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(3)
+    crops = rng.integers(0, 256, (count, 48, 48, 3), dtype=np.uint8)
+    labels = np.stack([rng.integers(0, 2, count), rng.integers(0, 6, count), rng.integers(0, 7, count)], axis=1).astype(np.int64)
+    return crops, labels
 
-    def fake_train(crops, labels, config, *, log=print):
-        seen.append(("train", config.seed))
-        return CellNet()
+
+def test_networks_trained_side_by_side_each_learn_as_if_alone(monkeypatch):
+    """The first of two networks trained on shared batches ends as the one network trained alone; the second differs."""
+    monkeypatch.setattr(train.fast, "BF16", False)  # float32 throughout: the two runs' sums are the same to rounding
+    monkeypatch.setattr(torch.nn.Dropout, "forward", lambda self, x: x)  # dropout draws from torch's global generator
+    crops, labels = _tiny_cells()
+    config = train.FitConfig("cells", epochs=1, batch=4, lr=3e-3, peak_lr=4e-3, seed=11)
+    alone = train.train_cells(crops, labels, config, members=1, log=lambda line: None)
+    pair = train.train_cells(crops, labels, config, members=2, log=lambda line: None)
+    assert isinstance(alone, CellNet) and isinstance(pair, CellEnsemble) and len(pair.members) == 2
+    first, second = (dict(member.state_dict()) for member in pair.members)
+    for name, weight in alone.state_dict().items():
+        assert torch.allclose(first[name].float(), weight.float(), atol=1e-5), name
+    assert any(not torch.allclose(first[name], second[name]) for name in first if first[name].is_floating_point())
+
+
+def test_the_cell_model_has_the_configured_number_of_networks(monkeypatch):
+    crops, labels = _tiny_cells()
+    tuned: list[object] = []
 
     def fake_tune(net, crops, labels, real, config, **options):
-        seen.append(("tune", config.seed))
+        tuned.append(net)
         return net
 
-    monkeypatch.setattr(train, "train_cells", fake_train)
     monkeypatch.setattr(train, "fine_tune_real", fake_tune)
-    crops, labels = np.zeros((4, 48, 48, 3), np.uint8), np.zeros((4, 3), np.int64)
-    real = object()
-    for member in range(3):
-        train.train_cell_member(member, crops, labels, real, train.CONFIG)  # type: ignore[arg-type]
-    step = train.MEMBER_SEED_STEP
-    assert seen == [
-        (kind, base + member * step)
-        for member in range(3)
-        for kind, base in (("train", train.CONFIG.cells.seed), ("tune", train.CONFIG.fine_tune.seed))
-    ]
-    seen.clear()
-    train.train_cell_member(1, crops, labels, None, train.CONFIG)  # no real dice: no fine-tune
-    assert seen == [("train", train.CONFIG.cells.seed + step)]
+    config = dataclasses.replace(train.CONFIG, cell_members=3, cells=dataclasses.replace(train.CONFIG.cells, epochs=1, batch=8))
+    net = train.train_cell_networks(crops, labels, None, config, log=lambda line: None)
+    assert isinstance(net, CellEnsemble) and len(net.members) == 3 and tuned == []  # no real dice: no fine-tune
+    net = train.train_cell_networks(crops, labels, object(), config, log=lambda line: None)  # type: ignore[arg-type]
+    assert tuned == [net]
 
 
 def test_the_ensemble_size_is_a_checked_setting():
