@@ -240,6 +240,32 @@ def load_pool(folds: tuple[int, ...] = (1,), windows: bool = True, drawn_fallbac
     return DicePool(([*hejmsdz_dice()] if windows else []) + nellbyler_dice(folds=folds), drawn_fallback)
 
 
+SET_PER_COLOUR = 18  # a copy of Sagrada holds 90 dice, 18 of each colour
+
+
+def one_set(pool: DicePool, seed: int, per_colour: int = SET_PER_COLOUR) -> DicePool:
+    """The dice of one copy of the game drawn from ``pool``: up to ``per_colour`` of each colour, its values spread evenly.
+
+    A player's own set is 90 physical dice, not every real die this project holds: what a few
+    corrected photos of it show, the next photos show again. Each colour's dice are taken a value at a
+    time (1 to 6, then again), a random die of that value each time, until ``per_colour`` are taken or
+    the pool has no more of that colour (it holds 9 yellow dice).
+    """
+    rng = np.random.default_rng(seed)
+    chosen: list[RealDie] = []
+    for colour in SAGRADA_COLOURS:
+        left = {value: list(pool.by_kind.get((colour, value), [])) for value in range(1, 7)}
+        for value in left:
+            rng.shuffle(left[value])  # type: ignore[arg-type]
+        taken = 0
+        while taken < per_colour and any(left.values()):
+            for value in range(1, 7):
+                if left[value] and taken < per_colour:
+                    chosen.append(left[value].pop())
+                    taken += 1
+    return DicePool(chosen, pool.drawn_fallback)
+
+
 def real_dice_present() -> bool:
     """Whether the labelled loose dice are on this machine (checked without decoding a photo)."""
     return COLOURS_FILE.is_file() and (REALDATA / "dice-nellbyler-d6" / "annotations.json").is_file()

@@ -10,7 +10,11 @@ The sets:
 - ``sagrada-heldout-style``: the board style no model trained on (``models.sagrada.styles.HELD_OUT``,
   the photos of ``models.sagrada.transfer``'s held-out set);
 - ``sagrada-real-dice``: real dice from ``../shared/realdata`` pasted into held-out-style windows
-  (``models.sagrada.composite``; skipped without the real data);
+  (``models.sagrada.composite``; skipped without the real data): each die drawn from all 366, so
+  most dice of the photos read after adapting were never in the corrected ones;
+- ``sagrada-real-set``: the same, but every photo's dice come from one copy of the game
+  (``composite.one_set``: 18 dice of each colour, 9 yellow, as a player's own set): the corrected
+  photos show dice the later photos show again;
 - ``alhambra-heldout-style``: the tile art no model trained on (``models.alhambra.transfer``'s held-out set);
 - ``sagrada-other-copy``: ``bench_adapt.render_copy``, the Sagrada renderer with shifted die and
   print colours, dark pips, flatter dice, one lamp and one phone, under warm light (a stand-in);
@@ -50,6 +54,7 @@ from tablescan.review.board import readings_from_scan  # noqa: E402
 CORRECTED = 5
 WARM = np.array([1.10, 0.98, 0.80])
 ALHAMBRA_SEEDS = 7_400_000
+ONE_SET_SEED = 1  # which of the pool's dice make the one copy of sagrada-real-set
 
 
 @contextlib.contextmanager
@@ -134,6 +139,19 @@ def sagrada_composite(index: int) -> tuple[np.ndarray, dict]:
     return sample.image_rgb, _with_true_corners(sample.label)
 
 
+_SET: list = []
+
+
+def sagrada_real_set(index: int) -> tuple[np.ndarray, dict]:
+    """As ``sagrada_composite``, but every photo shows the dice of one copy of the game (``composite.one_set``: 81 of the pool's 366)."""
+    from models.sagrada import composite
+
+    if not _SET:
+        _SET.append(composite.one_set(composite.load_pool(), ONE_SET_SEED))
+    sample = composite.render_composite(composite.COMPOSITE_SEED + index, _SET[0])
+    return sample.image_rgb, _with_true_corners(sample.label)
+
+
 def alhambra_held_out(index: int) -> tuple[np.ndarray, dict]:
     """The held-out tile art of ``models.alhambra.transfer`` (painted volumes, battlemented walls, its own fonts)."""
     from models.alhambra import transfer
@@ -148,6 +166,7 @@ SETS = {
     "alhambra-other-art": ("alhambra", alhambra_photo),
     "sagrada-heldout-style": ("sagrada", sagrada_held_out),
     "sagrada-real-dice": ("sagrada", sagrada_composite),
+    "sagrada-real-set": ("sagrada", sagrada_real_set),
     "alhambra-heldout-style": ("alhambra", alhambra_held_out),
 }
 

@@ -156,3 +156,26 @@ def test_shipped_cell_model_reads_real_dice_colours_under_a_tinted_light():
         read = [STATES[k][0] for k in reader.classify(tinted).argmax(axis=1)]
         right.append(np.mean([r == "_RYGBP"[t] for r, t in zip(read, truth)]))
     assert min(right) >= TINTED_FLOOR, right
+
+
+def _pool_of(counts: dict[tuple[str, int], int]):
+    from models.sagrada.composite import DicePool, RealDie
+
+    face, mask = np.zeros((4, 4, 3), np.uint8), np.full((4, 4), 255, np.uint8)
+    return DicePool([RealDie(face, mask, c, v, f"{c}{v}/{k}") for (c, v), n in counts.items() for k in range(n)])
+
+
+def test_one_set_takes_a_copys_dice_with_each_colours_values_spread_evenly():
+    from models.sagrada.composite import one_set
+
+    counts = {(c, v): 6 for c in "RGBP" for v in range(1, 7)} | {("Y", 2): 5, ("Y", 5): 1}  # yellow: 6 dice, two values
+    pool = _pool_of(counts)
+    chosen = one_set(pool, seed=3, per_colour=18)
+    names = [die.source for die in chosen.dice]
+    assert len(names) == len(set(names)) and set(names) <= {die.source for die in pool.dice}  # each a die of the pool, once
+    for colour in "RGBP":
+        values = [die.value for die in chosen.dice if die.colour == colour]
+        assert sorted(values) == sorted(list(range(1, 7)) * 3)  # 18: three of each value
+    assert sorted(die.value for die in chosen.dice if die.colour == "Y") == [2, 2, 2, 2, 2, 5]  # all the pool has
+    assert names == [die.source for die in one_set(pool, seed=3, per_colour=18).dice]  # the same seed, the same set
+    assert names != [die.source for die in one_set(pool, seed=4, per_colour=18).dice]
