@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import sys
@@ -126,30 +127,26 @@ def sagrada_held_out(index: int) -> tuple[np.ndarray, dict]:
     return sample.image_rgb, _with_true_corners(sample.label)
 
 
-_POOL: list = []
+@functools.cache
+def _real_dice(one_copy: bool):
+    """The real dice pool of ``models.sagrada.composite`` (loaded once), or one copy of the game drawn from it."""
+    from models.sagrada import composite
+
+    pool = composite.load_pool() if not one_copy else _real_dice(False)
+    return composite.one_set(pool, ONE_SET_SEED) if one_copy else pool
 
 
-def sagrada_composite(index: int) -> tuple[np.ndarray, dict]:
+def sagrada_composite(index: int, one_copy: bool = False) -> tuple[np.ndarray, dict]:
     """Real dice from ../shared/realdata pasted into held-out-style windows (``models.sagrada.composite``)."""
     from models.sagrada import composite
 
-    if not _POOL:
-        _POOL.append(composite.load_pool())
-    sample = composite.render_composite(composite.COMPOSITE_SEED + index, _POOL[0])
+    sample = composite.render_composite(composite.COMPOSITE_SEED + index, _real_dice(one_copy))
     return sample.image_rgb, _with_true_corners(sample.label)
-
-
-_SET: list = []
 
 
 def sagrada_real_set(index: int) -> tuple[np.ndarray, dict]:
     """As ``sagrada_composite``, but every photo shows the dice of one copy of the game (``composite.one_set``: 81 of the pool's 366)."""
-    from models.sagrada import composite
-
-    if not _SET:
-        _SET.append(composite.one_set(composite.load_pool(), ONE_SET_SEED))
-    sample = composite.render_composite(composite.COMPOSITE_SEED + index, _SET[0])
-    return sample.image_rgb, _with_true_corners(sample.label)
+    return sagrada_composite(index, one_copy=True)
 
 
 def alhambra_held_out(index: int) -> tuple[np.ndarray, dict]:
