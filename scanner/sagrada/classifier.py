@@ -13,16 +13,19 @@ MODEL = "sagrada_dice"
 def head_labels(value: str) -> dict[str, str]:
     """Return the class each head of ``sagrada_dice`` should give a cell whose (corrected) value is ``value``.
 
+    An empty cell labels the die head alone: there the colour and value heads read the pattern
+    card's print (a red print is colour ``R``, value ``none``), which a corrected ``.`` does not name.
+
     >>> head_labels("B4")
     {'die': 'die', 'colour': 'B', 'value': '4'}
     >>> head_labels(".")
-    {'die': 'empty', 'colour': 'none', 'value': 'none'}
+    {'die': 'empty'}
     >>> head_labels("R")
     {}
     """
     text = str(value).strip()
     if text in ("", "."):
-        return {"die": "empty", "colour": "none", "value": "none"}
+        return {"die": "empty"}
     if len(text) == 2 and text[0] in "RYGBP" and text[1] in "123456":
         return {"die": "die", "colour": text[0], "value": text[1]}
     return {}

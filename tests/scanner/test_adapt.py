@@ -246,7 +246,7 @@ def test_reset_restores_shipped_behaviour_exactly(tmp_path) -> None:
     ("game", "value", "expected"),
     [
         ("sagrada", "B4", {"die": "die", "colour": "B", "value": "4"}),
-        ("sagrada", ".", {"die": "empty", "colour": "none", "value": "none"}),
+        ("sagrada", ".", {"die": "empty"}),
         ("sagrada", "X9", {}),
         ("alhambra", "fountain", {"kind": "fountain", "walls": (0, 0, 0, 0), "rotation": "0"}),
         # every head the manifest declares: the kind, each wall (top, right, bottom, left), the price when one tile has them
@@ -517,7 +517,8 @@ def test_examples_from_photos_label_cells_by_centre() -> None:
     assert len(everything) == 16 and everything.item_ids.tolist() == [0] * 8 + [1] * 8  # each cell turned and mirrored
     examples = everything.subset(np.flatnonzero(everything.as_read))
     assert len(examples) == 2 and examples.groups.tolist() == [7, 7]
-    assert examples.labels["colour"].tolist() == [1, 0] and examples.labels["value"].tolist() == [3, 0]
+    # the empty cell labels the die head alone: its colour and value heads read the pattern card's print
+    assert examples.labels["colour"].tolist() == [1, -1] and examples.labels["value"].tolist() == [3, -1]
     assert examples.labels["die"].tolist() == [1, 0]
     np.testing.assert_allclose(examples.outputs["embedding"][:, 0], [0.0, 120 / 255], atol=1e-6)
     # read as first scanned (no corners); with the stored corners too while labelled cells remain unmatched
