@@ -284,7 +284,9 @@ class CellClassifier:
     may read beside the model's own (``scanner.adapt.examples``: ``crop_colour``, ``crop_sides``);
     a head not named reads the crop's colour. ``grid_crops(image_rgb, corners)`` cuts every cell's crop
     of a board whose corners (TL, TR, BR, BL, image pixels) are given in that order, as the reader
-    would (None: the game's boards have no such corners).
+    would (None: the game's boards have no such corners). ``cell_label(value, cell, fields)`` is what a
+    cell teaches given its value, its key and its player's fields (None: the value itself; Sagrada
+    names the pattern card's print under an empty cell when the card is known).
     """
 
     model: str
@@ -296,6 +298,7 @@ class CellClassifier:
     fixed_cells: bool = True
     crop_features: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     grid_crops: Callable[[np.ndarray, np.ndarray], list[tuple[tuple[int, int], np.ndarray]]] | None = None
+    cell_label: Callable[[str, str, Mapping[str, Any]], str] | None = None
 
     def __post_init__(self) -> None:
         if not self.model:

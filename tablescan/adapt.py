@@ -307,6 +307,7 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
     by_game: dict[str, tuple[list, list, list]] = {}
     unreadable = unlabelled = 0
     rows = store.examples(tuple(CLASSIFIERS))
+    fields: dict[int, dict[int, dict]] = {}  # game id -> player id -> fields, read where a game labels by them
     misplaced, notes = misplaced_photos(rows)
     for row in rows:
         if row["label"] is None:
@@ -321,7 +322,7 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
             continue
         crops, values, groups = by_game.setdefault(row["game"], ([], [], []))
         crops.append(crop)
-        values.append(row["label"])
+        values.append(_cell_label(store, row, fields))
         groups.append(int(row["photo_id"]))
     if unreadable:
         notes.append(f"{unreadable} stored crops could not be decoded and were left out")
@@ -342,6 +343,17 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
                 model, np.stack([crops[i] for i in fits]), [values[i] for i in fits], game, [groups[i] for i in fits]
             )
     return sets, notes
+
+
+def _cell_label(store: Store, row: dict, fields: dict[int, dict[int, dict]]) -> str:
+    """What a stored example teaches: its label, as its game's ``cell_label`` reads it with the player's fields."""
+    label = cell_classifier(row["game"]).cell_label
+    if label is None:
+        return str(row["label"])
+    game_id = int(row["game_id"])
+    if game_id not in fields:
+        fields[game_id] = {int(player["id"]): player["fields"] for player in store.players(game_id)}
+    return label(str(row["label"]), str(row["cell"]), fields[game_id].get(int(row["player_id"]), {}))
 
 
 def misplaced_photos(rows: list[dict]) -> tuple[set[tuple[int, int]], list[str]]:
@@ -690,7 +702,8 @@ PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff")
 @dataclass(frozen=True)
 class CorrectedScan:
     """A photo and the corrected document beside it: its game, its player's name, the true board (cell -> stored
-    value, keyed as the review screen keys cells) and, when given, the board's true corners."""
+    value, keyed as the review screen keys cells), when given the board's true corners, and the player's fields
+    the document gives (a Sagrada pattern card)."""
 
     photo: Path
     document: Path
@@ -698,6 +711,7 @@ class CorrectedScan:
     player: str
     truth: dict[str, str]
     corners: list[list[float]] | None = None
+    fields: dict[str, Any] = field(default_factory=dict)
 
 
 def _corners_of(doc: dict, where: Path) -> list[list[float]] | None:
@@ -755,8 +769,10 @@ def read_scans_folder(folder: Path) -> list[CorrectedScan]:
         players = state.to_json()["players"]
         if len(players) != 1:
             raise AdaptationError(f"{where}: players: expected the one board the photo shows, got {len(players)} players")
-        truth = game_entry(game.id).form.scanned_values(players[0])
-        scans.append(CorrectedScan(photo, where, game.id, str(players[0]["name"]), truth, _corners_of(doc, where)))
+        form = game_entry(game.id).form
+        truth = form.scanned_values(players[0])
+        fields = form.scanned_fields(players[0])
+        scans.append(CorrectedScan(photo, where, game.id, str(players[0]["name"]), truth, _corners_of(doc, where), fields))
     return scans
 
 
@@ -784,7 +800,7 @@ def store_corrected_scans(store: Store, scans: list[CorrectedScan], scan: Any = 
             size = image.size
         media = mimetypes.guess_type(item.photo.name)[0] or "application/octet-stream"
         record = store.add_photo(hashlib.sha256(data).hexdigest(), item.photo.suffix.lower(), data, media, size, item.photo.name)
-        game_id = store.create_game(item.game, item.photo.stem, {}, [(item.player, {})])
+        game_id = store.create_game(item.game, item.photo.stem, {}, [(item.player, dict(item.fields))])
         player_id = store.players(game_id)[0]["id"]
         store.attach_photo(game_id, player_id, record.id)
         examples = outcome.examples

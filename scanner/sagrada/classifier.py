@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from scanner.reading import CellClassifier
-from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN, cell_crops, lift_corners, rectify_grid
+from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN, ROWS, cell_crops, lift_corners, rectify_grid
+from scoring.errors import StateError
+from scoring.sagrada.cards import pattern_named
 
 MODEL = "sagrada_dice"
 
@@ -13,22 +18,54 @@ MODEL = "sagrada_dice"
 def head_labels(value: str) -> dict[str, str]:
     """Return the class each head of ``sagrada_dice`` should give a cell whose (corrected) value is ``value``.
 
-    An empty cell labels the die head alone: there the colour and value heads read the pattern
-    card's print (a red print is colour ``R``, value ``none``), which a corrected ``.`` does not name.
+    An empty cell (``.``) labels the die head alone: there the colour and value heads read the
+    pattern card's print, which ``.`` does not name. ``cell_label`` names it where the card is known:
+    ``..`` a blank print, ``.R`` a red one, ``.4`` a 4.
 
     >>> head_labels("B4")
     {'die': 'die', 'colour': 'B', 'value': '4'}
     >>> head_labels(".")
     {'die': 'empty'}
+    >>> head_labels(".R"), head_labels(".4")
+    ({'die': 'empty', 'colour': 'R', 'value': 'none'}, {'die': 'empty', 'colour': 'none', 'value': '4'})
+    >>> head_labels("..")
+    {'die': 'empty', 'colour': 'none', 'value': 'none'}
     >>> head_labels("R")
     {}
     """
     text = str(value).strip()
     if text in ("", "."):
         return {"die": "empty"}
+    if len(text) == 2 and text[0] == ".":
+        mark = text[1]
+        if mark == ".":
+            return {"die": "empty", "colour": "none", "value": "none"}
+        if mark in "RYGBP":
+            return {"die": "empty", "colour": mark, "value": "none"}
+        if mark in "123456":
+            return {"die": "empty", "colour": "none", "value": mark}
+        return {}
     if len(text) == 2 and text[0] in "RYGBP" and text[1] in "123456":
         return {"die": "die", "colour": text[0], "value": text[1]}
     return {}
+
+
+def cell_label(value: str, cell: str, fields: Mapping[str, Any]) -> str:
+    """What a window cell teaches: its value, or for an empty cell on a known pattern card, ``.`` and the print there.
+
+    >>> cell_label(".", "0,0", {"pattern": "Virtus"}), cell_label(".", "0,0", {}), cell_label("G2", "0,0", {"pattern": "Virtus"})
+    ('.4', '.', 'G2')
+    """
+    if str(value).strip() not in ("", ".") or not isinstance(fields, Mapping) or not fields.get("pattern"):
+        return value
+    try:
+        pattern = pattern_named(fields["pattern"])
+        row, col = (int(part) for part in str(cell).split(","))
+    except (StateError, ValueError):
+        return value
+    if not (0 <= row < ROWS and 0 <= col < COLS):
+        return value
+    return "." + pattern.restriction((row, col))
 
 
 def grid_crops(image_rgb: np.ndarray, corners: np.ndarray) -> list[tuple[tuple[int, int], np.ndarray]]:
@@ -42,4 +79,4 @@ def grid_crops(image_rgb: np.ndarray, corners: np.ndarray) -> list[tuple[tuple[i
     return [((index // COLS, index % COLS), crop) for index, crop in enumerate(cell_crops(rectified))]
 
 
-CLASSIFIER = CellClassifier(model=MODEL, margin=float(MARGIN), head_labels=head_labels, grid_crops=grid_crops)
+CLASSIFIER = CellClassifier(model=MODEL, margin=float(MARGIN), head_labels=head_labels, grid_crops=grid_crops, cell_label=cell_label)

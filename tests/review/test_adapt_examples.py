@@ -190,7 +190,17 @@ def test_a_correction_changes_the_label_adapt_uses_and_a_new_photo_freezes_the_o
     assert colour_of_first() == "P"
     store.correct_cell(game, ana, "0,0", ".")
     sets, _ = stored_examples(store, load=lambda name: toy)
-    assert sets["sagrada_dice"].labels["die"][0] == 0 and sets["sagrada_dice"].labels["colour"][0] == 0
+    # an empty cell: no die; its colour and value heads read the pattern card's print, unknown without a card
+    labels = sets["sagrada_dice"].labels
+    assert (labels["die"][0], labels["colour"][0], labels["value"][0]) == (0, -1, -1)
+    # with the player's card known (Virtus: a 4 printed at r1c1, green at r1c5), the print under each empty cell
+    store.update_player(game, ana, fields={"pattern": "Virtus"})
+    store.correct_cell(game, ana, "0,4", ".")
+    sets, _ = stored_examples(store, load=lambda name: toy)
+    examples = sets["sagrada_dice"]
+    first, fifth = np.flatnonzero(examples.as_read)[[0, 4]]
+    assert (examples.labels["die"][first], examples.labels["colour"][first], examples.labels["value"][first]) == (0, 0, 4)
+    assert (examples.labels["die"][fifth], examples.labels["colour"][fifth], examples.labels["value"][fifth]) == (0, 3, 0)
     # a new photo of Ana's board: the first photo's examples keep the labels they had
     store.correct_cell(game, ana, "0,0", "B2")
     store.attach_photo(game, ana, add_photo(store, 2).id)

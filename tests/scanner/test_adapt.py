@@ -247,6 +247,11 @@ def test_reset_restores_shipped_behaviour_exactly(tmp_path) -> None:
     [
         ("sagrada", "B4", {"die": "die", "colour": "B", "value": "4"}),
         ("sagrada", ".", {"die": "empty"}),
+        # an empty cell with the pattern card's print under it (``cell_label``): blank, a colour, a value
+        ("sagrada", "..", {"die": "empty", "colour": "none", "value": "none"}),
+        ("sagrada", ".P", {"die": "empty", "colour": "P", "value": "none"}),
+        ("sagrada", ".6", {"die": "empty", "colour": "none", "value": "6"}),
+        ("sagrada", ".X", {}),
         ("sagrada", "X9", {}),
         ("alhambra", "fountain", {"kind": "fountain", "walls": (0, 0, 0, 0), "rotation": "0"}),
         # every head the manifest declares: the kind, each wall (top, right, bottom, left), the price when one tile has them

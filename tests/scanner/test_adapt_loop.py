@@ -357,6 +357,8 @@ def test_from_scans_learns_as_the_review_screen_does_and_reset_returns_to_shippe
     stored = by_photo["sagrada_straight_01"]
     assert np.allclose(stored["corners"], corners, atol=0.2)
     assert {r["cell"]: r["value"] for r in stored["readings"]}["0,4"] == "G3"
+    # the document's pattern card is the player's: empty cells then teach the print under them
+    assert stored["fields"] == {"pattern": doc["players"][0]["pattern"]} and doc["players"][0]["pattern"]
     labels = {(row["photo_name"], row["cell"]): row["label"] for row in store.examples(("sagrada",))}
     assert labels[("sagrada_straight_01.jpg", "0,4")] == "G3" and len(labels) == 40
 
