@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from scanner.adapt.examples import CROP_COLOUR, CROP_FEATURES, ExampleSet, labelled_rows, with_crop_colour
-from scanner.adapt.head import STEPS, HeadFit, accuracy, fit_head, log_loss
+from scanner.adapt.head import STEPS, HeadFit, accuracy, fit_head, fit_heads, log_loss
 from scanner.adapt.labels import head_crop_features
 from scanner.errors import AdaptationError
 
@@ -254,15 +254,12 @@ def _choose_l2(
     if len(np.unique(items)) < 2 * MIN_EXAMPLES:
         return 0.1
     first, second = split_holdout(groups, 0.5, seed + 1, items)
-    losses = []
-    for l2 in L2_CHOICES:
-        total = 0.0
-        for fit_idx, test_idx in ((first, second), (second, first)):
-            if len(fit_idx) == 0 or len(test_idx) == 0:
-                continue
-            fit = fit_head(head, classes, x[fit_idx], z[fit_idx], y[fit_idx], temperature=temperature, l2=l2, steps=STEPS // 2)
-            total += log_loss(fit.adjust(x[test_idx], z[test_idx]), y[test_idx], temperature) * len(test_idx)
-        losses.append(total)
+    losses = np.zeros(len(L2_CHOICES))
+    for fit_idx, test_idx in ((first, second), (second, first)):
+        if len(fit_idx) == 0 or len(test_idx) == 0:
+            continue
+        fits = fit_heads(head, classes, x[fit_idx], z[fit_idx], y[fit_idx], temperature=temperature, l2s=L2_CHOICES, steps=STEPS // 2)
+        losses += [log_loss(fit.adjust(x[test_idx], z[test_idx]), y[test_idx], temperature) * len(test_idx) for fit in fits]
     return L2_CHOICES[int(np.argmin(losses))]
 
 

@@ -73,6 +73,14 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * x))
 
 
+def _softmax_in_place(scaled: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis of a float64 array it may overwrite (``scanner.model.softmax``'s steps, no copies)."""
+    scaled -= scaled.max(axis=-1, keepdims=True)
+    np.exp(scaled, out=scaled)
+    scaled /= scaled.sum(axis=-1, keepdims=True)
+    return scaled
+
+
 def log_loss(logits: np.ndarray, labels: np.ndarray, temperature: float = 1.0) -> float:
     """Mean negative log-likelihood of ``labels`` under ``softmax(logits / temperature)``.
 
@@ -132,6 +140,44 @@ def fit_head(
     Raises:
         ValueError: no labelled rows, or sizes that do not agree.
     """
+    return fit_heads(
+        head,
+        classes,
+        features,
+        logits,
+        labels,
+        temperature=temperature,
+        l2s=(l2,),
+        steps=steps,
+        basis=basis,
+        fit_scale=fit_scale,
+        binary=binary,
+    )[0]
+
+
+def fit_heads(
+    head: str,
+    classes: Sequence[str],
+    features: np.ndarray,
+    logits: np.ndarray,
+    labels: np.ndarray,
+    *,
+    temperature: float = 1.0,
+    l2s: Sequence[float] = (0.01,),
+    steps: int = STEPS,
+    basis: Sequence[str] = (),
+    fit_scale: bool = True,
+    binary: bool = False,
+) -> list[HeadFit]:
+    """``fit_head`` at each of the L2 strengths ``l2s``, side by side: one head per strength, in their order.
+
+    The heads learn independently, as fitted one by one; each step reads the features once for
+    all of them (one matrix product over their weights side by side), which is where choosing a
+    head's L2 spends its time.
+
+    Raises:
+        ValueError: no labelled rows, no strengths, or sizes that do not agree.
+    """
     binary = binary or np.ndim(labels) == 2
     keep = np.all(labels >= 0, axis=1) if binary else labels >= 0
     x, z, y = features[keep].astype(np.float64), logits[keep].astype(np.float64), labels[keep]
@@ -139,26 +185,31 @@ def fit_head(
         raise ValueError(f"head {head}: no labelled examples")
     if z.shape[1] != len(classes) or len(x) != len(z):
         raise ValueError(f"head {head}: features {x.shape}, logits {z.shape} and {len(classes)} classes do not agree")
+    if not len(l2s):
+        raise ValueError(f"head {head}: no L2 strengths to fit at")
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale = np.where(scale > 1e-6, scale, 1.0)
     xs = (x - mean) / scale
-    onehot = y.astype(np.float64) if binary else np.eye(len(classes))[y]
-    weights = np.zeros((x.shape[1], len(classes)))
-    bias = np.zeros(len(classes))
-    trust = np.ones(1)
+    rows, dims, count, fits = len(y), x.shape[1], len(classes), len(l2s)
+    onehot = (y.astype(np.float64) if binary else np.eye(count)[y])[:, None, :]
+    strength = np.asarray(l2s, dtype=np.float64)
+    weights = np.zeros((dims, fits, count))  # the heads' weights side by side: one product reads xs for all
+    bias = np.zeros((fits, count))
+    trust = np.ones(fits)
     params = [weights, bias, trust]
+    pulls = [strength[None, :, None], strength[:, None]]
     moments = [np.zeros_like(p) for p in params]
     squares = [np.zeros_like(p) for p in params]
     beta1, beta2 = 0.9, 0.999
     for step in range(1, steps + 1):
-        logits = trust[0] * z + xs @ weights + bias
-        p = _sigmoid(logits / temperature) if binary else softmax(logits, temperature)
-        error = (p - onehot) / (temperature * len(y))
+        adapted = trust[None, :, None] * z[:, None, :] + (xs @ weights.reshape(dims, fits * count)).reshape(rows, fits, count) + bias
+        p = _sigmoid(adapted / temperature) if binary else _softmax_in_place(adapted / temperature)
+        error = (p - onehot) / (temperature * rows)
         grads = [
-            xs.T @ error + l2 * weights,
-            error.sum(axis=0) + l2 * bias,
-            np.array([float(np.sum(error * z)) + SCALE_L2 * (trust[0] - 1.0)]) if fit_scale else np.zeros(1),
+            (xs.T @ error.reshape(rows, fits * count)).reshape(dims, fits, count) + pulls[0] * weights,
+            error.sum(axis=0) + pulls[1] * bias,
+            np.einsum("nfc,nc->f", error, z) + SCALE_L2 * (trust - 1.0) if fit_scale else np.zeros(fits),
         ]
         for param, grad, m, v in zip(params, grads, moments, squares):
             m *= beta1
@@ -166,4 +217,18 @@ def fit_head(
             v *= beta2
             v += (1 - beta2) * grad * grad
             param -= LEARNING_RATE * (m / (1 - beta1**step)) / (np.sqrt(v / (1 - beta2**step)) + 1e-8)
-    return HeadFit(head, tuple(classes), float(temperature), mean, scale, weights, bias, tuple(basis), float(trust[0]), binary)
+    return [
+        HeadFit(
+            head,
+            tuple(classes),
+            float(temperature),
+            mean,
+            scale,
+            np.ascontiguousarray(weights[:, i]),
+            bias[i].copy(),
+            tuple(basis),
+            float(trust[i]),
+            binary,
+        )
+        for i in range(fits)
+    ]

@@ -307,6 +307,26 @@ def test_fit_never_raises_training_loss(seed) -> None:
     assert log_loss(fit.adjust(x, z), y) <= log_loss(z, y) + 1e-9
 
 
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10_000), st.booleans())
+def test_heads_fitted_side_by_side_are_those_fitted_one_by_one(seed, binary) -> None:
+    from scanner.adapt.head import fit_heads
+
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(40, 5)) * rng.uniform(0.2, 3.0, 5)
+    z = rng.normal(size=(40, 3))
+    y = (rng.random((40, 3)) < 0.4).astype(np.int64) if binary else rng.integers(-1, 3, 40)  # -1: unlabelled
+    strengths = (1.0, 3e-3, 0.1)
+    together = fit_heads("h", CLASSES, x, z, y, temperature=0.8, l2s=strengths, steps=60, binary=binary)
+    alone = [fit_head("h", CLASSES, x, z, y, temperature=0.8, l2=l2, steps=60, binary=binary) for l2 in strengths]
+    for a, b in zip(together, alone):
+        np.testing.assert_allclose(a.weights, b.weights, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(a.bias, b.bias, rtol=1e-9, atol=1e-12)
+        assert a.logit_scale == pytest.approx(b.logit_scale, rel=1e-9) and a.binary == binary
+    # each strength is its own: the strongest pull keeps its weights smallest
+    assert np.abs(together[0].weights).sum() < np.abs(together[1].weights).sum()
+
+
 # --------------------------------------------------------------------------------------------
 # the command: learn from an export-corrections folder, keep, refuse, reset
 
