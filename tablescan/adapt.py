@@ -297,7 +297,9 @@ def derive_examples(store: Store, scanner: Any) -> tuple[int, list[str]]:
 def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) -> tuple[dict[str, ExampleSet], list[str]]:
     """Examples from the crops stored in the review database, labelled with their cells' values.
 
-    Each game learns from its newest ``max_cells`` labelled cells.
+    A value is read as its game's ``cell_label`` reads it with the player's fields: a Sagrada empty
+    cell on a known pattern card teaches the print under it. Each game learns from its newest
+    ``max_cells`` labelled cells.
 
     Raises:
         AdaptationError: a game has no adaptable classifier.
