@@ -64,6 +64,7 @@ from scanner.photo import load_photo
 from scanner.pipeline import Scanner
 from scoring.errors import StateError, TableError
 from scoring.registry import game_of
+from tablescan.corrections import cell_teaches
 from tablescan.games import game_entry, readers
 from tablescan.review.board import readings_from_scan
 from tablescan.review.db import Store, default_db_path, now_text
@@ -309,7 +310,7 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
     by_game: dict[str, tuple[list, list, list]] = {}
     unreadable = unlabelled = 0
     rows = store.examples(tuple(CLASSIFIERS))
-    fields: dict[int, dict[int, dict]] = {}  # game id -> player id -> fields, read where a game labels by them
+    fields: dict[int, dict[int, dict]] = {}  # players' fields by game, read where a game's labels need them
     misplaced, notes = misplaced_photos(rows)
     for row in rows:
         if row["label"] is None:
@@ -324,7 +325,7 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
             continue
         crops, values, groups = by_game.setdefault(row["game"], ([], [], []))
         crops.append(crop)
-        values.append(_cell_label(store, row, fields))
+        values.append(cell_teaches(store, row, fields))
         groups.append(int(row["photo_id"]))
     if unreadable:
         notes.append(f"{unreadable} stored crops could not be decoded and were left out")
@@ -345,17 +346,6 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
                 model, np.stack([crops[i] for i in fits]), [values[i] for i in fits], game, [groups[i] for i in fits]
             )
     return sets, notes
-
-
-def _cell_label(store: Store, row: dict, fields: dict[int, dict[int, dict]]) -> str:
-    """What a stored example teaches: its label, as its game's ``cell_label`` reads it with the player's fields."""
-    label = cell_classifier(row["game"]).cell_label
-    if label is None:
-        return str(row["label"])
-    game_id = int(row["game_id"])
-    if game_id not in fields:
-        fields[game_id] = {int(player["id"]): player["fields"] for player in store.players(game_id)}
-    return label(str(row["label"]), str(row["cell"]), fields[game_id].get(int(row["player_id"]), {}))
 
 
 def misplaced_photos(rows: list[dict]) -> tuple[set[tuple[int, int]], list[str]]:
@@ -428,7 +418,7 @@ def exported_examples(folder: Path, load: Any = None) -> dict[str, ExampleSet]:
             continue
         crops, values, groups = by_game.setdefault(item["game"], ([], [], []))
         crops.append(crop)
-        values.append(str(item.get("label", "")))
+        values.append(str(item.get("teaches", item.get("label", ""))))  # "teaches": what the label teaches the heads
         groups.append(photo_ids.setdefault(str(item.get("photo_sha256")), len(photo_ids)))
     sets = {}
     for game, (crops, values, groups) in by_game.items():

@@ -19,6 +19,8 @@ import numpy as np
 from PIL import Image
 
 from calibration.image import load_image
+from scanner.adapt.labels import cell_classifier
+from scanner.errors import AdaptationError
 from scoring.errors import StateError
 from tablescan.review.db import Store, default_db_path, now_text
 
@@ -122,7 +124,8 @@ def export_corrections(store: Store, out_dir: Path, include_manual: bool = False
         examples = _export_examples(store, out_dir)
         index = {
             "about": "Cells corrected in tablescan review: label is the corrected value, read the value first recorded. "
-            "examples: every scanned cell's crop as the cell classifier read it, labelled with the cell's value now.",
+            "examples: every scanned cell's crop as the cell classifier read it, labelled with the cell's value now; "
+            "teaches: what that value teaches the classifier (a Sagrada empty cell on a known card: '.' and the print there).",
             "exported_at": now_text(),
             "database": str(store.path),
             "crop_size_px": CROP_SIZE_PX,
@@ -136,9 +139,28 @@ def export_corrections(store: Store, out_dir: Path, include_manual: bool = False
     return index
 
 
+def cell_teaches(store: Store, row: dict, fields: dict[int, dict[int, dict]]) -> str:
+    """What a stored example's label teaches the classifier's heads: the label as its game's ``cell_label`` reads it
+    with the player's fields (a Sagrada empty cell on a known pattern card: ``.`` and the print there).
+
+    ``fields`` caches each game's players' fields (game id -> player id -> fields) between calls.
+    """
+    try:
+        label = cell_classifier(row["game"]).cell_label
+    except AdaptationError:  # a game whose cells no classifier reads
+        label = None
+    if label is None:
+        return str(row["label"])
+    game_id = int(row["game_id"])
+    if game_id not in fields:
+        fields[game_id] = {int(player["id"]): player["fields"] for player in store.players(game_id)}
+    return label(str(row["label"]), str(row["cell"]), fields[game_id].get(int(row["player_id"]), {}))
+
+
 def _export_examples(store: Store, out_dir: Path) -> list[dict]:
     """Write every stored, labelled example's crop (as the classifier read it) to ``examples/``; return their entries."""
     entries = []
+    fields: dict[int, dict[int, dict]] = {}
     for row in store.examples():
         if row["label"] is None:
             continue
@@ -153,6 +175,7 @@ def _export_examples(store: Store, out_dir: Path) -> list[dict]:
                 "player_id": row["player_id"],
                 "cell": row["cell"],
                 "label": row["label"],
+                "teaches": cell_teaches(store, row, fields),
                 "read": row["read_value"],
                 "corrected": row["label"] != row["read_value"],
                 "confidence": row["confidence"],

@@ -313,6 +313,14 @@ def test_export_corrections_writes_the_stored_crops_and_adapt_reads_them_back(tm
     examples = sets["sagrada_dice"]
     assert len(np.unique(examples.item_ids)) == 20
     assert examples.labels["value"][examples.item_ids == 1][0] == 6
+    # an empty cell on Ana's known card (Virtus prints a 4 at r1c1) teaches the print there, as the database does
+    store.update_player(game, ana, fields={"pattern": "Virtus"})
+    store.correct_cell(game, ana, "0,0", ".")
+    index = export_corrections(store, tmp_path / "again")
+    assert (index["examples"][0]["label"], index["examples"][0]["teaches"], index["examples"][1]["teaches"]) == (".", ".4", "P6")
+    examples = exported_examples(tmp_path / "again", load=lambda name: toy)["sagrada_dice"]
+    first = examples.item_ids == 0
+    assert (examples.labels["die"][first][0], examples.labels["colour"][first][0], examples.labels["value"][first][0]) == (0, 0, 4)
 
 
 SAMPLE = ROOT / "sample_images" / "sagrada_straight_01.jpg"
