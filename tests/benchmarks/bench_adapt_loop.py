@@ -132,8 +132,9 @@ def _real_dice(one_copy: bool):
     """The real dice pool of ``models.sagrada.composite`` (loaded once), or one copy of the game drawn from it."""
     from models.sagrada import composite
 
-    pool = composite.load_pool() if not one_copy else _real_dice(False)
-    return composite.one_set(pool, ONE_SET_SEED) if one_copy else pool
+    if not one_copy:
+        return composite.load_pool()
+    return composite.one_set(_real_dice(False), ONE_SET_SEED)
 
 
 def sagrada_composite(index: int, one_copy: bool = False) -> tuple[np.ndarray, dict]:
