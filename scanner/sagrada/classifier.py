@@ -56,16 +56,16 @@ def cell_label(value: str, cell: str, fields: Mapping[str, Any]) -> str:
     >>> cell_label(".", "0,0", {"pattern": "Virtus"}), cell_label(".", "0,0", {}), cell_label("G2", "0,0", {"pattern": "Virtus"})
     ('.4', '.', 'G2')
     """
-    from scanner.adapt.boards import parse_key  # the review screen's cell keys (scanner.adapt imports this module)
-
-    at = parse_key(cell)
-    if str(value).strip() not in ("", ".") or not isinstance(fields, Mapping) or at is None:
+    if str(value).strip() not in ("", ".") or not isinstance(fields, Mapping) or not fields.get("pattern"):
         return value
     try:
-        pattern = pattern_named(fields.get("pattern"))
-    except StateError:  # no card, or a name no card has
+        pattern = pattern_named(fields["pattern"])
+        row, col = (int(part) for part in str(cell).split(","))
+    except (StateError, ValueError):
         return value
-    return "." + pattern.restriction(at) if 0 <= at[0] < ROWS and 0 <= at[1] < COLS else value
+    if not (0 <= row < ROWS and 0 <= col < COLS):
+        return value
+    return "." + pattern.restriction((row, col))
 
 
 def grid_crops(image_rgb: np.ndarray, corners: np.ndarray) -> list[tuple[tuple[int, int], np.ndarray]]:
