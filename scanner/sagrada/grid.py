@@ -598,6 +598,14 @@ def _upright_first(corners: np.ndarray) -> float:
 
 
 OUTLINE_SEEN = 16  # fewer cells than this in the lattice: the outline finder is asked too, and kept if more cells sit on its grid
+# a lattice fit less sure than this (``WindowFit.confidence``: cells unseen, centres off the lattice or beside it) is
+# weighed against the outline finder's grid by how surely the cells read on each. On another copy's steep close-ups of
+# tall dice (bench_adapt_loop.py, sagrada-other-copy) the dice tops lean off the lattice and the fit took in the
+# stained-glass strip as a row or column: 3 of 35 lattice grids lay 0.5-1.3 cells off, the outline's 0.05-0.13, and
+# the cells read surer on the outline's each time. Of the 180 photos of models.sagrada.transfer 6 fell under the bar,
+# the outline finder found a grid on 1 (a training-style render: both grids within 0.11 cell, the outline's kept);
+# a bar of 0.95 would also have swapped a real-dice composite's right grid for one 0.6 cell off.
+JUDGED_FIT = 0.8
 
 
 def _outline_grid(image_rgb: np.ndarray, finder, refiner, seen: lattice.Centres, name: str) -> ContentGrid | None:
@@ -619,12 +627,25 @@ def _outline_grid(image_rgb: np.ndarray, finder, refiner, seen: lattice.Centres,
     return ContentGrid(dataclasses.replace(location, corner_peaks=peaks, corner_confidence=min(peaks)), checked, 1)
 
 
-def find_grid_by_content(image_rgb: np.ndarray, locator, refiner, *, name: str = "photo", finder=None) -> ContentGrid:
+def find_grid_by_content(
+    image_rgb: np.ndarray,
+    locator,
+    refiner,
+    *,
+    name: str = "photo",
+    finder=None,
+    judge: Callable[[np.ndarray], float] | None = None,
+) -> ContentGrid:
     """Find the window's grid from its cells (``scanner.sagrada.lattice``), oriented by the refiner's top-left head.
 
     One look at the whole photo, a second at the grid enlarged when it is small; the lattice fit
     gives the corners. The refiner then reads which long side is the top and may sharpen the
     corners, but only where it agrees with the lattice (``REFINE_AGREE``).
+
+    With a ``finder``, the outline finder's grid is asked for too when the lattice sees few cells
+    (``OUTLINE_SEEN``: kept when more cells sit on it) or, given a ``judge`` (a score of grid
+    corners, the higher the likelier: how surely the cells read on them), when the fit is doubtful
+    (``JUDGED_FIT``): then the grid the judge scores higher is kept.
 
     Raises:
         BoardNotFoundError: no 4x5 grid of cells, or a grid cut off by the photo's edge.
@@ -706,4 +727,10 @@ def find_grid_by_content(image_rgb: np.ndarray, locator, refiner, *, name: str =
         flipped_probability=float(flip),
         corner_peaks=tuple(float(s) for s in support),
     )
-    return ContentGrid(location, fit, looks)
+    found = ContentGrid(location, fit, looks)
+    if finder is None or judge is None or fit.confidence >= JUDGED_FIT:
+        return found
+    outline = _outline_grid(image_rgb, finder, refiner, seen, name)
+    if outline is not None and judge(outline.location.corners) > judge(location.corners):
+        return outline
+    return found

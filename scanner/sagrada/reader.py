@@ -499,7 +499,14 @@ class SagradaReader:
         image = photo.image_rgb
         if corners is None:
             try:
-                found = board_finder.find_grid_by_content(image, self.locator, self.refiner, name=photo.name, finder=self.finder)
+                found = board_finder.find_grid_by_content(
+                    image,
+                    self.locator,
+                    self.refiner,
+                    name=photo.name,
+                    finder=self.finder,
+                    judge=lambda quad: self._cell_certainty(image, quad, judged),
+                )
             except BoardNotFoundError as error:
                 raise BoardNotFoundError(_with_photo_quality(str(error), image), remedy=error.remedy) from None
             location = found.location

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from scanner.errors import BoardNotFoundError
 from scanner.reading import CellReading
 from scanner.sagrada import grid as board
+from scanner.sagrada import lattice
 from scanner.sagrada.cells import CROP_PX, RECT_H, RECT_W, cell_crops, die_box_crop, grid_image_crops, rectify_grid, to_batch
 from scanner.sagrada.reader import (
     DICE,
@@ -482,6 +483,67 @@ def test_a_judge_chooses_among_the_retried_grids_closest_to_a_rectangle(monkeypa
 
     assert _same_quad(board._retry(None, found, None, None, (1600, 1200), earlier=earlier, judge=judge).corners, truth)
     assert len(judged) == board.JUDGED
+
+
+def _leaning_centres(truth: np.ndarray) -> lattice.Centres:
+    """What the locator sees of a steep photo of tall dice: the top 3 rows' centres, 2 marks on the stained-glass
+    strip above them (on the lattice: the strip looks like a row of cells), and the bottom row's dice tops leaning off it."""
+    on_lattice = [(c + 0.5, r + 0.5) for r in range(3) for c in range(5)] + [(0.5, -0.5), (1.5, -0.5)]
+    leaning = [(1.0, 3.05), (3.0, 3.0)]  # between two cells: no lattice point takes them
+    points = _at_cells(truth, np.array(on_lattice + leaning))
+    mask = np.zeros(lattice.OUT_SIZE[::-1], np.float32)  # the locator's output is the photo / 20
+    cv2.fillPoly(mask, [np.round(truth / 20 * 16).astype(np.int32)], 1.0, cv2.LINE_AA, shift=4)
+    return lattice.Centres(points, np.full(len(points), 0.9), mask, np.diag([20.0, 20.0, 1.0]))
+
+
+def _grid_stand_ins(monkeypatch, truth: np.ndarray, centres: lattice.Centres) -> list[int]:
+    """The locator sees ``centres``, the refiner leaves corners where they are, the outline finder finds ``truth``;
+    returns the list the outline finder's calls are counted in."""
+    asked: list[int] = []
+
+    def outline(image, finder, refiner, seen, name):
+        asked.append(1)
+        location = board.BoardLocation(truth, 0.9, 0.9, 0.9, 0.1)
+        return board.ContentGrid(location, lattice.fit_given(seen, truth), 1)
+
+    monkeypatch.setattr(board.lattice, "locate_centres", lambda locator, image, box=None: centres)
+    monkeypatch.setattr(
+        board, "refine", lambda image, guess, refiner, reduced, trail=None: board.Refinement(guess, np.full(4, 0.9), np.eye(4)[0])
+    )
+    monkeypatch.setattr(board, "_outline_grid", outline)
+    return asked
+
+
+def test_a_doubtful_lattice_is_weighed_against_the_outline_by_how_surely_the_cells_read(monkeypatch) -> None:
+    image = np.full((1200, 1600, 3), 90, np.uint8)
+    truth = _photographed_grid(30.0, 60.0, 10.0, 1200.0)
+    pitch = np.linalg.norm(truth[1] - truth[0]) / 5
+    asked = _grid_stand_ins(monkeypatch, truth, _leaning_centres(truth))
+
+    def off_truth(found: board.ContentGrid) -> float:
+        return min(float(np.linalg.norm(np.roll(found.location.corners, k, axis=0) - truth, axis=1).max()) for k in range(4)) / pitch
+
+    alone = board.find_grid_by_content(image, None, None, finder=object())
+    assert alone.fit.confidence < board.JUDGED_FIT and alone.fit.seen >= board.OUTLINE_SEEN  # doubtful, but many cells seen
+    assert off_truth(alone) > 0.9 and not asked  # the strip taken as a row: a cell off, and nothing else asked
+
+    def judge(corners: np.ndarray) -> float:  # the cells read surest on the true grid
+        return -min(float(np.abs(np.roll(corners, k, axis=0) - truth).max()) for k in range(4))
+
+    assert off_truth(board.find_grid_by_content(image, None, None, finder=object(), judge=judge)) < 1e-6
+    assert len(asked) == 1
+    kept = board.find_grid_by_content(image, None, None, finder=object(), judge=lambda corners: -judge(corners))
+    assert off_truth(kept) > 0.9  # where the cells read surer on the lattice's grid, it stays
+
+
+def test_a_sure_lattice_asks_for_no_outline(monkeypatch) -> None:
+    image = np.full((1200, 1600, 3), 90, np.uint8)
+    truth = _photographed_grid(30.0, 60.0, 10.0, 1200.0)
+    every = _at_cells(truth, np.array([(c + 0.5, r + 0.5) for r in range(4) for c in range(5)]))
+    leaning = _leaning_centres(truth)
+    asked = _grid_stand_ins(monkeypatch, truth, lattice.Centres(every, np.full(20, 0.9), leaning.mask, leaning.to_photo))
+    found = board.find_grid_by_content(image, None, None, finder=object(), judge=lambda corners: 0.0)
+    assert found.fit.confidence >= board.JUDGED_FIT and not asked
 
 
 # --------------------------------------------------------------------------------------- orientation

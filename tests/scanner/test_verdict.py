@@ -242,8 +242,9 @@ def sample_scanner(make_scanner: Any) -> Any:
         (
             "sagrada_tilted_02",
             "sagrada",
-            # both right: the rules read Y2 where the model saw Y6 at 51%, and a Y4 read at 94% asks for a look
-            ("cell r3c1 read Y2 (yellow 2) by the rules, where the model saw Y6", "cell r2c2 read Y4 (yellow 4) at 9"),
+            # right: the rules read Y2 where the model saw Y6 at 47% (the lattice fit is doubtful, 18 cells seen and
+            # 4 spots off it, so the outline finder's grid is weighed too and kept: its cells read surer, Y4 at 95%+)
+            ("cell r3c1 read Y2 (yellow 2) by the rules, where the model saw Y6",),
         ),
         ("alhambra_01_straight", "alhambra", ()),
         ("alhambra_10_small", "alhambra", ()),
