@@ -599,12 +599,12 @@ def _upright_first(corners: np.ndarray) -> float:
 
 OUTLINE_SEEN = 16  # fewer cells than this in the lattice: the outline finder is asked too, and kept if more cells sit on its grid
 # a lattice fit less sure than this (``WindowFit.confidence``: cells unseen, centres off the lattice or beside it) is
-# weighed against the outline finder's grid by how surely the cells read on each. On another copy's steep close-ups of
-# tall dice (bench_adapt_loop.py, sagrada-other-copy) the dice tops lean off the lattice and the fit took in the
-# stained-glass strip as a row or column: 3 of 35 lattice grids lay 0.5-1.3 cells off, the outline's 0.05-0.13, and
-# the cells read surer on the outline's each time. Of the 180 photos of models.sagrada.transfer 6 fell under the bar,
-# the outline finder found a grid on 1 (a training-style render: both grids within 0.11 cell, the outline's kept);
-# a bar of 0.95 would also have swapped a real-dice composite's right grid for one 0.6 cell off.
+# weighed against the outline finder's grid by how surely the cells read on each. On another copy's steep close-ups
+# of tall dice (bench_adapt_loop.py, sagrada-other-copy) the dice tops lean off the lattice and the fit took in the
+# stained-glass strip as a row or column: 4 of 35 lattice grids lay 0.48-1.27 cells off, 3 of them fitted under
+# this bar; on those 3 the outline's grids lay 0.05-0.13 off and the cells read surer there. Of the 180 photos of
+# models.sagrada.transfer 6 fell under the bar and the outline finder found a grid on 1 (a training-style render:
+# both within 0.11 cell); a bar of 0.95 would also have swapped a real-dice composite's right grid for one 0.6 off.
 JUDGED_FIT = 0.8
 
 
