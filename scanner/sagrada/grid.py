@@ -603,13 +603,19 @@ OUTLINE_SEEN = 16  # fewer cells than this in the lattice: the outline finder is
 # of tall dice (bench_adapt_loop.py, sagrada-other-copy) the dice tops lean off the lattice and the fit took in the
 # stained-glass strip as a row or column: 4 of 35 lattice grids lay 0.48-1.27 cells off, 3 of them fitted under
 # this bar; on those 3 the outline's grids lay 0.05-0.13 off and the cells read surer there. Of the 180 photos of
-# models.sagrada.transfer 6 fell under the bar and the outline finder found a grid on 1 (a training-style render:
-# both within 0.11 cell); a bar of 0.95 would also have swapped a real-dice composite's right grid for one 0.6 off.
+# models.sagrada.transfer 6 fell under the bar and the outline finder found a grid on 5: the cells read surer on the
+# better grid each time (one training-style render's lattice 2 cells off, its outline 0.12, kept; on 3 the outline
+# lay 0.5-2.4 cells off and the lattice's stayed; on 1 both lay within 0.11). The outline's grid is weighed here even when few of the leaning
+# centres sit on it. A bar of 0.95 would have swapped a real-dice composite's right grid for one 0.6 cell off.
 JUDGED_FIT = 0.8
 
 
-def _outline_grid(image_rgb: np.ndarray, finder, refiner, seen: lattice.Centres, name: str) -> ContentGrid | None:
-    """The outline finder's grid (``find_grid``), checked against the cells seen; None when it finds none."""
+def _outline_grid(image_rgb: np.ndarray, finder, refiner, seen: lattice.Centres, name: str, *, checked: bool = True) -> ContentGrid | None:
+    """The outline finder's grid (``find_grid``), checked against the cells seen; None when it finds none.
+
+    Unless ``checked`` is false (another judge weighs it), None too when fewer than ``MIN_SEEN``
+    cells seen sit on it; its fit then says how few do.
+    """
     try:
         location = find_grid(image_rgb, finder, refiner, name=name)
     except BoardNotFoundError:
@@ -618,13 +624,14 @@ def _outline_grid(image_rgb: np.ndarray, finder, refiner, seen: lattice.Centres,
     # at a strong tilt the centres seen lean towards the dice tops: check the grid on the board, half a die and a die up
     planes = [lift_corners(location.corners, (width, height), up) for up in (0.0, CROP_HEIGHT_MM, 2 * CROP_HEIGHT_MM)]
     fits = [lattice.fit_given(seen, corners) for corners in planes]
-    fits = [fit for fit in fits if fit.seen >= MIN_SEEN and fit.residual <= lattice.MAX_RESIDUAL]
-    if not fits:
+    sitting = [fit for fit in fits if fit.seen >= MIN_SEEN and fit.residual <= lattice.MAX_RESIDUAL]
+    if not sitting and checked:
         return None
-    checked = dataclasses.replace(max(fits, key=lambda fit: (fit.seen, -fit.residual)), corners=location.corners)
-    support = checked.corner_support()
+    best = max(sitting or fits, key=lambda fit: (fit.seen, -fit.residual))
+    checked_fit = dataclasses.replace(best, corners=location.corners)
+    support = checked_fit.corner_support()
     peaks = tuple(min(float(a), float(b)) for a, b in zip(support, location.corner_peaks))
-    return ContentGrid(dataclasses.replace(location, corner_peaks=peaks, corner_confidence=min(peaks)), checked, 1)
+    return ContentGrid(dataclasses.replace(location, corner_peaks=peaks, corner_confidence=min(peaks)), checked_fit, 1)
 
 
 def find_grid_by_content(
@@ -730,7 +737,7 @@ def find_grid_by_content(
     found = ContentGrid(location, fit, looks)
     if finder is None or judge is None or fit.confidence >= JUDGED_FIT:
         return found
-    outline = _outline_grid(image_rgb, finder, refiner, seen, name)
+    outline = _outline_grid(image_rgb, finder, refiner, seen, name, checked=False)
     if outline is not None and judge(outline.location.corners) > judge(location.corners):
         return outline
     return found

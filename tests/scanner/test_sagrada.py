@@ -496,13 +496,13 @@ def _leaning_centres(truth: np.ndarray) -> lattice.Centres:
     return lattice.Centres(points, np.full(len(points), 0.9), mask, np.diag([20.0, 20.0, 1.0]))
 
 
-def _grid_stand_ins(monkeypatch, truth: np.ndarray, centres: lattice.Centres) -> list[int]:
+def _grid_stand_ins(monkeypatch, truth: np.ndarray, centres: lattice.Centres) -> list[bool]:
     """The locator sees ``centres``, the refiner leaves corners where they are, the outline finder finds ``truth``;
-    returns the list the outline finder's calls are counted in."""
-    asked: list[int] = []
+    returns the list each call of the outline finder adds whether its grid was to be checked against the centres."""
+    asked: list[bool] = []
 
-    def outline(image, finder, refiner, seen, name):
-        asked.append(1)
+    def outline(image, finder, refiner, seen, name, checked=True):
+        asked.append(checked)
         location = board.BoardLocation(truth, 0.9, 0.9, 0.9, 0.1)
         return board.ContentGrid(location, lattice.fit_given(seen, truth), 1)
 
@@ -531,9 +531,22 @@ def test_a_doubtful_lattice_is_weighed_against_the_outline_by_how_surely_the_cel
         return -min(float(np.abs(np.roll(corners, k, axis=0) - truth).max()) for k in range(4))
 
     assert off_truth(board.find_grid_by_content(image, None, None, finder=object(), judge=judge)) < 1e-6
-    assert len(asked) == 1
+    assert asked == [False]  # the judge weighs it, not the centres (which lean off any grid)
     kept = board.find_grid_by_content(image, None, None, finder=object(), judge=lambda corners: -judge(corners))
     assert off_truth(kept) > 0.9  # where the cells read surer on the lattice's grid, it stays
+
+
+def test_an_outline_few_centres_sit_on_is_refused_unless_another_judge_weighs_it(monkeypatch) -> None:
+    image = np.full((1200, 1600, 3), 90, np.uint8)
+    truth = _photographed_grid(25.0, 30.0, 5.0, 1200.0)
+    refine_views, _ = _snapping_refine_views(truth, 2.0)
+    monkeypatch.setattr(board, "refine_views", refine_views)
+    few = _leaning_centres(truth)
+    few = lattice.Centres(few.points[:4], few.heights[:4], few.mask, few.to_photo)  # 4 cells seen: too few to check a grid by
+    assert board._outline_grid(image, _MaskFinder(image, truth), None, few, "photo") is None
+    unchecked = board._outline_grid(image, _MaskFinder(image, truth), None, few, "photo", checked=False)
+    assert unchecked is not None and _same_quad(unchecked.location.corners, truth)
+    assert unchecked.fit.seen == 4 and unchecked.location.corner_confidence < 0.3  # it says how few cells sit on it
 
 
 def test_a_sure_lattice_asks_for_no_outline(monkeypatch) -> None:
