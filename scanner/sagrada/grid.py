@@ -610,11 +610,16 @@ OUTLINE_SEEN = 16  # fewer cells than this in the lattice: the outline finder is
 JUDGED_FIT = 0.8
 
 
+def _sits(fit: lattice.WindowFit) -> bool:
+    """Whether enough of the centres seen sit on a grid to check it by: ``MIN_SEEN`` cells, within the lattice's residual."""
+    return fit.seen >= MIN_SEEN and fit.residual <= lattice.MAX_RESIDUAL
+
+
 def _outline_grid(image_rgb: np.ndarray, finder, refiner, seen: lattice.Centres, name: str, *, checked: bool = True) -> ContentGrid | None:
     """The outline finder's grid (``find_grid``), checked against the cells seen; None when it finds none.
 
-    Unless ``checked`` is false (another judge weighs it), None too when fewer than ``MIN_SEEN``
-    cells seen sit on it; its fit then says how few do.
+    Unless ``checked`` is false (another judge weighs it), None too when the centres seen do not
+    sit on it (``_sits``); its fit then says how few do.
     """
     try:
         location = find_grid(image_rgb, finder, refiner, name=name)
@@ -624,7 +629,7 @@ def _outline_grid(image_rgb: np.ndarray, finder, refiner, seen: lattice.Centres,
     # at a strong tilt the centres seen lean towards the dice tops: check the grid on the board, half a die and a die up
     planes = [lift_corners(location.corners, (width, height), up) for up in (0.0, CROP_HEIGHT_MM, 2 * CROP_HEIGHT_MM)]
     fits = [lattice.fit_given(seen, corners) for corners in planes]
-    sitting = [fit for fit in fits if fit.seen >= MIN_SEEN and fit.residual <= lattice.MAX_RESIDUAL]
+    sitting = [fit for fit in fits if _sits(fit)]
     if not sitting and checked:
         return None
     best = max(sitting or fits, key=lambda fit: (fit.seen, -fit.residual))
@@ -661,9 +666,11 @@ def find_grid_by_content(
     seen = lattice.locate_centres(locator, image_rgb)
     fit = lattice.fit_window(seen, (width, height))
     looks = 1
-    if finder is not None and (fit is None or fit.seen < OUTLINE_SEEN):
-        outline = _outline_grid(image_rgb, finder, refiner, seen, name)
-        if outline is not None and (fit is None or outline.fit.seen > fit.seen):
+    outline: ContentGrid | None = None
+    asked = finder is not None and (fit is None or fit.seen < OUTLINE_SEEN)
+    if asked:
+        outline = _outline_grid(image_rgb, finder, refiner, seen, name, checked=False)
+        if outline is not None and _sits(outline.fit) and (fit is None or outline.fit.seen > fit.seen):
             return outline
     if fit is None:
         spots = len(seen.points)
@@ -737,7 +744,8 @@ def find_grid_by_content(
     found = ContentGrid(location, fit, looks)
     if finder is None or judge is None or fit.confidence >= JUDGED_FIT:
         return found
-    outline = _outline_grid(image_rgb, finder, refiner, seen, name, checked=False)
+    if not asked:
+        outline = _outline_grid(image_rgb, finder, refiner, seen, name, checked=False)
     if outline is not None and judge(outline.location.corners) > judge(location.corners):
         return outline
     return found

@@ -536,6 +536,23 @@ def test_a_doubtful_lattice_is_weighed_against_the_outline_by_how_surely_the_cel
     assert off_truth(kept) > 0.9  # where the cells read surer on the lattice's grid, it stays
 
 
+def test_a_lattice_of_few_cells_asks_the_outline_finder_once_and_the_judge_weighs_it(monkeypatch) -> None:
+    image = np.full((1200, 1600, 3), 90, np.uint8)
+    truth = _photographed_grid(30.0, 60.0, 10.0, 1200.0)
+    leaning = _leaning_centres(truth)
+    keep = np.r_[0:10, 15:19]  # two rows of cells, the strip's 2 marks, the 2 leaning tops
+    asked = _grid_stand_ins(
+        monkeypatch, truth, lattice.Centres(leaning.points[keep], leaning.heights[keep], leaning.mask, leaning.to_photo)
+    )
+
+    def judge(corners: np.ndarray) -> float:
+        return -min(float(np.abs(np.roll(corners, k, axis=0) - truth).max()) for k in range(4))
+
+    found = board.find_grid_by_content(image, None, None, finder=object(), judge=judge)
+    assert found.fit.seen < board.OUTLINE_SEEN  # the outline's own: fewer cells sit on it than on the lattice
+    assert _same_quad(found.location.corners, truth) and asked == [False]
+
+
 def test_an_outline_few_centres_sit_on_is_refused_unless_another_judge_weighs_it(monkeypatch) -> None:
     image = np.full((1200, 1600, 3), 90, np.uint8)
     truth = _photographed_grid(25.0, 30.0, 5.0, 1200.0)
