@@ -599,14 +599,14 @@ def _upright_first(corners: np.ndarray) -> float:
 
 OUTLINE_SEEN = 16  # fewer cells than this in the lattice: the outline finder is asked too, and kept if more cells sit on its grid
 # a lattice fit less sure than this (``WindowFit.confidence``: cells unseen, centres off the lattice or beside it) is
-# weighed against the outline finder's grid by how surely the cells read on each. On another copy's steep close-ups
-# of tall dice (bench_adapt_loop.py, sagrada-other-copy) the dice tops lean off the lattice and the fit took in the
-# stained-glass strip as a row or column: 4 of 35 lattice grids lay 0.48-1.27 cells off, 3 of them fitted under
-# this bar; on those 3 the outline's grids lay 0.05-0.13 off and the cells read surer there. Of the 180 photos of
-# models.sagrada.transfer 6 fell under the bar and the outline finder found a grid on 5: the cells read surer on the
-# better grid each time (one training-style render's lattice 2 cells off, its outline 0.12, kept; on 3 the outline
-# lay 0.5-2.4 cells off and the lattice's stayed; on 1 both lay within 0.11). The outline's grid is weighed here even when few of the leaning
-# centres sit on it. A bar of 0.95 would have swapped a real-dice composite's right grid for one 0.6 cell off.
+# weighed against the outline finder's grid by how surely the cells read on each, even when few of the centres seen
+# sit on the outline's grid. On another copy's steep close-ups of tall dice (bench_adapt_loop.py, sagrada-other-copy)
+# the dice tops lean off the lattice and the fit took in the stained-glass strip as a row or column: 4 of 35 lattice
+# grids lay 0.48-1.27 cells off, 3 of them fitted under this bar; on those 3 the outline's grids lay 0.05-0.13 off
+# and the cells read surer there. Of the 180 photos of models.sagrada.transfer 6 fell under the bar and the outline
+# finder found a grid on 5; the cells read surer on the better grid each time (a training-style render's lattice 2
+# cells off, its outline 0.12, kept; on 3 the outline lay 0.5-2.4 cells off and the lattice's stayed; on 1 both lay
+# within 0.11). A bar of 0.95 would have swapped a real-dice composite's right grid for one 0.6 cell off.
 JUDGED_FIT = 0.8
 
 
