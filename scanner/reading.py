@@ -266,6 +266,20 @@ class ScanEvidence:
         return block
 
 
+def parse_key(key: str) -> tuple[int, int] | None:
+    """A cell key "a,b" as integers (a Sagrada window's "row,col", a palace's "x,y"), or None.
+
+    >>> parse_key("2,-1"), parse_key("x")
+    ((2, -1), None)
+    """
+    parts = str(key).split(",")
+    try:
+        a, b = (int(part) for part in parts)
+    except ValueError:
+        return None
+    return a, b
+
+
 @dataclass(frozen=True)
 class CellClassifier:
     """A game's adaptable cell classifier: the model's name, its crops' margin, and how a cell value labels its heads.

@@ -58,10 +58,11 @@ from scanner.adapt import (
     save_adaptation,
     without_adaptation,
 )
-from scanner.adapt.boards import EMPTY, align, compare_boards, corner_error, misplaced_shift, parse_key, read_turned
+from scanner.adapt.boards import EMPTY, align, compare_boards, corner_error, misplaced_shift, read_turned
 from scanner.errors import BoardNotFoundError
 from scanner.photo import load_photo
 from scanner.pipeline import Scanner
+from scanner.reading import parse_key
 from scoring.errors import StateError, TableError
 from scoring.registry import game_of
 from tablescan.corrections import cell_teaches

@@ -14,25 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scanner.reading import parse_key
+
 EMPTY = ("", ".")
 # a grid reads as misplaced when its cells' corrections agree with the readings one cell over at
 # least this often (and at least twice as often as with the readings in place)
 SHIFT_AGREEMENT = 0.3
 SHIFT_MIN_CELLS = 3
-
-
-def parse_key(key: str) -> tuple[int, int] | None:
-    """A cell key "a,b" as integers, or None.
-
-    >>> parse_key("2,-1"), parse_key("x")
-    ((2, -1), None)
-    """
-    parts = str(key).split(",")
-    try:
-        a, b = (int(part) for part in parts)
-    except ValueError:
-        return None
-    return a, b
 
 
 def _tiles(board: Mapping[str, str]) -> dict[tuple[int, int], str]:

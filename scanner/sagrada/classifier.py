@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from scanner.reading import CellClassifier
+from scanner.reading import CellClassifier, parse_key
 from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN, ROWS, cell_crops, lift_corners, rectify_grid
 from scoring.errors import StateError
 from scoring.sagrada.cards import pattern_named
@@ -60,12 +60,12 @@ def cell_label(value: str, cell: str, fields: Mapping[str, Any]) -> str:
         return value
     try:
         pattern = pattern_named(fields["pattern"])
-        row, col = (int(part) for part in str(cell).split(","))
-    except (StateError, ValueError):
+    except StateError:
         return value
-    if not (0 <= row < ROWS and 0 <= col < COLS):
+    at = parse_key(cell)
+    if at is None or not (0 <= at[0] < ROWS and 0 <= at[1] < COLS):
         return value
-    return "." + pattern.restriction((row, col))
+    return "." + pattern.restriction(at)
 
 
 def grid_crops(image_rgb: np.ndarray, corners: np.ndarray) -> list[tuple[tuple[int, int], np.ndarray]]:
