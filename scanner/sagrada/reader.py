@@ -463,7 +463,7 @@ class SagradaReader:
                 notes.append("orientation chosen by the pattern cards (board turned 180 degrees)")
                 states, crops, grid_corners = states[::-1], crops[::-1], np.roll(grid_corners, 2, axis=0)
             decoded = decode_window(states)
-        cells, overrides = _cell_readings(decoded, states, crops, grid_corners)
+        cells, overrides = cell_readings(decoded, states, crops, grid_corners, sure)
         likeness = 1.0
         if location is not None and decoded.pattern is None:
             # on the model's own reading of each cell: the rules make any grid look like a window
@@ -568,10 +568,15 @@ def _certainty(location: BoardLocation, turned: bool, sure: float, fit: WindowFi
     )
 
 
-def _cell_readings(
-    decoded: Decoded, states: np.ndarray, crops: np.ndarray, grid_corners: np.ndarray
+def cell_readings(
+    decoded: Decoded, states: np.ndarray, crops: np.ndarray, grid_corners: np.ndarray, upright: float = 1.0
 ) -> tuple[list[CellReading], list[Override]]:
-    """One reading per cell (row-major, outline in photo px) and an override where the rules changed the model's choice."""
+    """One reading per cell (row-major, outline in photo px) and an override where the rules changed the model's choice.
+
+    ``upright`` is the probability that the board is read the right way up. A cell's confidence is
+    its value's probability over both ways (``orientation_weighed``): on a board that may be upside
+    down, no cell is surer than the orientation unless the cell opposite reads the same.
+    """
     cells, overrides = [], []
     to_photo = cell_outline_homography(grid_corners)
     for index in range(ROWS * COLS):
@@ -583,6 +588,7 @@ def _cell_readings(
         if decoded.joint is not None:
             joint = value_probabilities(decoded.joint[index]).get(chosen, 0.0)
             sure = sure ** (1 - JOINT_WEIGHT) * joint**JOINT_WEIGHT
+        sure = orientation_weighed(sure, value_probabilities(states[ROWS * COLS - 1 - index]).get(chosen, 0.0), upright)
         x0, y0 = MARGIN_PX + c * PITCH_PX, MARGIN_PX + r * PITCH_PX
         square = cell_square(x0 + PITCH_PX / 2, y0 + PITCH_PX / 2, PITCH_PX / 2)
         polygon = tuple((float(x), float(y)) for x, y in project(square, to_photo).round(1))
@@ -609,6 +615,19 @@ def _cell_readings(
                 )
             )
     return cells, overrides
+
+
+def orientation_weighed(sure: float, turned: float, upright: float) -> float:
+    """A cell's probability of its value over the board's two ways up.
+
+    ``sure``: the value's probability as read the way chosen; ``turned``: the model's probability of
+    the same value for the cell that stands here if the board is turned round (the cell opposite:
+    a die reads the same half turned); ``upright``: the probability of the way chosen.
+
+    >>> round(orientation_weighed(0.99, 0.0, 0.6), 3), round(orientation_weighed(0.99, 0.99, 0.6), 3)
+    (0.594, 0.99)
+    """
+    return upright * sure + (1.0 - upright) * turned
 
 
 def cell_outline_homography(grid_corners: np.ndarray) -> np.ndarray:

@@ -22,9 +22,11 @@ from scanner.sagrada.reader import (
     ORIENTATION_SURE,
     REFINER_TRUST,
     STATES,
+    cell_readings,
     choose_orientation,
     decode_window,
     orientation_log_odds,
+    orientation_weighed,
     refuse_unlike_window,
     row_marginals,
     state_probabilities,
@@ -609,6 +611,35 @@ def test_turning_the_reading_round_turns_the_choice_round(seed, keep) -> None:
     back, sure_back = choose_orientation(states[::-1], 1 - keep, keep)
     assert sure == pytest.approx(sure_back) and 0.5 <= sure <= 1.0
     assert turned != back or sure == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_no_cell_is_surer_than_the_way_up_the_board_is_read(seed) -> None:
+    rng = random.Random(seed)
+    pattern = rng.choice(list(PATTERNS.values()))
+    truth = _truth_states(generate_window(rng, pattern, empty=2), pattern)
+    states = _confident(truth, 0.999)
+    decoded = decode_window(states)
+    crops = np.zeros((20, CROP_PX, CROP_PX, 3), np.uint8)
+    corners = np.array([[100, 100], [600, 100], [600, 500], [100, 500]], np.float64)
+    upright, _ = cell_readings(decoded, states, crops, corners)
+    doubtful, _ = cell_readings(decoded, states, crops, corners, upright=0.6)
+    for index, (sure, weighed) in enumerate(zip(upright, doubtful)):
+        assert sure.value == weighed.value and sure.confidence > 0.99
+        opposite = value_probabilities(states[19 - index]).get(sure.value, 0.0)
+        if opposite < 0.01:  # the cell opposite reads otherwise: as sure as the orientation, no surer
+            assert weighed.confidence == pytest.approx(0.6 * sure.confidence, abs=0.005)
+        else:  # it reads the same: the way up does not matter to this cell
+            assert weighed.confidence == pytest.approx(sure.confidence, abs=0.005)
+    assert any(cell.confidence < 0.61 for cell in doubtful)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.floats(0, 1), st.floats(0, 1), st.floats(0.5, 1))
+def test_a_cell_over_both_ways_up_lies_between_its_two_readings(sure, turned, upright) -> None:
+    weighed = orientation_weighed(sure, turned, upright)
+    assert min(sure, turned) - 1e-12 <= weighed <= max(sure, turned) + 1e-12
+    assert orientation_weighed(sure, turned, 1.0) == pytest.approx(sure)
 
 
 # --------------------------------------------------------------------------------------------- not a window
