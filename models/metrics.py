@@ -19,3 +19,28 @@ def expected_calibration_error(confidence: np.ndarray, correct: np.ndarray, bins
         if inside.any():
             total += inside.mean() * abs(hits[inside].mean() - confidence[inside].mean())
     return float(total)
+
+
+BOOTSTRAP_DRAWS = 2000  # resamples of the photos for a benchmark's 95% intervals
+
+
+def photo_intervals(right: np.ndarray, compared: np.ndarray, draws: int = BOOTSTRAP_DRAWS, seed: int = 0) -> dict[str, list[float]]:
+    """95% intervals of a benchmark's share of items right and of boards entirely right, the photos resampled.
+
+    ``right`` and ``compared`` give each photo's items (cells, tiles) read right and compared. A
+    photo's items stand or fall together (one misplaced grid misreads a row), so the photos, not
+    the items, are drawn (a percentile bootstrap); a board is entirely right when all its items are.
+
+    >>> photo_intervals(np.array([20, 20]), np.array([20, 20]))
+    {'items_right': [1.0, 1.0], 'boards_right': [1.0, 1.0]}
+    """
+    right, compared = np.asarray(right, np.float64), np.asarray(compared, np.float64)
+    if right.size == 0:
+        return {}
+    picks = np.random.default_rng(seed).integers(0, right.size, size=(draws, right.size))
+    items = right[picks].sum(axis=1) / np.maximum(compared[picks].sum(axis=1), 1)
+    boards = (right == compared)[picks].mean(axis=1)
+    return {
+        "items_right": [round(float(q), 4) for q in np.percentile(items, [2.5, 97.5])],
+        "boards_right": [round(float(q), 4) for q in np.percentile(boards, [2.5, 97.5])],
+    }

@@ -49,6 +49,7 @@ import numpy as np
 from models.alhambra.make_dataset import ART_MIX
 from models.alhambra.render import render
 from models.alhambra.styles import HELD_OUT_STYLE
+from models.metrics import photo_intervals
 from scanner.alhambra.tiles import PRICES
 from scanner.errors import PhotoError
 from scanner.pipeline import Scanner
@@ -251,6 +252,7 @@ def measure_set(
     per_style: dict[str, Counter[str]] = {}
     wrong: list[str] = []
     lowest: list[tuple[float, bool]] = []  # per palace read: its least sure tile's confidence, and whether it is entirely right
+    per_photo: list[tuple[int, int]] = []  # tiles right and compared, photo by photo (for the intervals)
     seconds = {"render": 0.0, "scan": 0.0}
     jobs = [(set_name, index, out_size) for index in range(count)]
     pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
@@ -260,6 +262,7 @@ def measure_set(
             seconds["render"] += render_s
             seconds["scan"] += scan_s
             totals.update(outcome["counts"])
+            per_photo.append((outcome["counts"]["right"], outcome["counts"]["compared"]))
             confusions.update(outcome["confusions"])
             prices.update(outcome["prices"])
             look = shot.style + (" randomised" if shot.randomise else "")
@@ -285,6 +288,8 @@ def measure_set(
     figures["price_confusions"] = dict(prices.most_common(12))
     figures["per_style"] = {look: dict(counts) for look, counts in sorted(per_style.items())}
     figures["lowest_confidence"] = sorted(lowest)
+    right, compared = np.array(per_photo, np.int64).reshape(-1, 2).T
+    figures["intervals"] = photo_intervals(right, compared)
     return figures
 
 
@@ -354,6 +359,12 @@ def measure(
     return {name: measure_set(name, count, out_size=out_size, progress=progress, workers=workers) for name in sets}
 
 
+def _of(part: int, whole: int, interval: list[float] | None = None) -> str:
+    """``part/whole (share%)``, with the share's 95% interval over the photos when one is given."""
+    spread = f", 95% {100 * interval[0]:.1f}-{100 * interval[1]:.1f}%" if interval else ""
+    return f"{part}/{whole} ({100 * part / whole:.1f}%{spread})" if whole else f"{part}/0"
+
+
 def markdown(figures: dict[str, dict[str, Any]]) -> list[str]:
     """The benchmark's figures as a markdown table (one row per set) for the model card and the README."""
     lines = [
@@ -363,14 +374,13 @@ def markdown(figures: dict[str, dict[str, Any]]) -> list[str]:
     ]
     for name, f in figures.items():
         label = f"held out: {HELD_OUT_STYLE}" if name == "held_out" else "training styles: " + ", ".join(sorted(f["styles"]))
-
-        def of(part: int, whole: int) -> str:
-            return f"{part}/{whole} ({100 * part / whole:.1f}%)" if whole else f"{part}/0"
-
+        spread = f.get("intervals", {})
+        tiles = _of(f["tiles_right"], f["tiles_compared"], spread.get("items_right"))
+        palaces = _of(f["palaces_right"], f["photos"], spread.get("boards_right"))
         lines.append(
-            f"| {label} | {f['photos']} | {of(f['tiles_found'], f['tiles'])} | {of(f['tiles_right'], f['tiles_compared'])} "
-            f"| {of(f['palaces_right'], f['photos'])} | {of(f['price_right'], f['buildings'])} | {of(f['type_right'], f['buildings'])} "
-            f"| {of(f['walls_right'], f['buildings'])} | {of(f['wrong_confident'], f['wrong_readings'])} "
+            f"| {label} | {f['photos']} | {_of(f['tiles_found'], f['tiles'])} | {tiles} "
+            f"| {palaces} | {_of(f['price_right'], f['buildings'])} | {_of(f['type_right'], f['buildings'])} "
+            f"| {_of(f['walls_right'], f['buildings'])} | {_of(f['wrong_confident'], f['wrong_readings'])} "
             f"| {f['wrong_unflagged']} of {f['wrong_palaces']} | {f['right_flagged']} of {f['palaces_right']} |"
         )
     return lines

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from models.metrics import BOOTSTRAP_DRAWS, photo_intervals
 from models.sagrada import composite, styles
 from models.sagrada.render import Sample, random_view, render
 from scanner.errors import PhotoError
@@ -48,7 +49,6 @@ TITLES = {
 SURE = 0.9  # a wrong cell read at this confidence or more is a confident error
 QUARTER_CELL = 0.25
 CELLS = 20
-INTERVAL_DRAWS = 2000  # bootstrap resamples of the photos for the 95% intervals
 
 
 def samples(name: str, count: int, pool: composite.DicePool | None = None) -> Iterator[Sample]:
@@ -83,29 +83,6 @@ def corner_error(found: np.ndarray, truth: np.ndarray) -> tuple[float, int]:
     errors = [float(np.linalg.norm(np.roll(np.asarray(found), -k, axis=0) - truth, axis=1).max() / pitch) for k in range(4)]
     best = int(np.argmin(errors))
     return errors[best], best
-
-
-def photo_intervals(wrong_per_photo: list[int], draws: int = INTERVAL_DRAWS, seed: int = 0) -> dict[str, list[float]]:
-    """95% intervals of the cells-right and windows-right shares, the photos resampled (a percentile bootstrap).
-
-    A photo's cells stand or fall together (one misplaced grid misreads a row), so the photos, not
-    the cells, are drawn: 60 photos a set pin cells right only to about a point either way on hard
-    sets, and two sets' figures within that of each other do not tell them apart.
-
-    >>> photo_intervals([0] * 30)
-    {'cells_right': [1.0, 1.0], 'windows_right': [1.0, 1.0]}
-    """
-    wrong = np.asarray(wrong_per_photo, np.float64)
-    if wrong.size == 0:
-        return {}
-    picks = np.random.default_rng(seed).integers(0, wrong.size, size=(draws, wrong.size))
-    drawn = wrong[picks]
-    cells = 1.0 - drawn.mean(axis=1) / CELLS
-    windows = (drawn == 0).mean(axis=1)
-    return {
-        "cells_right": [round(float(q), 4) for q in np.percentile(cells, [2.5, 97.5])],
-        "windows_right": [round(float(q), 4) for q in np.percentile(windows, [2.5, 97.5])],
-    }
 
 
 def read_set(
@@ -186,7 +163,8 @@ def read_set(
     tally["cells_right_share"] = tally["cells_right"] / max(tally["cells"], 1)
     tally["windows_right_share"] = tally["windows_right"] / max(count, 1)
     tally["wrong_cells_sure_share"] = tally["wrong_cells_sure"] / tally["wrong_cells"] if tally["wrong_cells"] else None
-    tally["intervals"] = photo_intervals(tally["wrong_per_photo"])
+    misread = np.asarray(tally["wrong_per_photo"])
+    tally["intervals"] = photo_intervals(CELLS - misread, np.full(misread.shape, CELLS))
     return tally
 
 
@@ -245,8 +223,8 @@ def markdown(results: dict[str, Any]) -> list[str]:
         sure = _pct(r["wrong_cells_sure"], r["wrong_cells"])
         turned = f" ({r['grid_turned']} turned)" if r.get("grid_turned") else ""
         lines.append(
-            f"| {r['title']} ({r['photos']}) | {_pct(r['cells_right'], r['cells'])}{_interval(r, 'cells_right')} "
-            f"| {r['windows_right']}/{r['photos']}{_interval(r, 'windows_right')} "
+            f"| {r['title']} ({r['photos']}) | {_pct(r['cells_right'], r['cells'])}{_interval(r, 'items_right')} "
+            f"| {r['windows_right']}/{r['photos']}{_interval(r, 'boards_right')} "
             f"| {r['read']}/{r['photos']} / {r['grid_within_quarter_cell']}/{r['photos']}{turned} | {r['wrong_cells']} | {sure} "
             f"| {r['wrong_windows_unflagged']}/{r['photos'] - r['windows_right']} | {r['right_windows_flagged']}/{r['windows_right']} |"
         )
@@ -268,7 +246,7 @@ def summary(results: dict[str, Any]) -> list[str]:
     lines = [
         f"Measured with `python -m models.sagrada.transfer` ({count} photos per set, seeds 9000000+, never used in training or "
         "calibration), each photo read end to end by the shipped scanner; a window is flagged when its `scan.review` says "
-        f"`needed`; each interval resamples the photos ({INTERVAL_DRAWS:,} bootstrap draws). Held-out style: "
+        f"`needed`; each interval resamples the photos ({BOOTSTRAP_DRAWS:,} bootstrap draws). Held-out style: "
         f"`{results.get('held_out_style')}` (a lacquered board with an arched top, glass down the "
         "right side, the name in script below, wide brown gaps, shaded prints, a spotlight), never in the training mix "
         f"(`make_dataset.STYLES`: {', '.join(results.get('training_styles', []))}); renders use the training mix's framings "

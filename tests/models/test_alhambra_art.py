@@ -255,3 +255,17 @@ def test_renders_drawn_with_other_digit_faces_are_cached_apart(monkeypatch):
     elsewhere = make_dataset.cache_path("octagon", 2500)
     assert here != elsewhere and here.parent == elsewhere.parent
     assert make_dataset.cache_path("train", 10, art=CLASSIC_ONLY).name.startswith("train_10_f")
+
+
+def test_the_benchmark_table_gives_tiles_and_palaces_their_intervals():
+    figures = {
+        "styles": {"painted": 2}, "photos": 2, "tiles": 30, "tiles_found": 30, "tiles_right": 29, "tiles_compared": 30,
+        "palaces_right": 1, "price_right": 27, "type_right": 28, "walls_right": 28, "buildings": 28, "wrong_confident": 0,
+        "wrong_readings": 1, "wrong_unflagged": 0, "wrong_palaces": 1, "right_flagged": 0,
+        "intervals": {"items_right": [0.9, 1.0], "boards_right": [0.0, 1.0]},
+    }  # fmt: skip
+    (row,) = [line for line in transfer.markdown({"held_out": figures}) if line.startswith("| held out")]
+    assert "| 29/30 (96.7%, 95% 90.0-100.0%) | 1/2 (50.0%, 95% 0.0-100.0%) | 27/28 (96.4%) |" in row
+    del figures["intervals"]  # a JSON written before the intervals: the table as it was
+    (row,) = [line for line in transfer.markdown({"held_out": figures}) if line.startswith("| held out")]
+    assert "| 29/30 (96.7%) | 1/2 (50.0%) |" in row
