@@ -15,7 +15,7 @@ how many of those were read turned round), wrong cells, the
 share of wrong cells read at >= 90% confidence, windows with a wrong cell left unflagged by
 ``scan.review`` (``needed`` false: a confident wrong score) and right windows flagged.
 
-``python -m models.sagrada.transfer [--count 60] [--sets heldout,composites,training] [--true-grid]`` prints the
+``python -m models.sagrada.transfer [--count 240] [--workers 2] [--sets heldout,composites,training] [--true-grid]`` prints the
 tables as markdown and writes ``transfer.json`` beside this file. ``measure()`` returns the figures.
 """
 
@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from models.metrics import BOOTSTRAP_DRAWS, photo_intervals
@@ -49,10 +51,11 @@ TITLES = {
 SURE = 0.9  # a wrong cell read at this confidence or more is a confident error
 QUARTER_CELL = 0.25
 CELLS = 20
+COLS = 5
 
 
-def samples(name: str, count: int, pool: composite.DicePool | None = None) -> Iterator[Sample]:
-    """The ``count`` photos of benchmark set ``name`` (seeded, the same every time).
+def sample_at(name: str, index: int, pool: composite.DicePool | None = None) -> Sample:
+    """The ``index``-th photo of benchmark set ``name`` (seeded, the same every time).
 
     Raises:
         ValueError: an unknown set, or composites without real dice.
@@ -60,17 +63,25 @@ def samples(name: str, count: int, pool: composite.DicePool | None = None) -> It
     first = SEEDS.get(name)
     if first is None:
         raise ValueError(f"set {name!r}: expected one of {', '.join(SETS)}")
-    for k in range(count):
-        seed = first + k
-        view = random_view(np.random.default_rng([seed, 13]))
-        if name == "heldout":
-            yield render(seed, style=styles.HELD_OUT, **view)
-        elif name == "training":
-            yield render(seed, style=styles.TRAINING_STYLES[k % len(styles.TRAINING_STYLES)], **view)
-        else:
-            if pool is None or not pool.dice:
-                raise ValueError("composites: no real dice (../shared/realdata is absent)")
-            yield composite.render_composite(seed, pool)
+    seed = first + index
+    view = random_view(np.random.default_rng([seed, 13]))
+    if name == "heldout":
+        return render(seed, style=styles.HELD_OUT, **view)
+    if name == "training":
+        return render(seed, style=styles.TRAINING_STYLES[index % len(styles.TRAINING_STYLES)], **view)
+    if pool is None or not pool.dice:
+        raise ValueError("composites: no real dice (../shared/realdata is absent)")
+    return composite.render_composite(seed, pool)
+
+
+def samples(name: str, count: int, pool: composite.DicePool | None = None) -> Iterator[Sample]:
+    """The ``count`` photos of benchmark set ``name`` in order (``sample_at``).
+
+    Raises:
+        ValueError: an unknown set, or composites without real dice.
+    """
+    for index in range(count):
+        yield sample_at(name, index, pool)
 
 
 def corner_error(found: np.ndarray, truth: np.ndarray) -> tuple[float, int]:
@@ -85,18 +96,70 @@ def corner_error(found: np.ndarray, truth: np.ndarray) -> tuple[float, int]:
     return errors[best], best
 
 
-def read_set(
-    name: str, count: int, scanner: Scanner | None = None, pool: composite.DicePool | None = None, *, true_grid: bool = False
+def read_photo(
+    name: str, index: int, scanner: Scanner, pool: composite.DicePool | None = None, *, true_grid: bool = False
 ) -> dict[str, Any]:
-    """Read set ``name``'s ``count`` photos with ``scanner`` (the shipped one by default) and tally the figures.
-
-    With ``true_grid`` each photo is read on its true grid corners (as ``--corners`` gives them), so
-    what is lost there is the cells' reading alone, not the grid's placing.
+    """Render and read the ``index``-th photo of set ``name``: its seed, style and what the scan got right.
 
     Raises:
         ValueError: an unknown set, or composites without real dice.
     """
-    scanner = scanner or Scanner()
+    sample = sample_at(name, index, pool)
+    seed = sample.label["render"]["seed"]
+    truth_corners = np.array(sample.label["render"]["corners"])
+    outcome: dict[str, Any] = {"seed": seed, "style": sample.label["render"].get("view", {}).get("style", "classic")}
+    truth = [v for row in sample.label["players"][0]["window"] for v in row.split()]
+    try:
+        corners = truth_corners if true_grid else None
+        result = scanner.scan(Photo.from_array(sample.image_rgb, name=f"{name}-{seed}"), "sagrada", corners=corners)
+    except PhotoError as error:  # refused (exit 2): every cell counts as not read
+        return {**outcome, "refused": str(error)[:160], "wrong": CELLS, "sure_wrong": 0}
+    error_pitch, turns = corner_error(result.image_corners, truth_corners)
+    got = {tuple(cell.cell): cell for cell in result.cells}
+    cells = [got.get(divmod(index, COLS)) for index in range(len(truth))]
+    wrong = [cell for cell, value in zip(cells, truth) if cell is None or cell.value != value]
+    return {
+        **outcome,
+        "error_pitch": error_pitch,
+        "turns": turns,
+        "wrong": len(wrong),
+        "sure_wrong": sum(cell is not None and cell.confidence >= SURE for cell in wrong),
+        "flagged": result.review is None or result.review.needed,
+    }
+
+
+_JOB: dict[str, Any] = {}  # the set a pool of worker processes reads (inherited when they fork)
+
+
+def _read_in_worker(index: int) -> dict[str, Any]:
+    """``read_photo`` in a worker process, with a scanner of its own made on its first photo."""
+    if "scanner" not in _JOB:
+        cv2.setNumThreads(1)
+        _JOB["scanner"] = Scanner()
+    return read_photo(_JOB["name"], index, _JOB["scanner"], _JOB["pool"], true_grid=_JOB["true_grid"])
+
+
+def read_set(
+    name: str,
+    count: int,
+    scanner: Scanner | None = None,
+    pool: composite.DicePool | None = None,
+    *,
+    true_grid: bool = False,
+    workers: int = 1,
+) -> dict[str, Any]:
+    """Read set ``name``'s ``count`` photos with ``scanner`` (the shipped one by default) and tally the figures.
+
+    With ``true_grid`` each photo is read on its true grid corners (as ``--corners`` gives them), so
+    what is lost there is the cells' reading alone, not the grid's placing. With ``workers`` > 1
+    the photos are rendered and read in that many processes, each with the shipped scanner (the
+    figures are the same).
+
+    Raises:
+        ValueError: an unknown set, composites without real dice, or workers with a scanner of the caller's.
+    """
+    if workers > 1 and scanner is not None:
+        raise ValueError("workers: each process reads with the shipped scanner; pass no scanner to read in several")
     tally: dict[str, Any] = {
         "set": name,
         "title": TITLES[name],
@@ -119,45 +182,38 @@ def read_set(
     }
     corner_errors = []
     started = time.perf_counter()
-    for sample in samples(name, count, pool):
-        seed = sample.label["render"]["seed"]
-        style = sample.label["render"].get("view", {}).get("style", "classic")
-        per_style = tally["by_style"].setdefault(style, {"photos": 0, "cells_right": 0, "windows_right": 0})
+    if workers > 1:
+        _JOB.clear()
+        _JOB.update(name=name, pool=pool, true_grid=true_grid)
+        with multiprocessing.get_context("fork").Pool(workers) as processes:
+            outcomes = list(processes.imap(_read_in_worker, range(count)))
+        _JOB.clear()
+    else:
+        reader = scanner or Scanner()
+        outcomes = [read_photo(name, index, reader, pool, true_grid=true_grid) for index in range(count)]
+    for outcome in outcomes:
+        per_style = tally["by_style"].setdefault(outcome["style"], {"photos": 0, "cells_right": 0, "windows_right": 0})
         per_style["photos"] += 1
-        truth = [v for row in sample.label["players"][0]["window"] for v in row.split()]
-        try:
-            corners = np.array(sample.label["render"]["corners"]) if true_grid else None
-            result = scanner.scan(Photo.from_array(sample.image_rgb, name=f"{name}-{seed}"), "sagrada", corners=corners)
-        except PhotoError as error:  # refused (exit 2): every cell counts as not read
-            tally["refused"].append({"seed": seed, "why": str(error)[:160]})
-            tally["wrong_per_photo"].append(CELLS)
+        tally["wrong_per_photo"].append(outcome["wrong"])
+        if "refused" in outcome:
+            tally["refused"].append({"seed": outcome["seed"], "why": outcome["refused"]})
             continue
         tally["read"] += 1
-        error_pitch, turns = corner_error(result.image_corners, np.array(sample.label["render"]["corners"]))
-        corner_errors.append(error_pitch)
-        tally["grid_within_quarter_cell"] += error_pitch <= QUARTER_CELL
-        tally["grid_turned"] += error_pitch <= QUARTER_CELL and turns != 0  # in place, but read turned round
-        got = {tuple(cell.cell): cell for cell in result.cells}
-        wrong = 0
-        for index, value in enumerate(truth):
-            cell = got.get(divmod(index, 5))
-            if cell is not None and cell.value == value:
-                tally["cells_right"] += 1
-                per_style["cells_right"] += 1
-                continue
-            wrong += 1
-            tally["wrong_cells"] += 1
-            tally["wrong_cells_sure"] += cell is not None and cell.confidence >= SURE
-        tally["wrong_per_photo"].append(wrong)
-        review = result.review
-        flagged = review is None or review.needed
-        if wrong == 0:
+        corner_errors.append(outcome["error_pitch"])
+        placed = outcome["error_pitch"] <= QUARTER_CELL
+        tally["grid_within_quarter_cell"] += placed
+        tally["grid_turned"] += placed and outcome["turns"] != 0  # in place, but read turned round
+        tally["cells_right"] += CELLS - outcome["wrong"]
+        per_style["cells_right"] += CELLS - outcome["wrong"]
+        tally["wrong_cells"] += outcome["wrong"]
+        tally["wrong_cells_sure"] += outcome["sure_wrong"]
+        if outcome["wrong"] == 0:
             tally["windows_right"] += 1
             per_style["windows_right"] += 1
-            tally["right_windows_flagged"] += flagged
-        elif not flagged:
+            tally["right_windows_flagged"] += outcome["flagged"]
+        elif not outcome["flagged"]:
             tally["wrong_windows_unflagged"] += 1
-            tally["unflagged"].append({"seed": seed, "wrong_cells": wrong})
+            tally["unflagged"].append({"seed": outcome["seed"], "wrong_cells": outcome["wrong"]})
     tally["seconds"] = round(time.perf_counter() - started, 1)
     tally["corner_error_pitch_median"] = round(float(np.median(corner_errors)), 3) if corner_errors else None
     tally["cells_right_share"] = tally["cells_right"] / max(tally["cells"], 1)
@@ -175,15 +231,18 @@ def measure(
     pool: composite.DicePool | None = None,
     *,
     true_grid: bool = False,
+    workers: int = 1,
 ) -> dict[str, Any]:
-    """Read every set (``count`` photos each; on the true grids with ``true_grid``) and return their figures by set name.
+    """Read every set (``count`` photos each; on the true grids with ``true_grid``; in ``workers`` processes) and
+    return their figures by set name.
 
     The composites set is skipped (with a note) when no real dice are available.
 
     Raises:
-        ValueError: an unknown set.
+        ValueError: an unknown set, or workers with a scanner of the caller's.
     """
-    scanner = scanner or Scanner()
+    if workers <= 1:
+        scanner = scanner or Scanner()
     results: dict[str, Any] = {"count": count, "held_out_style": styles.HELD_OUT, "training_styles": list(styles.TRAINING_STYLES)}
     if true_grid:
         results["true_grid"] = True
@@ -194,7 +253,7 @@ def measure(
                 results[name] = {"skipped": "no real dice: ../shared/realdata is absent"}
                 continue
             results["real_dice"] = {"dice": len(pool.dice), "colour_values": len(pool.by_kind)}
-        results[name] = read_set(name, count, scanner, pool, true_grid=true_grid)
+        results[name] = read_set(name, count, scanner, pool, true_grid=true_grid, workers=workers)
         print(f"{name}: {count} photos read in {results[name]['seconds']} s", file=sys.stderr, flush=True)
     return results
 
@@ -269,9 +328,10 @@ def summary(results: dict[str, Any]) -> list[str]:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Command line: run the benchmark, print its markdown table, write ``transfer.json``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=60, help="photos per set")
+    parser.add_argument("--count", type=int, default=240, help="photos per set (default 240)")
     parser.add_argument("--sets", default=",".join(SETS), help="comma-separated: " + ", ".join(SETS))
     parser.add_argument("--out", type=Path, default=HERE / "transfer.json")
+    parser.add_argument("--workers", type=int, default=1, help="processes rendering and reading photos (default 1)")
     parser.add_argument("--models", default="", help="which models were read (kept in the JSON and the summary)")
     parser.add_argument(
         "--true-grid",
@@ -282,7 +342,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.true_grid and args.out == HERE / "transfer.json":
         args.out = HERE.parents[1] / "build" / "sagrada_transfer_true_grid.json"
         args.out.parent.mkdir(parents=True, exist_ok=True)
-    results = measure(args.count, tuple(args.sets.split(",")), true_grid=args.true_grid)
+    if args.workers < 1:
+        parser.error(f"--workers: expected 1 or more, got {args.workers}")
+    results = measure(args.count, tuple(args.sets.split(",")), true_grid=args.true_grid, workers=args.workers)
     if args.models:
         results["models"] = args.models
     args.out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

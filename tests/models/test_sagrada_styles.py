@@ -232,6 +232,18 @@ def test_transfer_table_counts_as_its_figures_say():
     assert any("Still unknown" in line for line in transfer.summary({"count": 10, "heldout": figures}))
 
 
+def test_transfer_reads_the_same_in_several_processes():
+    from models.sagrada import transfer
+
+    alone = transfer.read_set("heldout", 2)
+    shared = transfer.read_set("heldout", 2, workers=2)
+    assert alone.pop("seconds") >= 0 and shared.pop("seconds") >= 0
+    assert alone == shared and alone["cells"] == 40 and len(alone["wrong_per_photo"]) == 2
+    assert alone["cells_right"] == 40 - sum(alone["wrong_per_photo"])
+    with pytest.raises(ValueError, match="workers"):
+        transfer.read_set("heldout", 1, transfer.Scanner(), workers=2)
+
+
 def test_transfer_table_gives_each_figure_its_interval():
     from models.sagrada import transfer
 
