@@ -17,7 +17,8 @@ Which side is up: the refiner's top-left head learnt our board style only, so th
 The half turn's readings are the same states in reversed cell order; both orders are scored by the
 24 cards (``orientation_log_odds``) and combined with the refiner's two-way probability
 (``choose_orientation``). The corners turn with the choice, and a choice under ``ORIENTATION_SURE``
-is flagged for review.
+is flagged for review. Each cell's confidence is its value's probability over both ways up
+(``orientation_weighed``), so no cell reads surer than the orientation unless its opposite agrees.
 """
 
 from __future__ import annotations
