@@ -39,6 +39,7 @@ from models.sagrada.render import Sample, random_view, render
 from scanner.errors import PhotoError
 from scanner.photo import Photo
 from scanner.pipeline import Scanner
+from scanner.sagrada.cells import COLS, ROWS
 
 HERE = Path(__file__).resolve().parent
 SETS = ("heldout", "composites", "training")
@@ -50,8 +51,7 @@ TITLES = {
 }
 SURE = 0.9  # a wrong cell read at this confidence or more is a confident error
 QUARTER_CELL = 0.25
-CELLS = 20
-COLS = 5
+CELLS = ROWS * COLS
 
 
 def sample_at(name: str, index: int, pool: composite.DicePool | None = None) -> Sample:
@@ -116,7 +116,7 @@ def read_photo(
         return {**outcome, "refused": str(error)[:160], "wrong": CELLS, "sure_wrong": 0}
     error_pitch, turns = corner_error(result.image_corners, truth_corners)
     got = {tuple(cell.cell): cell for cell in result.cells}
-    cells = [got.get(divmod(index, COLS)) for index in range(len(truth))]
+    cells = [got.get(divmod(at, COLS)) for at in range(len(truth))]
     wrong = [cell for cell, value in zip(cells, truth) if cell is None or cell.value != value]
     return {
         **outcome,
@@ -128,14 +128,17 @@ def read_photo(
     }
 
 
-_JOB: dict[str, Any] = {}  # the set a pool of worker processes reads (inherited when they fork)
+_JOB: dict[str, Any] = {}  # in a worker process: the set it reads and its own scanner
+
+
+def _start_worker(name: str, pool: composite.DicePool | None, true_grid: bool) -> None:
+    """Set up a worker process (started afresh, not forked: no model session or thread pool is shared)."""
+    cv2.setNumThreads(1)
+    _JOB.update(name=name, pool=pool, true_grid=true_grid, scanner=Scanner())
 
 
 def _read_in_worker(index: int) -> dict[str, Any]:
-    """``read_photo`` in a worker process, with a scanner of its own made on its first photo."""
-    if "scanner" not in _JOB:
-        cv2.setNumThreads(1)
-        _JOB["scanner"] = Scanner()
+    """``read_photo`` in a worker process set up by ``_start_worker``."""
     return read_photo(_JOB["name"], index, _JOB["scanner"], _JOB["pool"], true_grid=_JOB["true_grid"])
 
 
@@ -183,11 +186,9 @@ def read_set(
     corner_errors = []
     started = time.perf_counter()
     if workers > 1:
-        _JOB.clear()
-        _JOB.update(name=name, pool=pool, true_grid=true_grid)
-        with multiprocessing.get_context("fork").Pool(workers) as processes:
+        context = multiprocessing.get_context("spawn")
+        with context.Pool(workers, initializer=_start_worker, initargs=(name, pool, true_grid)) as processes:
             outcomes = list(processes.imap(_read_in_worker, range(count)))
-        _JOB.clear()
     else:
         reader = scanner or Scanner()
         outcomes = [read_photo(name, index, reader, pool, true_grid=true_grid) for index in range(count)]
