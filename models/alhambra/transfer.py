@@ -255,7 +255,7 @@ def measure_set(
     per_photo: list[tuple[int, int]] = []  # tiles right and compared, photo by photo (for the intervals)
     seconds = {"render": 0.0, "scan": 0.0}
     jobs = [(set_name, index, out_size) for index in range(count)]
-    pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
+    pool = multiprocessing.get_context("spawn").Pool(workers) if workers > 1 else None
     try:
         results = pool.imap(read_shot, jobs) if pool is not None else map(read_shot, jobs)
         for index, (shot, outcome, render_s, scan_s) in enumerate(results):
