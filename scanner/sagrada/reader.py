@@ -580,16 +580,17 @@ def cell_readings(
     """
     cells, overrides = [], []
     to_photo = cell_outline_homography(grid_corners)
+    read = [value_probabilities(cell_states) for cell_states in states]
     for index in range(ROWS * COLS):
         r, c = divmod(index, COLS)
-        values = value_probabilities(states[index])
+        values = read[index]
         model_value = max(values, key=lambda value: values[value])
         chosen = cell_text(decoded.states[index])
         sure = values.get(chosen, 0.0)
         if decoded.joint is not None:
             joint = value_probabilities(decoded.joint[index]).get(chosen, 0.0)
             sure = sure ** (1 - JOINT_WEIGHT) * joint**JOINT_WEIGHT
-        sure = orientation_weighed(sure, value_probabilities(states[ROWS * COLS - 1 - index]).get(chosen, 0.0), upright)
+        sure = orientation_weighed(sure, read[-1 - index].get(chosen, 0.0), upright)
         x0, y0 = MARGIN_PX + c * PITCH_PX, MARGIN_PX + r * PITCH_PX
         square = cell_square(x0 + PITCH_PX / 2, y0 + PITCH_PX / 2, PITCH_PX / 2)
         polygon = tuple((float(x), float(y)) for x, y in project(square, to_photo).round(1))
