@@ -44,3 +44,12 @@ def photo_intervals(right: np.ndarray, compared: np.ndarray, draws: int = BOOTST
         "items_right": [round(float(q), 4) for q in np.percentile(items, [2.5, 97.5])],
         "boards_right": [round(float(q), 4) for q in np.percentile(boards, [2.5, 97.5])],
     }
+
+
+def interval_text(interval: list[float]) -> str:
+    """An interval of shares as percentages (``[0.954, 0.988]`` -> ``"95.4-98.8%"``).
+
+    >>> interval_text([0.954, 0.988])
+    '95.4-98.8%'
+    """
+    return f"{100 * interval[0]:.1f}-{100 * interval[1]:.1f}%"

@@ -49,7 +49,7 @@ import numpy as np
 from models.alhambra.make_dataset import ART_MIX
 from models.alhambra.render import render
 from models.alhambra.styles import HELD_OUT_STYLE
-from models.metrics import photo_intervals
+from models.metrics import interval_text, photo_intervals
 from scanner.alhambra.tiles import PRICES
 from scanner.errors import PhotoError
 from scanner.pipeline import Scanner
@@ -361,7 +361,7 @@ def measure(
 
 def _of(part: int, whole: int, interval: list[float] | None = None) -> str:
     """``part/whole (share%)``, with the share's 95% interval over the photos when one is given."""
-    spread = f", 95% {100 * interval[0]:.1f}-{100 * interval[1]:.1f}%" if interval else ""
+    spread = f", 95% {interval_text(interval)}" if interval else ""
     return f"{part}/{whole} ({100 * part / whole:.1f}%{spread})" if whole else f"{part}/0"
 
 

@@ -33,7 +33,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from models.metrics import BOOTSTRAP_DRAWS, photo_intervals
+from models.metrics import BOOTSTRAP_DRAWS, interval_text, photo_intervals
 from models.sagrada import composite, styles
 from models.sagrada.render import Sample, random_view, render
 from scanner.errors import PhotoError
@@ -266,7 +266,7 @@ def _pct(part: int, whole: int) -> str:
 def _interval(figures: dict[str, Any], key: str) -> str:
     """`` (low-high%)``: the figure's 95% interval over the photos, or nothing for figures without one."""
     low_high = figures.get("intervals", {}).get(key)
-    return f" ({100 * low_high[0]:.1f}-{100 * low_high[1]:.1f}%)" if low_high else ""
+    return f" ({interval_text(low_high)})" if low_high else ""
 
 
 def markdown(results: dict[str, Any]) -> list[str]:
