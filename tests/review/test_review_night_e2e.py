@@ -238,9 +238,7 @@ def lan_server(tmp_path: Path):
     thread.join(timeout=5)
 
 
-def test_the_join_qr_code_opens_the_game_on_a_phone(chromium, lan_server) -> None:
-    import cv2
-    import numpy as np
+def test_the_join_qr_code_opens_the_game_on_a_phone(chromium, lan_server, read_qr) -> None:
     from playwright.sync_api import expect
 
     base, join = lan_server
@@ -253,7 +251,7 @@ def test_the_join_qr_code_opens_the_game_on_a_phone(chromium, lan_server) -> Non
         expect(image).to_be_visible()
         assert page.evaluate("document.querySelector('#join img').naturalWidth") > 100
         png = page.request.get(base + "/join.png").body()
-        read = cv2.QRCodeDetector().detectAndDecode(cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_GRAYSCALE))[0]
+        read = read_qr(png)
         assert read == join
         other = phone.new_page()
         assert other.goto(base + "/").status == 403  # without the code's token, refused
