@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -53,3 +55,47 @@ def interval_text(interval: list[float]) -> str:
     '95.4-98.8%'
     """
     return f"{100 * interval[0]:.1f}-{100 * interval[1]:.1f}%"
+
+
+def paired_change(
+    before: tuple[np.ndarray, np.ndarray], after: tuple[np.ndarray, np.ndarray], draws: int = BOOTSTRAP_DRAWS, seed: int = 0
+) -> dict[str, Any]:
+    """How two runs over the same photos differ: items right and boards entirely right, after - before.
+
+    ``before`` and ``after`` give each photo's items read right and items compared (``right``,
+    ``compared``, photo by photo, in the same order). The photos are drawn with their two readings
+    together (a paired percentile bootstrap), so what the two runs share cancels: a change that
+    independent intervals cannot tell from chance shows here when the same photos move the same way.
+    ``items`` and ``boards`` are [change, low, high] in shares; ``better`` and ``worse`` count the
+    photos with more and fewer items right.
+
+    >>> paired_change((np.array([19, 20]), np.array([20, 20])), (np.array([20, 20]), np.array([20, 20])))["items"]
+    [0.025, 0.0, 0.05]
+
+    Raises:
+        ValueError: the runs hold different numbers of photos.
+    """
+    right_a, compared_a = (np.asarray(part, np.float64) for part in before)
+    right_b, compared_b = (np.asarray(part, np.float64) for part in after)
+    if not (right_a.shape == compared_a.shape == right_b.shape == compared_b.shape):
+        raise ValueError(f"paired runs: {right_a.size} photos before, {right_b.size} after; expected the same photos")
+    picks = np.random.default_rng(seed).integers(0, right_a.size, size=(draws, right_a.size)) if right_a.size else None
+
+    def share(right: np.ndarray, compared: np.ndarray, rows: np.ndarray | slice) -> np.ndarray:
+        return right[rows].sum(axis=-1) / np.maximum(compared[rows].sum(axis=-1), 1)
+
+    def board(right: np.ndarray, compared: np.ndarray, rows: np.ndarray | slice) -> np.ndarray:
+        return (right == compared)[rows].mean(axis=-1) if right.size else np.zeros(())
+
+    out: dict[str, Any] = {"photos": int(right_a.size)}
+    for key, measure in (("items", share), ("boards", board)):
+        point = float(measure(right_b, compared_b, slice(None)) - measure(right_a, compared_a, slice(None)))
+        if picks is None:
+            out[key] = [0.0, 0.0, 0.0]
+            continue
+        drawn = measure(right_b, compared_b, picks) - measure(right_a, compared_a, picks)
+        low, high = np.percentile(drawn, [2.5, 97.5])
+        out[key] = [round(point, 4), round(float(low), 4), round(float(high), 4)]
+    out["better"] = int((right_b > right_a).sum())
+    out["worse"] = int((right_b < right_a).sum())
+    return out

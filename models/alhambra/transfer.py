@@ -290,6 +290,7 @@ def measure_set(
     figures["lowest_confidence"] = sorted(lowest)
     right, compared = np.array(per_photo, np.int64).reshape(-1, 2).T
     figures["intervals"] = photo_intervals(right, compared)
+    figures["per_photo"] = [list(counts) for counts in per_photo]  # for models.compare: another run over the same photos
     return figures
 
 
