@@ -85,11 +85,14 @@ def compare(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]],
         a, b = before[name], after[name]
         if _photos(a) != _photos(b):
             raise CompareError(f"set {name}: before read {_photos(a)}, after {_photos(b)}; expected the same photos")
-        counts_a, counts_b = photo_counts(a), photo_counts(b)
-        if counts_a is None or counts_b is None:
-            continue
+        try:
+            counts_a, counts_b = photo_counts(a), photo_counts(b)
+            if counts_a is None or counts_b is None:
+                continue
+            change = paired_change(counts_a, counts_b, draws)
+        except (TypeError, ValueError) as error:
+            raise CompareError(f"set {name}: each photo's counts: {error}; expected one count a photo, {_photos(a)}") from None
         items, boards, sure = _words(a)
-        change = paired_change(counts_a, counts_b, draws)
         right_a, compared_a = counts_a
         right_b, compared_b = counts_b
         change.update(

@@ -117,6 +117,16 @@ def test_the_command_prints_the_table(tmp_path: Path, capsys) -> None:
             {"heldout": {"photos": 1, "first_seed": 9}},
             "no set read by both runs has each photo's",
         ),
+        (
+            {"composites": {**sagrada_set([0, 0]), "wrong_per_photo": [0]}},
+            {"composites": sagrada_set([0, 0])},
+            "set composites: each photo's counts",
+        ),
+        (
+            {"composites": {**sagrada_set([0]), "wrong_per_photo": ["x"]}},
+            {"composites": sagrada_set([0])},
+            "set composites: each photo's counts",
+        ),
     ],
 )
 def test_results_that_cannot_be_compared_get_one_line_and_status_2(tmp_path: Path, capsys, before, after, message) -> None:
