@@ -81,7 +81,7 @@ def compare(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]],
         CompareError: a set read other photos in the two runs, or no set can be compared.
     """
     changes = {}
-    for name in before.keys() & after.keys():
+    for name in sorted(before.keys() & after.keys()):
         a, b = before[name], after[name]
         if _photos(a) != _photos(b):
             raise CompareError(f"set {name}: before read {_photos(a)}, after {_photos(b)}; expected the same photos")
@@ -108,7 +108,7 @@ def compare(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]],
         raise CompareError(
             f"no set read by both runs has each photo's counts (sets before: {', '.join(sorted(before))}; after: {', '.join(sorted(after))})"
         )
-    return dict(sorted(changes.items()))
+    return changes
 
 
 def _share(part: int, whole: int) -> str:
