@@ -20,8 +20,7 @@ from typing import Any
 import numpy as np
 
 from models.metrics import BOOTSTRAP_DRAWS, paired_change
-
-SAGRADA_CELLS = 20  # cells of a window: older Sagrada results record each photo's wrong cells only
+from scanner.sagrada.cells import COLS, ROWS
 
 
 class CompareError(ValueError):
@@ -35,7 +34,7 @@ def photo_counts(figures: dict[str, Any]) -> tuple[np.ndarray, np.ndarray] | Non
         return counts[:, 0], counts[:, 1]
     if "wrong_per_photo" in figures:
         wrong = np.asarray(figures["wrong_per_photo"], np.int64)
-        return SAGRADA_CELLS - wrong, np.full(wrong.shape, SAGRADA_CELLS)
+        return ROWS * COLS - wrong, np.full(wrong.shape, ROWS * COLS)  # Sagrada records each photo's wrong cells
     return None
 
 

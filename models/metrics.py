@@ -79,20 +79,19 @@ def paired_change(
     right_b, compared_b = (np.asarray(part, np.float64) for part in after)
     if not (right_a.shape == compared_a.shape == right_b.shape == compared_b.shape):
         raise ValueError(f"paired runs: {right_a.size} photos before, {right_b.size} after; expected the same photos")
-    picks = np.random.default_rng(seed).integers(0, right_a.size, size=(draws, right_a.size)) if right_a.size else None
+    out: dict[str, Any] = {"photos": int(right_a.size), "items": [0.0, 0.0, 0.0], "boards": [0.0, 0.0, 0.0]}
+    if not right_a.size:
+        return {**out, "better": 0, "worse": 0}
+    picks = np.random.default_rng(seed).integers(0, right_a.size, size=(draws, right_a.size))
 
     def share(right: np.ndarray, compared: np.ndarray, rows: np.ndarray | slice) -> np.ndarray:
         return right[rows].sum(axis=-1) / np.maximum(compared[rows].sum(axis=-1), 1)
 
     def board(right: np.ndarray, compared: np.ndarray, rows: np.ndarray | slice) -> np.ndarray:
-        return (right == compared)[rows].mean(axis=-1) if right.size else np.zeros(())
+        return (right == compared)[rows].mean(axis=-1)
 
-    out: dict[str, Any] = {"photos": int(right_a.size)}
     for key, measure in (("items", share), ("boards", board)):
         point = float(measure(right_b, compared_b, slice(None)) - measure(right_a, compared_a, slice(None)))
-        if picks is None:
-            out[key] = [0.0, 0.0, 0.0]
-            continue
         drawn = measure(right_b, compared_b, picks) - measure(right_a, compared_a, picks)
         low, high = np.percentile(drawn, [2.5, 97.5])
         out[key] = [round(point, 4), round(float(low), 4), round(float(high), 4)]
