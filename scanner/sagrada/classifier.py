@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from scanner.guides import without_guide_lines
 from scanner.reading import CellClassifier, parse_key
 from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN, ROWS, cell_crops, lift_corners, rectify_grid
 from scoring.errors import StateError
@@ -71,8 +72,10 @@ def cell_label(value: str, cell: str, fields: Mapping[str, Any]) -> str:
 def grid_crops(image_rgb: np.ndarray, corners: np.ndarray) -> list[tuple[tuple[int, int], np.ndarray]]:
     """Each cell's crop, as the reader cuts it, of the window whose grid corners are ``corners`` (TL, TR, BR, BL, in that order).
 
-    The reader orients corners given to it by itself; true corners keep their order here.
+    The reader orients corners given to it by itself; true corners keep their order here. Guide
+    lines drawn over the photo are painted out first, as the reader does.
     """
+    image_rgb, _ = without_guide_lines(image_rgb)
     height, width = image_rgb.shape[:2]
     lifted = lift_corners(np.asarray(corners, dtype=np.float64).reshape(4, 2), (width, height), CROP_HEIGHT_MM)
     rectified, _ = rectify_grid(image_rgb, lifted)

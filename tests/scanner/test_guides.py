@@ -1,0 +1,180 @@
+"""Guide lines another camera app drew over a photo: found where they are, painted out, nothing else touched."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scanner.guides import GuideLine, erase_guide_lines, find_guide_lines
+
+
+def _table_with_dice(seed: int, size: tuple[int, int] = (1200, 1600)) -> np.ndarray:
+    """A wood-brown table with soft texture, coloured dice and their white pips (no straight light lines)."""
+    rng = np.random.default_rng(seed)
+    height, width = size
+    noise = cv2.GaussianBlur(rng.normal(0, 1, (height // 8, width // 8)).astype(np.float32), (0, 0), 2)
+    texture = cv2.resize(noise, (width, height), interpolation=cv2.INTER_CUBIC)[..., None] * 12
+    image = np.clip(np.array([120, 85, 55], np.float32) + texture, 0, 255).astype(np.uint8)
+    colours = [(200, 30, 30), (230, 200, 40), (40, 160, 60), (40, 70, 190), (120, 50, 150)]
+    for _ in range(30):
+        x, y, side = int(rng.uniform(60, width - 120)), int(rng.uniform(60, height - 120)), int(rng.uniform(50, 90))
+        cv2.rectangle(image, (x, y), (x + side, y + side), colours[int(rng.integers(5))], -1)
+        for _ in range(int(rng.integers(1, 7))):
+            px, py = x + int(rng.uniform(0.2, 0.8) * side), y + int(rng.uniform(0.2, 0.8) * side)
+            cv2.circle(image, (px, py), max(3, side // 10), (245, 245, 240), -1, cv2.LINE_AA)
+    return image
+
+
+def _draw(image: np.ndarray, parts: int, thick: int, white: int, opacity: float) -> np.ndarray:
+    """Draw a camera app's grid of ``parts`` by ``parts`` over ``image`` as ``models.scene.draw_overlay`` does."""
+    height, width = image.shape[:2]
+    layer = image.copy()
+    for k in range(1, parts):
+        x, y = int(width * k / parts), int(height * k / parts)
+        cv2.line(layer, (x, 0), (x, height - 1), (white,) * 3, thick, cv2.LINE_AA)
+        cv2.line(layer, (0, y), (width - 1, y), (white,) * 3, thick, cv2.LINE_AA)
+    return cv2.addWeighted(layer, opacity, image, 1 - opacity, 0)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    parts=st.sampled_from([3, 4]),
+    thick=st.integers(1, 5),
+    white=st.integers(225, 255),
+    opacity=st.floats(0.6, 1.0),
+)
+def test_a_camera_grid_is_found_line_by_line_and_painted_out(seed, parts, thick, white, opacity) -> None:
+    clean = _table_with_dice(seed)
+    drawn = _draw(clean, parts, thick, white, opacity)
+    height, width = clean.shape[:2]
+    lines = find_guide_lines(drawn)
+    across = sorted(line.at for line in lines if line.across)
+    down = sorted(line.at for line in lines if not line.across)
+    assert across == pytest.approx([height * k / parts for k in range(1, parts)], abs=2.0)
+    assert down == pytest.approx([width * k / parts for k in range(1, parts)], abs=2.0)
+    assert all(line.start < 0.05 * (width if line.across else height) for line in lines)
+    erased = erase_guide_lines(drawn, lines)
+    band = np.zeros(clean.shape[:2], bool)
+    for k in range(1, parts):
+        band[int(height * k / parts) - thick : int(height * k / parts) + thick + 1] = True
+        band[:, int(width * k / parts) - thick : int(width * k / parts) + thick + 1] = True
+    before = np.abs(drawn.astype(np.int16) - clean)[band].mean()
+    after = np.abs(erased.astype(np.int16) - clean)[band].mean()
+    assert after < 0.25 * before
+    assert np.array_equal(
+        erased[~cv2.dilate(band.astype(np.uint8), np.ones((9, 9), np.uint8)).astype(bool)],
+        clean[~cv2.dilate(band.astype(np.uint8), np.ones((9, 9), np.uint8)).astype(bool)],
+    )
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_dice_pips_and_a_table_find_no_line(seed) -> None:
+    assert find_guide_lines(_table_with_dice(seed)) == []
+
+
+def test_a_broad_light_band_is_not_a_drawn_line() -> None:
+    image = _table_with_dice(3)
+    image[500:560] = 235  # a card's white edge or a strip of light across the table
+    assert find_guide_lines(image) == []
+
+
+def test_a_framing_rectangle_is_four_lines_as_long_as_its_sides() -> None:
+    clean = _table_with_dice(7)
+    drawn = clean.copy()
+    cv2.rectangle(drawn, (200, 150), (1400, 1050), (240, 240, 240), 3, cv2.LINE_AA)
+    lines = find_guide_lines(drawn)
+    assert sorted((line.across, round(line.at)) for line in lines) == [(False, 200), (False, 1400), (True, 150), (True, 1050)]
+    for line in lines:
+        assert (line.start, line.end) == pytest.approx((200, 1400) if line.across else (150, 1050), abs=4)
+    erased = erase_guide_lines(drawn, lines)
+    assert np.abs(erased.astype(np.int16) - clean)[140:160, 300:1300].mean() < 4
+    assert np.array_equal(erased[:, :100], clean[:, :100])  # beyond the frame's ends nothing is filled
+
+
+def test_a_line_along_the_photos_edge_is_left_with_nothing_to_fill_from() -> None:
+    image = _table_with_dice(1)
+    line = GuideLine(across=True, at=1.0, thickness=3.0, start=0.0, end=1600.0)
+    assert np.array_equal(erase_guide_lines(image, [line]), image)
+
+
+# ------------------------------------------------------------------------- on a scan of a window
+
+
+@pytest.fixture(scope="module")
+def scanner():
+    from scanner.pipeline import Scanner
+
+    return Scanner()
+
+
+def _cells(result) -> list[str]:
+    return [cell.value for cell in sorted(result.cells, key=lambda cell: cell.cell)]
+
+
+@pytest.mark.parametrize("index", [25, 190])
+def test_a_window_under_a_camera_grid_reads_as_without_it(scanner, index: int) -> None:
+    """Held-out-style photos of the transfer benchmark whose guide lines crossed dice: 5 and 1 cells were misread."""
+    from models.sagrada import transfer
+    from scanner.photo import Photo
+
+    sample = transfer.sample_at("heldout", index)
+    assert any(mark.startswith("grid") for mark in sample.label["render"]["view"]["overlay"])
+    truth = [value for row in sample.label["players"][0]["window"] for value in row.split()]
+    assert _cells(scanner.scan(Photo.from_array(sample.image_rgb), "sagrada")) == truth
+
+
+def _lines_through_middle_pips(seed: int):
+    """A held-out-style render, and the same photo with guide lines drawn through the middle pips of four dice."""
+    from models.sagrada import styles
+    from models.sagrada.render import render
+    from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, ROWS, lift_corners
+
+    sample = render(seed, style=styles.HELD_OUT)
+    image = sample.image_rgb
+    height, width = image.shape[:2]
+    truth = [value for row in sample.label["players"][0]["window"] for value in row.split()]
+    tops = lift_corners(np.array(sample.label["render"]["corners"], np.float64), (width, height), CROP_HEIGHT_MM)
+    to_photo = cv2.getPerspectiveTransform(np.float32([[0, 0], [COLS, 0], [COLS, ROWS], [0, ROWS]]), tops.astype(np.float32))
+    centres = cv2.perspectiveTransform(np.float32([[[c + 0.5, r + 0.5]] for r in range(ROWS) for c in range(COLS)]), to_photo).reshape(
+        -1, 2
+    )
+    odd = [at for at, value in enumerate(truth) if value != "." and int(value[1]) % 2]  # a die with a middle pip
+    drawn = image.copy()
+    for at in odd[:2]:
+        cv2.line(drawn, (0, int(centres[at, 1])), (width - 1, int(centres[at, 1])), (240, 240, 240), 4, cv2.LINE_AA)
+    for at in odd[2:4]:
+        cv2.line(drawn, (int(centres[at, 0]), 0), (int(centres[at, 0]), height - 1), (240, 240, 240), 4, cv2.LINE_AA)
+    return sample, drawn
+
+
+@pytest.mark.parametrize("seed", [9_000_001, 9_000_010])
+def test_lines_drawn_through_the_middle_pips_change_no_reading(scanner, seed: int) -> None:
+    """Guide lines moved to run through the middle pip of four dice read exactly as the photo without them.
+
+    Left on the photo, these lines made two dice misread (9000001) and the window refused (9000010).
+    """
+    from scanner.photo import Photo
+
+    sample, drawn = _lines_through_middle_pips(seed)
+    assert len(find_guide_lines(drawn)) == 4
+    truth = [value for row in sample.label["players"][0]["window"] for value in row.split()]
+    read = _cells(scanner.scan(Photo.from_array(drawn), "sagrada"))
+    assert read == _cells(scanner.scan(Photo.from_array(sample.image_rgb), "sagrada")) == truth
+
+
+def test_adaptation_cuts_its_examples_as_the_reader_sees_them() -> None:
+    """The crops a corrected photo gives ``tablescan adapt`` on its true corners have the guide lines painted out too."""
+    from scanner.sagrada.cells import CROP_HEIGHT_MM, cell_crops, lift_corners, rectify_grid
+    from scanner.sagrada.classifier import grid_crops
+
+    sample, drawn = _lines_through_middle_pips(9_000_001)
+    corners = np.array(sample.label["render"]["corners"], np.float64)
+    height, width = drawn.shape[:2]
+    clean = np.stack([crop for _, crop in grid_crops(sample.image_rgb, corners)]).astype(np.int16)
+    examples = np.stack([crop for _, crop in grid_crops(drawn, corners)])
+    as_drawn = cell_crops(rectify_grid(drawn, lift_corners(corners, (width, height), CROP_HEIGHT_MM))[0])
+    assert np.abs(examples - clean).mean() < 0.2 * np.abs(as_drawn - clean).mean()
