@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from models.metrics import BOOTSTRAP_DRAWS, paired_change
+from models.metrics import BOOTSTRAP_DRAWS, paired_change, share_text
 from scanner.sagrada.cells import COLS, ROWS
 
 
@@ -110,10 +110,6 @@ def compare(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]],
     return changes
 
 
-def _share(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.1f}%" if whole else "n/a"
-
-
 def _points(change: list[float]) -> str:
     """``+0.4 points (95%: -0.1 to +0.9)``: a change of shares, in percentage points."""
     point, low, high = (100 * value for value in change)
@@ -137,7 +133,7 @@ def table(changes: dict[str, dict[str, Any]]) -> list[str]:
         (right_a, whole_a), (right_b, whole_b) = c["items_before"], c["items_after"]
         photos = c["photos"]
         lines.append(
-            f"| {name} | {photos} | {items}: {_share(right_a, whole_a)} -> {_share(right_b, whole_b)}, {_points(c['items'])}, "
+            f"| {name} | {photos} | {items}: {share_text(right_a, whole_a)} -> {share_text(right_b, whole_b)}, {_points(c['items'])}, "
             f"{verdict(c['items'])} | {boards}: {c['boards_before']} -> {c['boards_after']} of {photos}, {_points(c['boards'])}, "
             f"{verdict(c['boards'])} | {c['better']} / {c['worse']} | {' -> '.join('n/a' if n is None else str(n) for n in c['sure'])} |"
         )

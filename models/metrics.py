@@ -57,6 +57,20 @@ def interval_text(interval: list[float]) -> str:
     return f"{100 * interval[0]:.1f}-{100 * interval[1]:.1f}%"
 
 
+def share_text(part: int, whole: int) -> str:
+    """``part`` of ``whole`` as a percentage: one decimal, or as many more as keep a shortfall from reading 100%.
+
+    >>> share_text(229, 240), share_text(4798, 4800), share_text(240, 240), share_text(0, 0)
+    ('95.4%', '99.96%', '100.0%', 'n/a')
+    """
+    if not whole:
+        return "n/a"
+    share, digits = 100 * part / whole, 1
+    while part < whole and f"{share:.{digits}f}".startswith("100"):
+        digits += 1
+    return f"{share:.{digits}f}%"
+
+
 def paired_change(
     before: tuple[np.ndarray, np.ndarray], after: tuple[np.ndarray, np.ndarray], draws: int = BOOTSTRAP_DRAWS, seed: int = 0
 ) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from models.metrics import BOOTSTRAP_DRAWS, interval_text, photo_intervals
+from models.metrics import BOOTSTRAP_DRAWS, interval_text, photo_intervals, share_text
 from models.sagrada import composite, styles
 from models.sagrada.render import Sample, random_view, render
 from scanner.errors import PhotoError
@@ -259,10 +259,6 @@ def measure(
     return results
 
 
-def _pct(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.1f}%" if whole else "n/a"
-
-
 def _interval(figures: dict[str, Any], key: str) -> str:
     """`` (low-high%)``: the figure's 95% interval over the photos, or nothing for figures without one."""
     low_high = figures.get("intervals", {}).get(key)
@@ -280,10 +276,10 @@ def markdown(results: dict[str, Any]) -> list[str]:
         r = results.get(name)
         if not r or "skipped" in r:
             continue
-        sure = _pct(r["wrong_cells_sure"], r["wrong_cells"])
+        sure = share_text(r["wrong_cells_sure"], r["wrong_cells"])
         turned = f" ({r['grid_turned']} turned)" if r.get("grid_turned") else ""
         lines.append(
-            f"| {r['title']} ({r['photos']}) | {_pct(r['cells_right'], r['cells'])}{_interval(r, 'items_right')} "
+            f"| {r['title']} ({r['photos']}) | {share_text(r['cells_right'], r['cells'])}{_interval(r, 'items_right')} "
             f"| {r['windows_right']}/{r['photos']}{_interval(r, 'boards_right')} "
             f"| {r['read']}/{r['photos']} / {r['grid_within_quarter_cell']}/{r['photos']}{turned} | {r['wrong_cells']} | {sure} "
             f"| {r['wrong_windows_unflagged']}/{r['photos'] - r['windows_right']} | {r['right_windows_flagged']}/{r['windows_right']} |"
@@ -356,7 +352,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             print(
                 f"{name} by style: "
                 + ", ".join(
-                    f"{s} {_pct(v['cells_right'], 20 * v['photos'])} cells, {v['windows_right']}/{v['photos']} windows"
+                    f"{s} {share_text(v['cells_right'], 20 * v['photos'])} cells, {v['windows_right']}/{v['photos']} windows"
                     for s, v in r["by_style"].items()
                 )
             )

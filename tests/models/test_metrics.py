@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.metrics import photo_intervals
+from models.metrics import photo_intervals, share_text
 
 
 def test_intervals_hold_the_figure_and_narrow_with_more_photos() -> None:
@@ -35,3 +35,14 @@ def test_intervals_are_shares_in_order(pairs) -> None:
 
 def test_no_photos_give_no_interval() -> None:
     assert photo_intervals(np.zeros(0), np.zeros(0)) == {}
+
+
+@settings(max_examples=200, deadline=None)
+@given(whole=st.integers(1, 10**7), data=st.data())
+def test_a_share_reads_100_percent_only_when_all_are_right(whole, data) -> None:
+    part = data.draw(st.one_of(st.integers(0, whole), st.just(whole - 1), st.just(max(0, whole - 2))))
+    text = share_text(part, whole)
+    assert text.endswith("%")
+    assert (text == "100.0%") == (part == whole)
+    assert part == whole or not text.startswith("100")
+    assert abs(float(text[:-1]) - 100 * part / whole) <= 0.05 + 1e-9
