@@ -52,16 +52,15 @@ def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
 def find_guide_lines(image_rgb: np.ndarray) -> list[GuideLine]:
     """The guide lines drawn across or down ``image_rgb`` (RGB uint8), in its pixels; [] when none."""
     height, width = image_rgb.shape[:2]
-    red, green, blue = cv2.split(np.ascontiguousarray(image_rgb))
-    darkest, lightest = cv2.min(cv2.min(red, green), blue), cv2.max(cv2.max(red, green), blue)
     scale = max(1.0, max(height, width) / WORK_PX)  # a photo larger than WORK_PX: thicker lines, coarser steps along
     ridge_px = int(round(RIDGE_PX * scale)) | 1
     shrink = int(round(ALONG_STEP * scale))
     lines = []
     for across in (True, False):
         # a line along the rows is as well seen in every few columns (and the other way round)
-        step = (slice(None), slice(None, None, shrink)) if across else (slice(None, None, shrink), slice(None))
-        dark, light = np.ascontiguousarray(darkest[step]), np.ascontiguousarray(lightest[step])
+        size = (max(1, width // shrink), height) if across else (width, max(1, height // shrink))
+        red, green, blue = cv2.split(cv2.resize(image_rgb, size, interpolation=cv2.INTER_NEAREST))
+        dark, light = cv2.min(cv2.min(red, green), blue), cv2.max(cv2.max(red, green), blue)
         kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (1, ridge_px) if across else (ridge_px, 1))
         lighter = cv2.morphologyEx(dark, cv2.MORPH_TOPHAT, kernel) > RIDGE_LIGHTER
         thin = (lighter & (cv2.subtract(light, dark) < RIDGE_GREY) & (dark > RIDGE_FLOOR)).view(np.uint8)
