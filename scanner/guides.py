@@ -1,8 +1,10 @@
-"""Guide lines another camera app drew over a photo: found, and painted out before the cells are read.
+"""Guide lines another camera app drew over a photo: found, and painted out before a board is read.
 
 Camera apps draw thin light lines over the picture (a rule-of-thirds grid across the whole frame, a
 framing rectangle) and photos shared from them keep the lines. Where such a line crosses a die it
-hides part of a pip or draws a bar the model may take for one. The lines are straight and run along
+hides part of a pip or draws a bar the model may take for one; across a palace it cuts through
+price digits and the fountain, and the palace may not be found at all. ``Scanner.scan`` paints the
+lines out of every photo before a reader sees it. The lines are straight and run along
 the photo's rows or columns, so they are found as rows (columns) where a thin light grey ridge runs
 along a large share of the width (height), and each is filled in across its thickness from the
 pixels just either side of it.
@@ -23,6 +25,7 @@ RIDGE_LIGHTER = 35  # how much lighter than its sides (darkest channel, 0-255)
 RIDGE_GREY = 45  # the most its channels differ: guide lines are white or grey
 RIDGE_FLOOR = 110  # its darkest channel at least this light (a one-pixel line drawn at 60% is about 150)
 ALONG_STEP = 4  # every this many pixels along a line are looked at
+MIN_RUN = 7  # and unbroken over at least this many of those steps
 MIN_SPAN = 0.3  # a line runs along at least this share of the photo's width (height)
 MAX_THICKNESS = 0.012  # and is at most this share of the photo's short side thick
 PAD_PX = 2.0  # photo pixels painted beyond the ridge's edge each side (its soft, anti-aliased edge and the JPEG's ringing)
@@ -66,9 +69,11 @@ def find_guide_lines(image_rgb: np.ndarray) -> list[GuideLine]:
         thin = (lighter & (cv2.subtract(light, dark) < RIDGE_GREY) & (dark > RIDGE_FLOOR)).view(np.uint8)
         # an anti-aliased line one pixel off its row still counts for that row
         ridge = np.asarray(cv2.dilate(thin, np.ones((3, 1) if across else (1, 3), np.uint8)), np.uint8)
+        # a drawn line runs on unbroken where it is seen; texture and noise light up pixels here and there
+        unbroken = cv2.morphologyEx(ridge, cv2.MORPH_OPEN, np.ones((1, MIN_RUN) if across else (MIN_RUN, 1), np.uint8))
         if not across:
-            ridge = np.ascontiguousarray(ridge.T)
-        share = cv2.reduce(ridge, 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S).ravel() / ridge.shape[1]
+            ridge, unbroken = np.ascontiguousarray(ridge.T), np.ascontiguousarray(unbroken.T)
+        share = cv2.reduce(unbroken, 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S).ravel() / ridge.shape[1]
         scale_along = (width if across else height) / ridge.shape[1]
         for first, last in _runs(share > MIN_SPAN):
             if last - first + 1 > MAX_THICKNESS * min(height, width) + 2:

@@ -18,6 +18,7 @@ import numpy as np
 from calibration import apply_profile, distort_points, undistort_points
 from scanner.adapt import adapt_reader, profile_adaptation
 from scanner.errors import PhotoError, Remedy
+from scanner.guides import without_guide_lines
 from scanner.photo import Photo, load_photo
 from scanner.readers import READER_MODULES, READERS, ReaderFactory
 from scanner.reading import BoardReader, BoardReading, CellReading, Override, ScanEvidence, ScanReview, Timings
@@ -152,6 +153,10 @@ class Scanner:
         with timings.stage("decode"):
             photo = source if isinstance(source, Photo) else load_photo(source, name=name, min_long_side_px=WORKING_LONG_SIDE_PX)
         reader = self.reader(game)
+        with timings.stage("guides"):  # another camera app's guide drawn over the photo hides what it crosses
+            cleared, lines = without_guide_lines(photo.image_rgb)
+        if lines:  # painted out in the photo's own pixels, before a profile straightens its lens
+            photo = replace(photo, image_rgb=cleared, notes=(*photo.notes, f"{len(lines)} guide lines drawn over the photo painted out"))
         local_corners = None if corners is None else np.asarray(corners, dtype=np.float64).reshape(4, 2) / photo.scale
         to_photo = _identity
         camera = getattr(self.profile, "camera", None)

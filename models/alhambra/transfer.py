@@ -1,15 +1,18 @@
 """Transfer benchmark: the shipped scanner reads whole photos of palaces in tile art it never trained on.
 
-    python -m models.alhambra.transfer [--count 200] [--size WxH] [--sets held_out,training] [--workers N] [--out FILE] [--update-card]
+    python -m models.alhambra.transfer [--count 200] [--size WxH] [--sets held_out,training,guides] [--workers N] [--out FILE] [--update-card]
 
-Two sets of ``--count`` photos each, rendered with fixed seeds used nowhere else (training renders
+Sets of ``--count`` photos each, rendered with fixed seeds used nowhere else (training renders
 use 0+, calibration 1,000,000+, the held-out render sets and the samples 2,000,000-3,499,999):
 
 - ``held_out`` (seeds 6,000,000+): every tile in ``styles.HELD_OUT_STYLE`` (painted volumes,
   battlemented walls, lit octagons, digit faces of ``art.HELD_OUT_FONTS``), never in a training
   render, drawn as a printed set (each type its own building and colours: towers tall and pinkish);
 - ``training`` (seeds 6,100,000+): the training mix's styles in turn (``make_dataset.ART_MIX``),
-  randomised and as printed sets, for reference.
+  randomised and as printed sets, for reference;
+- ``guides`` (seeds 6,000,000+: the ``held_out`` photos themselves), each with another camera app's
+  guide drawn over it (``models.scene.draw_overlay``: a rule-of-thirds grid, a framing rectangle or
+  its corner brackets, crosses, circles, words), as a photo shared from such an app keeps it.
 
 Every photo: a legal palace of 4-25 building tiles on card stock (grain, rounded corners, visible
 thickness, glare), 3000x2250 or 4000x3000 (a fifth in portrait; ``--size`` forces one size), camera
@@ -50,6 +53,7 @@ from models.alhambra.make_dataset import ART_MIX
 from models.alhambra.render import render
 from models.alhambra.styles import HELD_OUT_STYLE
 from models.metrics import interval_text, photo_intervals
+from models.scene import draw_overlay
 from scanner.alhambra.tiles import PRICES
 from scanner.errors import PhotoError
 from scanner.pipeline import Scanner
@@ -57,7 +61,7 @@ from scanner.readers import READERS
 from scoring.alhambra.palace import CATALOGUE
 
 GAME = "alhambra"
-SEEDS = {"held_out": 6_000_000, "training": 6_100_000}
+SEEDS = {"held_out": 6_000_000, "training": 6_100_000, "guides": 6_000_000}
 SIZES = ((3000, 2250), (4000, 3000))
 MAX_TILT_DEG = 35.0
 MAX_ROLL_DEG = 20.0
@@ -81,6 +85,7 @@ class Shot:
     table: str
     clutter: bool
     fill: float
+    guides: bool = False  # another camera app's guide drawn over the photo
 
 
 def shot_for(set_name: str, index: int, out_size: tuple[int, int] | None = None) -> Shot:
@@ -93,7 +98,7 @@ def shot_for(set_name: str, index: int, out_size: tuple[int, int] | None = None)
         raise ValueError(f"set: expected one of {', '.join(SEEDS)}, got {set_name!r}")
     seed = SEEDS[set_name] + index
     rng = np.random.default_rng([seed, 1_618_033])
-    if set_name == "held_out":  # drawn as a printed set: each type its own building
+    if set_name in ("held_out", "guides"):  # drawn as a printed set: each type its own building
         style, randomise = HELD_OUT_STYLE, False
     else:  # every training style, with randomised buildings and as a printed set
         names = [name for name, _ in ART_MIX.styles]
@@ -108,7 +113,16 @@ def shot_for(set_name: str, index: int, out_size: tuple[int, int] | None = None)
     }
     table = ("wood", "cloth")[int(rng.integers(2))]
     return Shot(
-        seed, style, randomise, int(rng.integers(4, 26)), size, camera, table, bool(rng.random() < 0.5), float(rng.uniform(0.5, 0.9))
+        seed,
+        style,
+        randomise,
+        int(rng.integers(4, 26)),
+        size,
+        camera,
+        table,
+        bool(rng.random() < 0.5),
+        float(rng.uniform(0.5, 0.9)),
+        guides=set_name == "guides",
     )
 
 
@@ -127,10 +141,20 @@ def photo_of(shot: Shot) -> tuple[bytes, dict[str, Any]]:
         table=shot.table,
         tile_px=160,
     )
-    ok, data = cv2.imencode(".jpg", cv2.cvtColor(sample.image_rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92])
+    if not shot.guides:
+        return _jpeg(sample.image_rgb), sample.label
+    # drawn over the finished photo, JPEG and all, as the app draws it
+    finished = cv2.imdecode(np.frombuffer(_jpeg(sample.image_rgb), np.uint8), cv2.IMREAD_COLOR)
+    drawn, _ = draw_overlay(cv2.cvtColor(np.asarray(finished), cv2.COLOR_BGR2RGB), np.random.default_rng([shot.seed, 7]))
+    return _jpeg(drawn), sample.label
+
+
+def _jpeg(image_rgb: np.ndarray) -> bytes:
+    """``image_rgb`` as a JPEG file of quality 92."""
+    ok, data = cv2.imencode(".jpg", cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92])
     if not ok:  # pragma: no cover - OpenCV always encodes uint8 RGB
         raise RuntimeError("JPEG encoding failed")
-    return data.tobytes(), sample.label
+    return data.tobytes()
 
 
 class _TracingReader:
@@ -374,7 +398,9 @@ def markdown(figures: dict[str, dict[str, Any]]) -> list[str]:
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, f in figures.items():
-        label = f"held out: {HELD_OUT_STYLE}" if name == "held_out" else "training styles: " + ", ".join(sorted(f["styles"]))
+        label = {"held_out": f"held out: {HELD_OUT_STYLE}", "guides": f"held out: {HELD_OUT_STYLE}, under a camera app's guide"}.get(
+            name, "training styles: " + ", ".join(sorted(f["styles"]))
+        )
         spread = f.get("intervals", {})
         tiles = _of(f["tiles_right"], f["tiles_compared"], spread.get("items_right"))
         palaces = _of(f["palaces_right"], f["photos"], spread.get("boards_right"))
@@ -439,7 +465,7 @@ def main(argv: list[str] | None = None) -> None:
     # of held-out tiles against 98.2%), having been looked at while the readers were tuned
     parser.add_argument("--count", type=int, default=200, help="photos per set (default 200)")
     parser.add_argument("--size", type=_size, default=None, help="one photo size for all, WxH (default 3000x2250 or 4000x3000)")
-    parser.add_argument("--sets", default="held_out,training", help="comma-separated sets (default held_out,training)")
+    parser.add_argument("--sets", default="held_out,training,guides", help="comma-separated sets (default held_out,training,guides)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"where the figures go (default {OUT.name} beside this file)")
     parser.add_argument("--workers", type=int, default=1, help="processes rendering and reading photos (default 1)")
     parser.add_argument("--quiet", action="store_true", help="no line per photo")

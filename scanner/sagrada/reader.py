@@ -35,7 +35,6 @@ import numpy as np
 
 from scanner.errors import BoardNotFoundError, Remedy
 from scanner.geometry import cell_square, project
-from scanner.guides import without_guide_lines
 from scanner.model import OnnxModel, load_model, softmax
 from scanner.photo import Photo
 from scanner.reading import BoardReading, CellReading, GridCertainty, Override, Timings
@@ -448,14 +447,8 @@ class SagradaReader:
             BoardNotFoundError: no window (or two) found, or the photo is too dark or blurred to tell.
         """
         timings = timings or Timings()
-        notes: list[str] = list(photo.notes)
-        with timings.stage("locate"):
-            # another camera app's guide drawn over the photo: where it crosses a die it hides pips
-            cleared, lines = without_guide_lines(photo.image_rgb)
-        if lines:
-            photo = replace(photo, image_rgb=cleared)
-            notes.append(f"{len(lines)} guide lines drawn over the photo painted out")
         image = photo.image_rgb
+        notes: list[str] = list(photo.notes)
         judged: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}  # the cells the grid retry's judge read, by grid
         with timings.stage("locate"):
             grid_corners, location, fit, refiner_turn = self._locate(photo, corners, notes, judged)
