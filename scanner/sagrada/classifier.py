@@ -73,7 +73,8 @@ def grid_crops(image_rgb: np.ndarray, corners: np.ndarray) -> list[tuple[tuple[i
     """Each cell's crop, as the reader cuts it, of the window whose grid corners are ``corners`` (TL, TR, BR, BL, in that order).
 
     The reader orients corners given to it by itself; true corners keep their order here. Guide
-    lines drawn over the photo are painted out first, as the reader does.
+    lines drawn over the photo are painted out first, as ``Scanner.scan`` does before the reader
+    sees the photo.
     """
     image_rgb, _ = without_guide_lines(image_rgb)
     height, width = image_rgb.shape[:2]

@@ -173,7 +173,7 @@ def test_lines_drawn_through_the_middle_pips_change_no_reading(scanner, seed: in
     assert read == _cells(scanner.scan(Photo.from_array(sample.image_rgb), "sagrada")) == truth
 
 
-def test_adaptation_cuts_its_examples_as_the_reader_sees_them() -> None:
+def test_adaptation_cuts_its_examples_as_a_scan_sees_them() -> None:
     """The crops a corrected photo gives ``tablescan adapt`` on its true corners have the guide lines painted out too."""
     from scanner.sagrada.cells import CROP_HEIGHT_MM, cell_crops, lift_corners, rectify_grid
     from scanner.sagrada.classifier import grid_crops
