@@ -65,10 +65,8 @@ def test_a_camera_grid_is_found_line_by_line_and_painted_out(seed, parts, thick,
     before = np.abs(drawn.astype(np.int16) - clean)[band].mean()
     after = np.abs(erased.astype(np.int16) - clean)[band].mean()
     assert after < 0.25 * before
-    assert np.array_equal(
-        erased[~cv2.dilate(band.astype(np.uint8), np.ones((9, 9), np.uint8)).astype(bool)],
-        clean[~cv2.dilate(band.astype(np.uint8), np.ones((9, 9), np.uint8)).astype(bool)],
-    )
+    away = ~cv2.dilate(band.astype(np.uint8), np.ones((9, 9), np.uint8)).astype(bool)  # a few pixels clear of every line
+    assert np.array_equal(erased[away], clean[away])
 
 
 @pytest.mark.parametrize("seed", range(6))
