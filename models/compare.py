@@ -11,7 +11,6 @@ say which run reads better.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from models.cli import CommandParser
 from models.metrics import BOOTSTRAP_DRAWS, paired_change, share_text
 from scanner.sagrada.cells import COLS, ROWS
 
@@ -142,7 +142,7 @@ def table(changes: dict[str, dict[str, Any]]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: print the comparison; exit 2 with one line when the files cannot be compared."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = CommandParser(description=__doc__.splitlines()[0])
     parser.add_argument("before", type=Path, help="results of the run before the change (a transfer benchmark's JSON)")
     parser.add_argument("after", type=Path, help="results of the run after it, over the same photos")
     args = parser.parse_args(argv)

@@ -16,13 +16,14 @@ games together changes no weight.
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Sequence
+
+from models.cli import CommandParser
 
 COMMANDS = ("models.sagrada.train", "models.alhambra.train")
 EVALUATIONS = (("models.sagrada.evaluate",), ("models.alhambra.evaluate", "--scan-count", "100"))
@@ -69,7 +70,7 @@ def run_together(commands: Sequence[tuple[str, Sequence[str]]]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Train and export every model, then evaluate them; return the first non-zero exit status, else 0."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = CommandParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-evaluate", action="store_true", help="train and export only")
     args = parser.parse_args(argv)
     start = time.perf_counter()

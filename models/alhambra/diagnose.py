@@ -43,6 +43,7 @@ import numpy as np
 
 from models.alhambra.evaluate import SCAN_SEED
 from models.alhambra.render import render
+from models.cli import CommandParser
 from scanner.alhambra.reader import (
     TileEvidence,
     _local_pitch,
@@ -224,7 +225,7 @@ def diagnose_photo(reader: Any, seed: int) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     """Command line: diagnose ``--count`` renders from ``--seed`` and print the table of causes."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = CommandParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--seed", type=int, default=SCAN_SEED)
     parser.add_argument("--verbose", action="store_true", help="one line per misread photo")

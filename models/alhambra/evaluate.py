@@ -10,7 +10,6 @@ palaces entirely right, locator failures, median seconds).
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import statistics
@@ -23,6 +22,7 @@ import numpy as np
 
 from models.alhambra.make_dataset import SEED_BASE, build
 from models.alhambra.render import render
+from models.cli import CommandParser
 from models.metrics import expected_calibration_error
 from scanner.alhambra.reader import KINDS, LOCATE_MODEL, TILES_MODEL, crops_batch
 from scanner.errors import BoardNotFoundError
@@ -189,7 +189,7 @@ def update_card(path: Path, tables: str) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Command line: evaluate and refresh ``models/alhambra_tiles/MODEL_CARD.md``."""
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = CommandParser(description=__doc__)
     parser.add_argument("--count", type=int, default=200, help="held-out renders for the crop measurement")
     parser.add_argument("--scan-count", type=int, default=60, help="held-out photos scanned end to end")
     args = parser.parse_args(argv)

@@ -12,7 +12,6 @@ types), how often the tiles are card stock. ``CLASSIC_ONLY`` renders as before t
 
 from __future__ import annotations
 
-import argparse
 import functools
 import hashlib
 import multiprocessing
@@ -27,6 +26,7 @@ import numpy as np
 from models.alhambra.art import TRAINING_FONTS, usable
 from models.alhambra.render import ART_STYLES, render
 from models.alhambra.styles import HELD_OUT_STYLE
+from models.cli import CommandParser
 from scanner.alhambra.octagon import crop_octagons, price_patches
 from scanner.alhambra.reader import KINDS, LOCATE_SIZE, LOCATE_STRIDE, PRICES, crop_cells, locate_input, upright_walls_to_crop
 from scoring.alhambra.palace import BUILDING_TYPES
@@ -291,7 +291,7 @@ def build(split: str, count: int, workers: int = 2, cache: Path = CACHE, art: Ar
 
 def main() -> None:
     """Command line: render one split into the cache."""
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = CommandParser(description=__doc__)
     parser.add_argument("--split", choices=sorted(SEED_BASE), default="train")
     parser.add_argument("--count", type=int, default=1500)
     parser.add_argument("--workers", type=int, default=2)

@@ -13,7 +13,6 @@ renders (seeds 2,000,000+). Every setting is in ``CONFIG`` below; the loop is ``
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import os
 import time
@@ -30,6 +29,7 @@ from models.alhambra import evaluate, export
 from models.alhambra.art import TRAINING_FONTS, usable
 from models.alhambra.make_dataset import ART_MIX, DATA_VERSION, PRICE_NUDGE, build, fonts_tag
 from models.alhambra.net import LocateNet, OctagonNet, TileNet
+from models.cli import CommandParser
 from models.fit import FitConfig, fit, seeded
 from scanner.alhambra.reader import CROP_MARGIN
 from scanner.model import RecipeValue
@@ -352,7 +352,7 @@ ONLY = {"all": ("locate", "tiles", "octagon"), "readers": ("tiles", "octagon"), 
 
 def main(argv: list[str] | None = None) -> None:
     """Render, train, calibrate, export and evaluate every Alhambra model (or only some of them)."""
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = CommandParser(description=__doc__)
     parser.add_argument("--train-count", type=int, default=CONFIG.train_renders)
     parser.add_argument("--val-count", type=int, default=CONFIG.calibration_renders)
     parser.add_argument("--octagon-count", type=int, default=CONFIG.octagon_renders)

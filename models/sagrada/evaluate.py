@@ -12,7 +12,6 @@ file and rewrites the three model cards.
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from typing import Any, cast
 import numpy as np
 from PIL import Image
 
+from models.cli import CommandParser
 from models.metrics import expected_calibration_error
 from models.sagrada import cards, make_dataset
 from models.sagrada.real_dice import load_real_dice
@@ -340,7 +340,7 @@ def model_latency(
 
 def main(argv: list[str] | None = None) -> dict:
     """Command line: evaluate and rewrite the model cards."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = CommandParser(description=__doc__.splitlines()[0])
     parser.add_argument("--renders", type=int, default=100)
     args = parser.parse_args(argv)
     reader = SagradaReader()

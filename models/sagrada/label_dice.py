@@ -15,13 +15,14 @@ dice whose pips are not white, and dice whose colour could not be told).
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import cv2
 import numpy as np
 from PIL import Image
+
+from models.cli import CommandParser
 
 HERE = Path(__file__).resolve().parent
 REALDATA = HERE.parents[2] / "shared" / "realdata"
@@ -151,7 +152,7 @@ def write_sheets(out: Path, rows: list[dict], crops: list[np.ndarray], per_sheet
 
 def main(argv: list[str] | None = None) -> None:
     """Command line: propose labels, write contact sheets, write the labels file."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = CommandParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sheets", type=Path, help="write contact sheets per label into this folder (outside the repo)")
     parser.add_argument("--write", action="store_true", help=f"write {LABELS_FILE.name}")
     args = parser.parse_args(argv)

@@ -15,7 +15,6 @@ Each render draws its board style from ``STYLES`` (every style but ``styles.HELD
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -28,6 +27,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from models.cli import CommandParser
 from models.sagrada import composite
 from models.sagrada import styles as board_styles
 from models.sagrada.render import random_view, render
@@ -236,7 +236,7 @@ def load_or_make(first_seed: int, count: int, workers: int = 1, cache: Path = CA
 
 def main() -> None:
     """Command line: render a dataset into an .npz file."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = CommandParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--seed", type=int, default=TRAIN_SEED)
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))

@@ -10,7 +10,6 @@ Every setting is in ``CONFIG`` below; the loop is ``models.fit``.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import os
@@ -25,6 +24,7 @@ import torch
 from torch import nn
 
 from models import fast
+from models.cli import CommandParser
 from models.fit import FitConfig, fit, seeded
 from models.sagrada import evaluate, export, locate_data, make_dataset
 from models.sagrada.nets import CellEnsemble, CellNet, FinderNet, LocateNet, RefinerNet
@@ -498,7 +498,7 @@ def _train_grid_models(train: dict[str, Any], only: set[str], config: SagradaTra
 
 def main(argv: list[str] | None = None) -> None:
     """Command line: render, train, calibrate, export and evaluate every Sagrada model."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = CommandParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--cache", type=Path, default=make_dataset.CACHE, help="where rendered data are cached")
     parser.add_argument("--photos", type=int, default=CONFIG.train_photos, help="training renders")

@@ -21,7 +21,6 @@ tables as markdown and writes ``transfer.json`` beside this file. ``measure()`` 
 
 from __future__ import annotations
 
-import argparse
 import json
 import multiprocessing
 import sys
@@ -33,6 +32,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from models.cli import CommandParser
 from models.metrics import BOOTSTRAP_DRAWS, interval_text, photo_intervals, share_text
 from models.sagrada import composite, styles
 from models.sagrada.render import Sample, random_view, render
@@ -324,7 +324,7 @@ def summary(results: dict[str, Any]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Command line: run the benchmark, print its markdown table, write ``transfer.json``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = CommandParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=240, help="photos per set (default 240)")
     parser.add_argument("--sets", default=",".join(SETS), help="comma-separated: " + ", ".join(SETS))
     parser.add_argument("--out", type=Path, default=HERE / "transfer.json")
