@@ -54,7 +54,7 @@ from models.alhambra.render import render
 from models.alhambra.styles import HELD_OUT_STYLE
 from models.cli import CommandParser
 from models.metrics import interval_text, photo_intervals
-from models.scene import draw_overlay
+from models.scene import draw_overlay, encode_jpeg, jpeg_roundtrip
 from scanner.alhambra.tiles import PRICES
 from scanner.errors import PhotoError
 from scanner.pipeline import Scanner
@@ -67,6 +67,7 @@ SIZES = ((3000, 2250), (4000, 3000))
 MAX_TILT_DEG = 35.0
 MAX_ROLL_DEG = 20.0
 CONFIDENT = 0.9
+QUALITY = 92  # each photo is a JPEG file of this quality
 OUT = Path(__file__).with_name("transfer.json")
 CARD = Path(__file__).resolve().parents[1] / "alhambra_tiles" / "MODEL_CARD.md"
 CARD_START = "<!-- transfer:start -->"
@@ -142,20 +143,13 @@ def photo_of(shot: Shot) -> tuple[bytes, dict[str, Any]]:
         table=shot.table,
         tile_px=160,
     )
+    unused = np.random.default_rng(0)  # the quality is given: no random draw is made
     if not shot.guides:
-        return _jpeg(sample.image_rgb), sample.label
+        return encode_jpeg(sample.image_rgb, unused, QUALITY)[0], sample.label
     # drawn over the finished photo, JPEG and all, as the app draws it
-    finished = cv2.imdecode(np.frombuffer(_jpeg(sample.image_rgb), np.uint8), cv2.IMREAD_COLOR)
-    drawn, _ = draw_overlay(cv2.cvtColor(np.asarray(finished), cv2.COLOR_BGR2RGB), np.random.default_rng([shot.seed, 7]))
-    return _jpeg(drawn), sample.label
-
-
-def _jpeg(image_rgb: np.ndarray) -> bytes:
-    """``image_rgb`` as a JPEG file of quality 92."""
-    ok, data = cv2.imencode(".jpg", cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92])
-    if not ok:  # pragma: no cover - OpenCV always encodes uint8 RGB
-        raise RuntimeError("JPEG encoding failed")
-    return data.tobytes()
+    finished, _ = jpeg_roundtrip(sample.image_rgb, unused, QUALITY)
+    drawn, _ = draw_overlay(finished, np.random.default_rng([shot.seed, 7]))
+    return encode_jpeg(drawn, unused, QUALITY)[0], sample.label
 
 
 class _TracingReader:
