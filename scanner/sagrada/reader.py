@@ -451,7 +451,7 @@ class SagradaReader:
         notes: list[str] = list(photo.notes)
         judged: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}  # the cells the grid retry's judge read, by grid
         with timings.stage("locate"):
-            grid_corners, location, fit, refiner_turn = self._locate(photo, corners, notes, judged)
+            grid_corners, location, fit, refiner_turn, quarter = self._locate(photo, corners, notes, judged)
             refuse_colourless(image, photo.name)  # a window in grey: its dice cannot be told apart
         read_before = judged.get(np.asarray(grid_corners, np.float64).tobytes())
         with timings.stage("rectify"):
@@ -484,15 +484,16 @@ class SagradaReader:
             model=model,
             notes=tuple(notes),
             verdict=VERDICT,
-            grid=_given_certainty(sure) if location is None else _certainty(location, turned, sure, fit, likeness),
+            grid=_given_certainty(sure, quarter) if location is None else _certainty(location, turned, sure, fit, likeness),
         )
 
     def _locate(
         self, photo: Photo, corners: np.ndarray | None, notes: list[str], judged: dict[bytes, tuple[np.ndarray, np.ndarray]]
-    ) -> tuple[np.ndarray, BoardLocation | None, WindowFit | None, tuple[float, float]]:
+    ) -> tuple[np.ndarray, BoardLocation | None, WindowFit | None, tuple[float, float], float]:
         """The grid's corners (TL, TR, BR, BL), found (with its ``BoardLocation`` and lattice fit) or the given ones oriented (None).
 
-        The last item is the refiner's probabilities of the top-left returned and of its half turn.
+        Then the refiner's probabilities of the top-left returned and of its half turn, and for given
+        corners the probability that the sides taken for the width are (1.0 for a grid found).
 
         Raises:
             BoardNotFoundError: no window (or two) found.
@@ -513,10 +514,10 @@ class SagradaReader:
             location = found.location
             if location.orientation_confidence < 0.9:
                 notes.append(f"orientation uncertain ({location.orientation_confidence:.2f})")
-            return location.corners, location, found.fit, (location.orientation_confidence, location.flipped_probability)
-        # given corners, in any order: the cells say which sides are the width (they read surely only on
-        # the grid as it lies), the refiner and then the pattern cards which way up
-        grid_corners, sure, flip = board_finder.orient_corners(
+            return location.corners, location, found.fit, (location.orientation_confidence, location.flipped_probability), 1.0
+        # given corners, in any order: the cells and the lines between them say which sides are the width,
+        # the refiner and then the pattern cards which way up
+        grid_corners, sure, flip, quarter = board_finder.orient_corners(
             image,
             np.asarray(corners, np.float64).reshape(4, 2),
             self.refiner,
@@ -524,15 +525,18 @@ class SagradaReader:
         )
         if sure < 0.9:
             notes.append(f"orientation of the given corners uncertain ({sure:.2f})")
-        return grid_corners, None, None, (sure, flip)
+        if quarter < 0.9:
+            notes.append(f"which sides of the given corners are the width uncertain ({quarter:.2f})")
+        return grid_corners, None, None, (sure, flip), quarter
 
 
-def _given_certainty(sure: float) -> GridCertainty | None:
-    """For given corners: no doubt about the grid, only about which side is up when the cards and refiner hesitate."""
+def _given_certainty(sure: float, quarter: float = 1.0) -> GridCertainty | None:
+    """For given corners: no doubt about the grid, only about which side is up when the cards, the refiner or (for
+    which sides are the width, at ``quarter``) the cells and their lines hesitate."""
     return (
         None
-        if sure >= ORIENTATION_SURE
-        else GridCertainty((1.0, 1.0, 1.0, 1.0), orientation_confidence=sure, flipped_probability=1.0 - sure)
+        if sure >= ORIENTATION_SURE and quarter >= ORIENTATION_SURE
+        else GridCertainty((1.0, 1.0, 1.0, 1.0), orientation_confidence=sure * quarter, flipped_probability=1.0 - sure)
     )
 
 
