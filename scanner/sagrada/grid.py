@@ -352,8 +352,10 @@ def lattice_width_evidence(image_rgb: np.ndarray, corners: np.ndarray) -> float:
     side = LATTICE_PX
     square = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
     warp = cv2.getPerspectiveTransform(np.asarray(corners, np.float32).reshape(4, 2), square)
-    grey = cv2.cvtColor(np.ascontiguousarray(image_rgb), cv2.COLOR_RGB2GRAY)
-    flat = cv2.warpPerspective(grey, warp, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    warped = cv2.warpPerspective(
+        np.ascontiguousarray(image_rgb), warp, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    flat = cv2.cvtColor(warped, cv2.COLOR_RGB2GRAY).astype(np.float32)
     edge = int(0.03 * side)  # the frame's own edge is left out
     across_x = np.abs(cv2.Sobel(flat, cv2.CV_32F, 1, 0, ksize=3))[edge:-edge].mean(axis=0)
     across_y = np.abs(cv2.Sobel(flat, cv2.CV_32F, 0, 1, ksize=3))[:, edge:-edge].mean(axis=1)
