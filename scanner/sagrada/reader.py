@@ -531,8 +531,8 @@ class SagradaReader:
 
 
 def _given_certainty(sure: float, quarter: float = 1.0) -> GridCertainty | None:
-    """For given corners: no doubt about the grid, only about which side is up when the cards, the refiner or (for
-    which sides are the width, at ``quarter``) the cells and their lines hesitate."""
+    """For given corners: no doubt about the grid itself, only about its orientation: which side is up (the cards and
+    the refiner, at ``sure``) and which sides are the width (the cells and their lines, at ``quarter``)."""
     return (
         None
         if sure >= ORIENTATION_SURE and quarter >= ORIENTATION_SURE
