@@ -148,6 +148,7 @@ class GridCertainty:
     fit_words: str = ""  # what was seen, when the fit is poor (e.g. "16 of 20 cells seen")
     likeness: float = 1.0  # how surely the cells read as this game's board (a window's dice), 0-1
     likeness_words: str = ""  # the review's words when they read doubtfully (what was seen, what to check)
+    width_confidence: float = 1.0  # for corners given by hand: how sure the sides taken for the grid's width are, 0-1
 
     def __post_init__(self) -> None:
         if len(self.corner_peaks) != 4:
@@ -161,6 +162,8 @@ class GridCertainty:
             raise ValueError(f"grid.fit: expected 0-1, got {self.fit}")
         if not 0.0 <= self.likeness <= 1.0 + 1e-9:
             raise ValueError(f"grid.likeness: expected 0-1, got {self.likeness}")
+        if not 0.0 <= self.width_confidence <= 1.0 + 1e-9:
+            raise ValueError(f"grid.width_confidence: expected 0-1, got {self.width_confidence}")
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,8 @@ def percent(probability: float) -> str:
 
 
 def grid_doubts(grid: GridCertainty, thresholds: Thresholds) -> list[Doubt]:
-    """The doubts about a found grid: each weakly seen corner, a poor fit to the cells seen, cells unlike the game's, and an uncertain orientation."""
+    """The doubts about a grid: each weakly seen corner, a poor fit to the cells seen, cells unlike the game's, an uncertain
+    orientation, and for corners given by hand an uncertain width."""
     doubts = [
         Doubt(float(peak), f"the grid's {name} corner is uncertain", grid=True)
         for name, peak in zip(CORNER_NAMES, grid.corner_peaks)
@@ -60,6 +61,9 @@ def grid_doubts(grid: GridCertainty, thresholds: Thresholds) -> list[Doubt]:
         doubts.append(Doubt(1.0 - grid.flipped_probability, "the board's orientation is uncertain (it may be upside down)", grid=True))
     elif grid.orientation_confidence < thresholds.orientation:
         doubts.append(Doubt(grid.orientation_confidence, "the board's orientation is uncertain (which side is the top)", grid=True))
+    if grid.width_confidence < thresholds.orientation:
+        words = "the grid may be read a quarter turn off (which sides are its rows is uncertain): check its corners"
+        doubts.append(Doubt(grid.width_confidence, words, grid=True))
     return doubts
 
 

@@ -536,7 +536,7 @@ def _given_certainty(sure: float, quarter: float = 1.0) -> GridCertainty | None:
     return (
         None
         if sure >= ORIENTATION_SURE and quarter >= ORIENTATION_SURE
-        else GridCertainty((1.0, 1.0, 1.0, 1.0), orientation_confidence=sure * quarter, flipped_probability=1.0 - sure)
+        else GridCertainty((1.0, 1.0, 1.0, 1.0), orientation_confidence=sure, flipped_probability=1.0 - sure, width_confidence=quarter)
     )
 
 

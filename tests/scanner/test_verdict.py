@@ -91,6 +91,18 @@ ISSUE = Issue(
             id="top side uncertain",
         ),
         pytest.param(
+            window(),
+            {"grid": GridCertainty((1.0, 1.0, 1.0, 1.0), orientation_confidence=0.99, flipped_probability=0.01, width_confidence=0.8)},
+            ("the grid may be read a quarter turn off (which sides are its rows is uncertain): check its corners",),
+            id="width uncertain",
+        ),
+        pytest.param(
+            window(),
+            {"grid": GridCertainty((1.0, 1.0, 1.0, 1.0), width_confidence=0.95)},
+            (),
+            id="width sure enough",
+        ),
+        pytest.param(
             window(r2c0=reading((2, 0), "Y3", 0.17)),
             {"overrides": [OVERRIDE]},
             (
