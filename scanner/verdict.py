@@ -62,7 +62,7 @@ def grid_doubts(grid: GridCertainty, thresholds: Thresholds) -> list[Doubt]:
     elif grid.orientation_confidence < thresholds.orientation:
         doubts.append(Doubt(grid.orientation_confidence, "the board's orientation is uncertain (which side is the top)", grid=True))
     if grid.width_confidence < thresholds.orientation:
-        words = "the grid may be read a quarter turn off (which sides are its rows is uncertain): check its corners"
+        words = "the grid may be turned a quarter (which way its rows run is uncertain): check its corners"
         doubts.append(Doubt(grid.width_confidence, words, grid=True))
     return doubts
 

@@ -121,6 +121,6 @@ def test_a_doubtful_width_of_given_corners_asks_for_review(scanner: Scanner, mon
     monkeypatch.setattr(grid, "orient_corners", hesitant)
     doubtful = scanner.scan(Photo.from_array(sample.image_rgb), "sagrada", corners=truth)
     assert doubtful.review.needed
-    assert "the grid may be read a quarter turn off (which sides are its rows is uncertain): check its corners" in doubtful.review.reasons
+    assert "the grid may be turned a quarter (which way its rows run is uncertain): check its corners" in doubtful.review.reasons
     assert not any("orientation" in reason for reason in doubtful.review.reasons)  # the top is as sure as before
     assert [cell.value for cell in doubtful.cells] == [cell.value for cell in sure.cells]

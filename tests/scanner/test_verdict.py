@@ -93,7 +93,7 @@ ISSUE = Issue(
         pytest.param(
             window(),
             {"grid": GridCertainty((1.0, 1.0, 1.0, 1.0), orientation_confidence=0.99, flipped_probability=0.01, width_confidence=0.8)},
-            ("the grid may be read a quarter turn off (which sides are its rows is uncertain): check its corners",),
+            ("the grid may be turned a quarter (which way its rows run is uncertain): check its corners",),
             id="width uncertain",
         ),
         pytest.param(
