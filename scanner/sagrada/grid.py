@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from scanner.errors import BoardNotFoundError, Remedy
-from scanner.geometry import PixelCentres, Shrunk, footprint, order_clockwise, padded_box, shrink_photo, shrink_then_warp
+from scanner.geometry import PixelCentres, Shrunk, footprint, order_clockwise, padded_box, shrink_photo, shrink_then_warp, warp_to_rectangle
 from scanner.model import softmax
 from scanner.sagrada import lattice
 from scanner.sagrada.cells import CROP_HEIGHT_MM, lift_corners
@@ -350,11 +350,7 @@ def lattice_width_evidence(image_rgb: np.ndarray, corners: np.ndarray) -> float:
     near 0: the lines do not tell (a lattice hidden by the dice, or no lattice at all).
     """
     side = LATTICE_PX
-    square = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
-    warp = cv2.getPerspectiveTransform(np.asarray(corners, np.float32).reshape(4, 2), square)
-    warped = cv2.warpPerspective(
-        np.ascontiguousarray(image_rgb), warp, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
+    warped, _ = warp_to_rectangle(np.ascontiguousarray(image_rgb), np.asarray(corners, np.float64).reshape(4, 2), side, side)
     flat = cv2.cvtColor(warped, cv2.COLOR_RGB2GRAY).astype(np.float32)
     edge = int(0.03 * side)  # the frame's own edge is left out
     across_x = np.abs(cv2.Sobel(flat, cv2.CV_32F, 1, 0, ksize=3))[edge:-edge].mean(axis=0)

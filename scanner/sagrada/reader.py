@@ -530,7 +530,7 @@ class SagradaReader:
         return grid_corners, None, None, (sure, flip), quarter
 
 
-def _given_certainty(sure: float, quarter: float = 1.0) -> GridCertainty | None:
+def _given_certainty(sure: float, quarter: float) -> GridCertainty | None:
     """For given corners: no doubt about the grid itself, only about its orientation: which side is up (the cards and
     the refiner, at ``sure``) and which sides are the width (the cells and their lines, at ``quarter``)."""
     return (
