@@ -9,7 +9,10 @@ the photo's rows or columns, so they are found as rows (columns) where a thin li
 along a large share of the width (height), and each is filled in across its thickness from the
 pixels just either side of it.
 
-Marks that do not run along a row or column (circles, words, short crosses) are left as they are.
+Shorter marks along a row or column are painted out the same way: a focus cross's arms, the arms
+of corner brackets (a ridge unbroken along at least ``MIN_SEGMENT`` of the short side, checked pixel
+by pixel: lighter than both its sides nearly all the way and as thick all the way, which a row of
+pips is not). Marks that do not run along a row or column (circles, words) are left as they are.
 """
 
 from __future__ import annotations
@@ -28,6 +31,13 @@ ALONG_STEP = 4  # every this many pixels along a line are looked at
 MIN_RUN = 7  # and unbroken over at least this many of those steps
 MIN_SPAN = 0.3  # a line runs along at least this share of the photo's width (height)
 MAX_THICKNESS = 0.012  # and is at most this share of the photo's short side thick
+MIN_SEGMENT = 0.035  # a shorter mark along a row or column (a cross's arm, a bracket's) is at least this share of the short side
+BRIDGE_STEPS = 5  # gaps of fewer sampled pixels along a mark are bridged (another arm crossing it, a white pip under it)
+MARK_SEEN = 0.8  # and, pixel by pixel along it, lighter than both its sides at least this share of its length
+WHITE_UNDER = 200  # (where both its sides are lighter than this, darkest channel, a mark cannot be seen: not counted)
+EVEN_PX = 2  # and as thick all along, give or take this many pixels
+STRAIGHT_PX = 0.5  # and its middle keeps to its row (column), give or take this much (a drawn mark: none)
+SIDES_ALIKE = 40  # and alike on both sides along most of it, within this much in every channel
 PAD_PX = 2.0  # photo pixels painted beyond the ridge's edge each side (its soft, anti-aliased edge and the JPEG's ringing)
 
 
@@ -72,12 +82,13 @@ def find_guide_lines(image_rgb: np.ndarray) -> list[GuideLine]:
         # a drawn line runs on unbroken where it is seen; texture and noise light up pixels here and there
         unbroken = cv2.morphologyEx(ridge, cv2.MORPH_OPEN, np.ones((1, MIN_RUN) if across else (MIN_RUN, 1), np.uint8))
         if not across:
-            ridge, unbroken = np.ascontiguousarray(ridge.T), np.ascontiguousarray(unbroken.T)
+            thin, ridge, unbroken = (np.ascontiguousarray(mask.T) for mask in (thin, ridge, unbroken))
         share = cv2.reduce(unbroken, 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S).ravel() / ridge.shape[1]
         scale_along = (width if across else height) / ridge.shape[1]
-        for first, last in _runs(share > MIN_SPAN):
-            if last - first + 1 > MAX_THICKNESS * min(height, width) + 2:
-                continue  # a broad light band (a table's edge, a card), not a drawn line
+        widest = MAX_THICKNESS * min(height, width) + 2
+        spans = [(first, last) for first, last in _runs(share > MIN_SPAN) if last - first + 1 <= widest]  # wider: a light band
+        marks = _segments(image_rgb, thin, spans, across, MIN_SEGMENT * min(height, width) / scale_along, scale_along, ridge_px)
+        for first, last in spans:
             along = np.flatnonzero(ridge[first : last + 1].any(axis=0))
             # the ridge fades within half the kernel of where a line down meets it (a frame's corner)
             start, end = np.percentile(along, [0.5, 99.5]) * scale_along + np.array([-1, 1]) * (ridge_px // 2)
@@ -90,7 +101,101 @@ def find_guide_lines(image_rgb: np.ndarray) -> list[GuideLine]:
                     end=min(float(width if across else height), float(end) + scale_along),
                 )
             )
+        lines += marks  # after the lines: a mark beside one is filled from pixels already cleared
     return lines
+
+
+def _segments(
+    image_rgb: np.ndarray,
+    thin: np.ndarray,
+    spans: list[tuple[int, int]],
+    across: bool,
+    shortest: float,
+    scale_along: float,
+    ridge_px: int,
+) -> list[GuideLine]:
+    """The short marks drawn along ``image_rgb``'s rows (``across``) or columns: arms of crosses and corner brackets.
+
+    ``thin`` holds the ridge pixels with one row per row (column) of the photo and one column every
+    ``scale_along`` photo pixels along it; ``spans`` are the rows of the lines already found. A mark
+    is a ridge in one row (or a few) unbroken over at least ``shortest`` of ``thin``'s columns, as
+    thin as a line, away from the lines found, and, looked at again in the photo's every pixel
+    along it, lighter than both its sides (and grey and light) nearly all the way, as thick all the
+    way, with its middle on one row and mostly the same thing on both sides: a drawn mark is, while
+    texture and noise line up for a few sampled pixels at most, a row of round pips widens and
+    narrows, and the light rim of a die or a card's edge wanders across the rows or parts the die
+    from the table.
+    """
+    reach = int(np.ceil(shortest))
+    if reach < 1 or reach > thin.shape[1]:
+        return []
+    if spans:  # the lines' own rows: what lies beside them (a mark run into a line) is looked at alone
+        thin = thin.copy()
+        for low, high in spans:
+            thin[max(0, low - 1) : high + 2] = 0
+    # where a cross's other arm crosses it, a mark is not lighter than its sides for a few pixels
+    bridged = cv2.morphologyEx(thin, cv2.MORPH_CLOSE, np.ones((1, BRIDGE_STEPS), np.uint8))
+    long_runs = cv2.morphologyEx(bridged, cv2.MORPH_OPEN, np.ones((1, reach), np.uint8))
+    rows = cv2.reduce(long_runs, 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S).ravel()
+    candidates = [
+        (first, last, along_first, along_last)
+        for first, last in _runs(rows > 0)
+        for along_first, along_last in _runs(cv2.reduce(long_runs[first : last + 1], 0, cv2.REDUCE_SUM, dtype=cv2.CV_32S).ravel() > 0)
+    ]
+    near = ridge_px // 2  # across it, as far as a ridge can reach
+    pad = 2 * int(np.ceil(scale_along)) + 2  # beyond the last pixels looked at along it: its rounded end
+    widest = MAX_THICKNESS * min(image_rgb.shape[:2]) + 2
+    size_across, size_along = image_rgb.shape[:2] if across else image_rgb.shape[1::-1]
+    marks = []
+    for first, last, along_first, along_last in candidates:
+        thick = last - first + 1
+        if thick > widest or first - near < 0 or last + near >= size_across or along_last - along_first >= MIN_SPAN * thin.shape[1]:
+            continue  # too thick, at the photo's edge, or as long as a line (the lines are found as lines)
+        if any(low <= first and last <= high for low, high in spans):
+            continue  # a piece of a line across the photo, painted out with it (one beside a line is painted after it)
+        start, end = int(along_first * scale_along), min(size_along, int(np.ceil((along_last + 1) * scale_along)))
+        band = (
+            image_rgb[first - near : last + near + 1, start:end]
+            if across
+            else image_rgb[start:end, first - near : last + near + 1].transpose(1, 0, 2)
+        )
+        dark, light = band.min(axis=2).astype(np.int16), band.max(axis=2).astype(np.int16)
+        middle = slice(near, near + thick)
+        peak = dark[middle].max(axis=0)
+        at_peak = dark[middle].argmax(axis=0) + near
+        grey = (light - dark)[at_peak, np.arange(band.shape[1])]
+        # its sides, but not the rows of a line beside it (a cross's arm a few pixels off a line across the photo)
+        rows = np.arange(first - near, last + near + 1)
+        off_lines = ~np.any([(rows >= low - 1) & (rows <= high + 1) for low, high in spans], axis=0) if spans else np.ones(len(rows), bool)
+        beside = [np.flatnonzero(off_lines[part]) + part.start for part in (slice(0, near - 1), slice(near + thick + 1, len(rows)))]
+        if not any(len(side) for side in beside):
+            continue
+        sides = np.max([np.median(dark[side], axis=0) for side in beside if len(side)], axis=0)
+        if all(len(side) for side in beside):  # drawn over one thing, not along the edge between two (a die's rim)
+            colours = [np.median(band[side].astype(np.int16), axis=0) for side in beside]
+            if np.median(np.abs(colours[0] - colours[1]).max(axis=1)) > SIDES_ALIKE:
+                continue
+        drawn = (peak - sides > RIDGE_LIGHTER) & (peak > RIDGE_FLOOR) & (grey < RIDGE_GREY)
+        hidden = sides > WHITE_UNDER  # a white mark over white (a pip, paper) is not seen, nor missed
+        seen = np.count_nonzero(~hidden)
+        if seen < MARK_SEEN * len(hidden) / 2 or np.count_nonzero(drawn) < MARK_SEEN * seen:
+            continue
+        lit = (dark > sides + RIDGE_LIGHTER)[:, drawn]
+        widths = lit.sum(axis=0)  # across it: a drawn mark is as thick all along
+        if np.percentile(widths, 90) - np.percentile(widths, 10) > EVEN_PX:
+            continue  # a row of round pips widens and narrows
+        light_above = np.where(lit, dark[:, drawn] - sides[drawn], 0).astype(np.float64)  # how much lighter, where it is
+        weight = light_above.sum(axis=0)
+        centres = (np.arange(len(lit))[:, None] * light_above).sum(axis=0)[weight > 0] / weight[weight > 0]
+        if np.percentile(centres, 90) - np.percentile(centres, 10) > STRAIGHT_PX:
+            continue  # and keeps to its rows: a die's light rim, a card's edge, wander across them
+        # beside a line, the band the two make is filled as one, from pixels beyond both
+        low = min([first, *(low for low, high in spans if low - near <= last and first <= high + near)])
+        high = max([last, *(high for low, high in spans if low - near <= last and first <= high + near)])
+        marks.append(
+            GuideLine(across, (low + high) / 2, float(high - low + 1), float(max(0, start - pad)), float(min(size_along, end + pad)))
+        )
+    return marks
 
 
 def erase_guide_lines(image_rgb: np.ndarray, lines: list[GuideLine]) -> np.ndarray:
