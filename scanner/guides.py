@@ -34,7 +34,7 @@ MAX_THICKNESS = 0.012  # and is at most this share of the photo's short side thi
 MIN_SEGMENT = 0.035  # a shorter mark along a row or column (a cross's arm, a bracket's) is at least this share of the short side
 BRIDGE_STEPS = 5  # gaps of fewer sampled pixels along a mark are bridged (another arm crossing it, a white pip under it)
 MARK_SEEN = 0.8  # and, pixel by pixel along it, lighter than both its sides at least this share of its length
-WHITE_UNDER = 200  # (where both its sides are lighter than this, darkest channel, a mark cannot be seen: not counted)
+WHITE_UNDER = 200  # (where a side is lighter than this, darkest channel, a mark cannot be seen there: not counted)
 EVEN_PX = 2  # and as thick all along, give or take this many pixels
 STRAIGHT_PX = 0.5  # and its middle keeps to its row (column), give or take this much (a drawn mark: none)
 SIDES_ALIKE = 40  # and alike on both sides along most of it, within this much in every channel
@@ -82,7 +82,8 @@ def find_guide_lines(image_rgb: np.ndarray) -> list[GuideLine]:
         # a drawn line runs on unbroken where it is seen; texture and noise light up pixels here and there
         unbroken = cv2.morphologyEx(ridge, cv2.MORPH_OPEN, np.ones((1, MIN_RUN) if across else (MIN_RUN, 1), np.uint8))
         if not across:
-            thin, ridge, unbroken = (np.ascontiguousarray(mask.T) for mask in (thin, ridge, unbroken))
+            thin = np.ascontiguousarray(thin.T)
+            ridge, unbroken = np.ascontiguousarray(ridge.T), np.ascontiguousarray(unbroken.T)
         share = cv2.reduce(unbroken, 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S).ravel() / ridge.shape[1]
         scale_along = (width if across else height) / ridge.shape[1]
         widest = MAX_THICKNESS * min(height, width) + 2
@@ -165,9 +166,13 @@ def _segments(
         at_peak = dark[middle].argmax(axis=0) + near
         grey = (light - dark)[at_peak, np.arange(band.shape[1])]
         # its sides, but not the rows of a line beside it (a cross's arm a few pixels off a line across the photo)
-        rows = np.arange(first - near, last + near + 1)
-        off_lines = ~np.any([(rows >= low - 1) & (rows <= high + 1) for low, high in spans], axis=0) if spans else np.ones(len(rows), bool)
-        beside = [np.flatnonzero(off_lines[part]) + part.start for part in (slice(0, near - 1), slice(near + thick + 1, len(rows)))]
+        band_rows = np.arange(first - near, last + near + 1)
+        off_lines = (
+            ~np.any([(band_rows >= low - 1) & (band_rows <= high + 1) for low, high in spans], axis=0)
+            if spans
+            else np.ones(len(band_rows), bool)
+        )
+        beside = [np.flatnonzero(off_lines[part]) + part.start for part in (slice(0, near - 1), slice(near + thick + 1, len(band_rows)))]
         if not any(len(side) for side in beside):
             continue
         sides = np.max([np.median(dark[side], axis=0) for side in beside if len(side)], axis=0)
@@ -176,7 +181,7 @@ def _segments(
             if np.median(np.abs(colours[0] - colours[1]).max(axis=1)) > SIDES_ALIKE:
                 continue
         drawn = (peak - sides > RIDGE_LIGHTER) & (peak > RIDGE_FLOOR) & (grey < RIDGE_GREY)
-        hidden = sides > WHITE_UNDER  # a white mark over white (a pip, paper) is not seen, nor missed
+        hidden = sides > WHITE_UNDER  # beside white (a pip, paper) a white mark is not seen, nor missed
         seen = np.count_nonzero(~hidden)
         if seen < MARK_SEEN * len(hidden) / 2 or np.count_nonzero(drawn) < MARK_SEEN * seen:
             continue
