@@ -88,7 +88,7 @@ def find_guide_lines(image_rgb: np.ndarray) -> list[GuideLine]:
         scale_along = (width if across else height) / ridge.shape[1]
         widest = MAX_THICKNESS * min(height, width) + 2
         spans = [(first, last) for first, last in _runs(share > MIN_SPAN) if last - first + 1 <= widest]  # wider: a light band
-        marks = _segments(image_rgb, thin, spans, across, MIN_SEGMENT * min(height, width) / scale_along, scale_along, ridge_px)
+        marks = _segments(image_rgb, thin, spans, across, MIN_SEGMENT * min(height, width) / scale_along, scale_along, ridge_px, widest)
         for first, last in spans:
             along = np.flatnonzero(ridge[first : last + 1].any(axis=0))
             # the ridge fades within half the kernel of where a line down meets it (a frame's corner)
@@ -114,15 +114,17 @@ def _segments(
     shortest: float,
     scale_along: float,
     ridge_px: int,
+    widest: float,
 ) -> list[GuideLine]:
     """The short marks drawn along ``image_rgb``'s rows (``across``) or columns: arms of crosses and corner brackets.
 
     ``thin`` holds the ridge pixels with one row per row (column) of the photo and one column every
     ``scale_along`` photo pixels along it; ``spans`` are the rows of the lines already found. A mark
-    is a ridge in one row (or a few) unbroken over at least ``shortest`` of ``thin``'s columns, as
-    thin as a line, away from the lines found, and, looked at again in the photo's every pixel
-    along it, lighter than both its sides (and grey and light) nearly all the way, as thick all the
-    way, with its middle on one row and mostly the same thing on both sides: a drawn mark is, while
+    is a ridge in one row (or a few) unbroken over at least ``shortest`` of ``thin``'s columns, at
+    most ``widest`` thick as a line is, away from the rows of the lines found, and, looked at again
+    in the photo's every pixel along it, lighter than both its sides (and grey and light) nearly all
+    the way, as thick all the way, with its middle on one row and mostly the same thing on both
+    sides: a drawn mark is, while
     texture and noise line up for a few sampled pixels at most, a row of round pips widens and
     narrows, and the light rim of a die or a card's edge wanders across the rows or parts the die
     from the table.
@@ -145,15 +147,12 @@ def _segments(
     ]
     near = ridge_px // 2  # across it, as far as a ridge can reach
     pad = 2 * int(np.ceil(scale_along)) + 2  # beyond the last pixels looked at along it: its rounded end
-    widest = MAX_THICKNESS * min(image_rgb.shape[:2]) + 2
     size_across, size_along = image_rgb.shape[:2] if across else image_rgb.shape[1::-1]
     marks = []
     for first, last, along_first, along_last in candidates:
         thick = last - first + 1
         if thick > widest or first - near < 0 or last + near >= size_across or along_last - along_first >= MIN_SPAN * thin.shape[1]:
             continue  # too thick, at the photo's edge, or as long as a line (the lines are found as lines)
-        if any(low <= first and last <= high for low, high in spans):
-            continue  # a piece of a line across the photo, painted out with it (one beside a line is painted after it)
         start, end = int(along_first * scale_along), min(size_along, int(np.ceil((along_last + 1) * scale_along)))
         band = (
             image_rgb[first - near : last + near + 1, start:end]
