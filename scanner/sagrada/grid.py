@@ -353,12 +353,15 @@ def lattice_width_evidence(image_rgb: np.ndarray, corners: np.ndarray) -> float:
     warped, _ = warp_to_rectangle(np.ascontiguousarray(image_rgb), np.asarray(corners, np.float64).reshape(4, 2), side, side)
     flat = cv2.cvtColor(warped, cv2.COLOR_RGB2GRAY).astype(np.float32)
     edge = int(0.03 * side)  # the frame's own edge is left out
-    across_x = np.abs(cv2.Sobel(flat, cv2.CV_32F, 1, 0, ksize=3))[edge:-edge].mean(axis=0)
-    across_y = np.abs(cv2.Sobel(flat, cv2.CV_32F, 0, 1, ksize=3))[:, edge:-edge].mean(axis=1)
+    band = int(LATTICE_BAND * side)
+
+    def over_median(profile: np.ndarray) -> np.ndarray:
+        return profile / (float(np.median(profile[edge:-edge])) + 1e-6)
+
+    across_x = over_median(np.abs(cv2.Sobel(flat, cv2.CV_32F, 1, 0, ksize=3))[edge:-edge].mean(axis=0))
+    across_y = over_median(np.abs(cv2.Sobel(flat, cv2.CV_32F, 0, 1, ksize=3))[:, edge:-edge].mean(axis=1))
 
     def lines(profile: np.ndarray, cells: int) -> float:
-        profile = profile / (float(np.median(profile[edge:-edge])) + 1e-6)
-        band = int(LATTICE_BAND * side)
         return float(np.mean([profile[k * side // cells - band : k * side // cells + band + 1].max() for k in range(1, cells)]))
 
     return (lines(across_x, lattice.COLS) - lines(across_x, lattice.ROWS)) + (lines(across_y, lattice.ROWS) - lines(across_y, lattice.COLS))
