@@ -84,6 +84,12 @@ def compare(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]],
         a, b = before[name], after[name]
         if _photos(a) != _photos(b):
             raise CompareError(f"set {name}: before read {_photos(a)}, after {_photos(b)}; expected the same photos")
+        faces_a, faces_b = a.get("missing_faces"), b.get("missing_faces")  # recorded since 2026-12-05 (Alhambra)
+        if faces_a is not None and faces_b is not None and sorted(faces_a) != sorted(faces_b):
+            raise CompareError(
+                f"set {name}: before was drawn without the digit faces [{', '.join(faces_a)}], after without "
+                f"[{', '.join(faces_b)}]; expected the same faces (the same seeds drew other photos)"
+            )
         try:
             counts_a, counts_b = photo_counts(a), photo_counts(b)
             if counts_a is None or counts_b is None:

@@ -106,6 +106,12 @@ def font_files() -> dict[str, str]:
     return found
 
 
+def missing_faces(fonts: tuple[Font, ...]) -> tuple[str, ...]:
+    """The TrueType faces of ``fonts`` this machine lacks (their file stems), in order; () when every one is installed."""
+    files = font_files()
+    return tuple(font.name for font in fonts if font.kind == "ttf" and font.name not in files)
+
+
 def usable(fonts: tuple[Font, ...]) -> tuple[Font, ...]:
     """The fonts of ``fonts`` this machine can draw (TrueType faces need their file); never empty."""
     files = font_files()

@@ -269,3 +269,27 @@ def test_the_benchmark_table_gives_tiles_and_palaces_their_intervals():
     del figures["intervals"]  # a JSON written before the intervals: the table as it was
     (row,) = [line for line in transfer.markdown({"held_out": figures}) if line.startswith("| held out")]
     assert "| 29/30 (96.7%) | 1/2 (50.0%) |" in row
+
+
+def test_a_benchmark_drawn_without_its_digit_faces_says_so_and_keeps_the_card(monkeypatch, tmp_path, capsys):
+    """A missing TrueType face is skipped when drawing, so the same seeds give other photos: the benchmark says which, and will not write the card."""
+    monkeypatch.setattr(art, "font_files", lambda: {"DejaVuSerif-BoldItalic": "x.ttf", "DejaVuSans": "y.ttf"})
+    assert art.missing_faces(art.HELD_OUT_FONTS) == ("LiberationSerif-Bold", "LiberationSerif-Regular", "LiberationSerif-BoldItalic")
+    line = transfer.faces_warning(("held_out",))
+    assert line is not None and "LiberationSerif-Bold, LiberationSerif-BoldItalic, LiberationSerif-Regular" in line
+    assert "fonts-liberation" in line and "\n" not in line
+    assert "DejaVuSans-Bold" in (transfer.faces_warning(("training",)) or "") and "DejaVuSans," not in transfer.faces_warning(("training",))
+    card = tmp_path / "card.md"
+    monkeypatch.setattr(transfer, "CARD", card)
+    with pytest.raises(SystemExit) as stopped:
+        transfer.main(["--count", "1", "--sets", "held_out", "--update-card", "--out", str(tmp_path / "t.json")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stopped.value.code == 2 and len(err) == 1 and "--update-card: the digit faces LiberationSerif-Bold" in err[0]
+    assert not card.exists() and not (tmp_path / "t.json").exists()
+
+
+def test_every_face_installed_gives_no_warning(monkeypatch):
+    faces = {font.name: "f.ttf" for font in art.TRAINING_FONTS + art.HELD_OUT_FONTS}
+    monkeypatch.setattr(art, "font_files", lambda: faces)
+    assert art.missing_faces(art.HELD_OUT_FONTS + art.TRAINING_FONTS) == ()
+    assert transfer.faces_warning(("held_out", "training", "guides")) is None

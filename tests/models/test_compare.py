@@ -127,6 +127,11 @@ def test_the_command_prints_the_table(tmp_path: Path, capsys) -> None:
             {"composites": sagrada_set([0])},
             "set composites: each photo's counts",
         ),
+        (
+            {"held_out": {**alhambra_set([[3, 3]]), "missing_faces": ["LiberationSerif-Bold"]}},
+            {"held_out": {**alhambra_set([[3, 3]]), "missing_faces": []}},
+            "set held_out: before was drawn without the digit faces [LiberationSerif-Bold], after without []",
+        ),
     ],
 )
 def test_results_that_cannot_be_compared_get_one_line_and_status_2(tmp_path: Path, capsys, before, after, message) -> None:
@@ -149,3 +154,10 @@ def test_the_alhambra_benchmark_records_each_photos_tiles_for_the_comparison() -
     assert rest == [] and right == figures["tiles_right"] and compared == figures["tiles_compared"]
     again = compare.compare({"held_out": figures}, {"held_out": figures}, draws=100)["held_out"]
     assert again["items"] == [0.0, 0.0, 0.0] and again["photos"] == 1
+
+
+def test_runs_drawn_in_the_same_faces_compare_and_a_run_from_before_faces_were_recorded_does_too() -> None:
+    recorded = {"held_out": {**alhambra_set([[3, 3], [2, 4]]), "missing_faces": []}}
+    older = {"held_out": alhambra_set([[3, 3], [4, 4]])}  # no "missing_faces": written before 2026-12-05
+    assert compare.compare(recorded, recorded, draws=50)["held_out"]["photos"] == 2
+    assert compare.compare(older, recorded, draws=50)["held_out"]["worse"] == 1
