@@ -103,6 +103,27 @@ def die_box_crop(
     return cv2.warpAffine(image_rgb, matrix, (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
+def zoomed(crops: np.ndarray, zoom: float) -> np.ndarray:
+    """The middle ``1 / zoom`` of each square crop (N, S, S, 3) enlarged back to S x S (bilinear): its die ``zoom`` times larger.
+
+    A crop shows its cell and a quarter pitch all round; at 1.2 the middle left is the cell and an
+    eighth of a pitch, and a die's pips are a fifth wider.
+
+    Raises:
+        ValueError: ``zoom`` under 1, or the crops are not (N, S, S, 3).
+    """
+    crops = np.asarray(crops)
+    if crops.ndim != 4 or crops.shape[1] != crops.shape[2] or crops.shape[3] != 3:
+        raise ValueError(f"crops: expected (N, S, S, 3), got {crops.shape}")
+    if zoom < 1:
+        raise ValueError(f"zoom: expected 1 or more, got {zoom}")
+    side = crops.shape[1]
+    inner = max(1, int(round(side / zoom)))
+    start = (side - inner) // 2
+    middle = crops[:, start : start + inner, start : start + inner]
+    return np.stack([cv2.resize(np.ascontiguousarray(crop), (side, side), interpolation=cv2.INTER_LINEAR) for crop in middle])
+
+
 def to_batch(crops: np.ndarray) -> np.ndarray:
     """Normalise uint8 crops (N, H, W, 3) RGB into the models' float32 NCHW input (x / 255)."""
     return np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)

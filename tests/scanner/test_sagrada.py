@@ -16,12 +16,14 @@ from scanner.errors import BoardNotFoundError
 from scanner.reading import CellReading
 from scanner.sagrada import grid as board
 from scanner.sagrada import lattice
-from scanner.sagrada.cells import CROP_PX, RECT_H, RECT_W, cell_crops, die_box_crop, grid_image_crops, rectify_grid, to_batch
+from scanner.sagrada.cells import CROP_PX, RECT_H, RECT_W, cell_crops, die_box_crop, grid_image_crops, rectify_grid, to_batch, zoomed
 from scanner.sagrada.reader import (
     DICE,
     ORIENTATION_SURE,
     REFINER_TRUST,
     STATES,
+    TTA_TURNS,
+    SagradaReader,
     cell_readings,
     choose_orientation,
     decode_window,
@@ -721,3 +723,52 @@ def test_joint_probabilities_are_the_windows_own_weights_summed() -> None:
     weights = {("R1", "R1"): 0.35 * 1e-3, ("R1", "Y2"): 0.35, ("_R", "R1"): 0.15, ("_R", "Y2"): 0.15}
     total = sum(weights.values())
     assert joint[1, STATES.index("R1")] == pytest.approx((weights[("R1", "R1")] + weights[("_R", "R1")]) / total, rel=1e-3)
+
+
+def test_zoomed_crops_show_the_middle_enlarged() -> None:
+    crops = np.zeros((2, CROP_PX, CROP_PX, 3), np.uint8)
+    crops[:] = (200, 0, 0)  # the margin: red
+    inner = round(CROP_PX / 1.2)
+    start = (CROP_PX - inner) // 2
+    crops[:, start : start + inner, start : start + inner] = (0, 0, 200)  # the middle 1 / 1.2: blue
+    near = zoomed(crops, 1.2)
+    assert near.shape == crops.shape and near.dtype == np.uint8
+    assert (near[:, [0, -1]][:, :, [0, -1]] == (0, 0, 200)).all()  # the corners now show the middle
+    assert (zoomed(crops, 1.0) == crops).all()
+    with pytest.raises(ValueError, match="zoom: expected 1 or more"):
+        zoomed(crops, 0.5)
+    with pytest.raises(ValueError, match="crops: expected"):
+        zoomed(crops[:, :40], 1.2)
+
+
+class _CloserReadsBetter:
+    """A stand-in cell model: a crop with its red margin in view reads a blue die of any value; the middle alone (zoomed) a blue 5."""
+
+    def __init__(self) -> None:
+        self.manifest = type("Manifest", (), {"temperature": 1.0})()
+        self.seen: list[bool] = []  # per crop read: whether its margin was in view
+
+    def run(self, batch: np.ndarray) -> dict[str, np.ndarray]:
+        margin = (batch[:, 0, 0, 0] > 0.5) & (batch[:, 2, 0, 0] < 0.5)
+        self.seen += margin.tolist()
+        n = len(batch)
+        die = np.tile([-5.0, 5.0], (n, 1))
+        colour = np.tile([-5.0, -5.0, -5.0, -5.0, 5.0, -5.0], (n, 1))
+        value = np.where(margin[:, None], [[-9.0, 0.3, 0.0, 0.0, 0.0, 0.2, 0.1]], [[-9.0, -3.0, -3.0, -3.0, -3.0, 6.0, -3.0]])
+        return {"die": die, "colour": colour, "value": value}
+
+
+def test_a_doubtful_die_is_read_again_closer_and_every_view_counts() -> None:
+    crop = np.zeros((1, CROP_PX, CROP_PX, 3), np.uint8)
+    crop[:] = (200, 0, 0)
+    inner = round(CROP_PX / 1.2)
+    start = (CROP_PX - inner) // 2
+    crop[:, start : start + inner, start : start + inner] = (0, 0, 200)  # what the closer view keeps
+    model = _CloserReadsBetter()
+    reader = SagradaReader(dice=model)  # type: ignore[arg-type]
+    states = reader.classify(crop)
+    assert STATES[int(states[0].argmax())] == "B5" and len(model.seen) == 1 + 2 * TTA_TURNS - 1
+    assert model.seen.count(False) == TTA_TURNS  # the four turns of the closer view: no margin left in it
+    far = _CloserReadsBetter()
+    assert STATES[int(SagradaReader(dice=far).classify(crop, zoom=1.0)[0].argmax())] != "B5"  # turns alone: still unsure
+    assert len(far.seen) == TTA_TURNS
