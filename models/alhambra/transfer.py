@@ -50,7 +50,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from models.alhambra.art import HELD_OUT_FONTS, TRAINING_FONTS, missing_faces
+from models.alhambra.art import HELD_OUT_FONTS, TRAINING_FONTS, Font, missing_faces
 from models.alhambra.make_dataset import ART_MIX
 from models.alhambra.render import render
 from models.alhambra.styles import HELD_OUT_STYLE
@@ -381,7 +381,7 @@ def measure(
     return {name: measure_set(name, count, out_size=out_size, progress=progress, workers=workers) for name in sets}
 
 
-def set_faces(name: str) -> tuple:
+def set_faces(name: str) -> tuple[Font, ...]:
     """The digit faces set ``name``'s photos are drawn in: the held-out faces, or the training faces.
 
     Raises:
