@@ -53,7 +53,13 @@ def check_model(fitted: ModelAdaptation, model: Any, source: str = "adaptation",
 
 
 class AdaptedModel:
-    """An ``OnnxModel`` whose ``run`` returns the adapted logits; everything else is the shipped model's."""
+    """An ``OnnxModel`` whose ``run`` returns the adapted logits; everything else is the shipped model's.
+
+    ``adapted``: its heads were fitted on the crops as the readers cut them, turned and mirrored
+    (``examples.dihedral``), so a reader keeps other views (the Sagrada reader's closer look) from it.
+    """
+
+    adapted = True
 
     def __init__(self, model: Any, fitted: ModelAdaptation, source: str = "adaptation", profile: str | None = None) -> None:
         check_model(fitted, model, source, profile)

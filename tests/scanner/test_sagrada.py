@@ -772,3 +772,13 @@ def test_a_doubtful_die_is_read_again_closer_and_every_view_counts() -> None:
     far = _CloserReadsBetter()
     assert STATES[int(SagradaReader(dice=far).classify(crop, zoom=1.0)[0].argmax())] != "B5"  # turns alone: still unsure
     assert len(far.seen) == TTA_TURNS
+
+
+def test_a_cell_model_adapted_to_the_players_set_is_not_shown_the_closer_views() -> None:
+    """Adapted heads were fitted on the crops as cut (turned, mirrored): a closer view is not what they learnt on."""
+    crop = np.zeros((1, CROP_PX, CROP_PX, 3), np.uint8)
+    crop[:] = (200, 0, 0)
+    model = _CloserReadsBetter()
+    model.adapted = True  # type: ignore[attr-defined]  # as scanner.adapt.AdaptedModel says of itself
+    SagradaReader(dice=model).classify(crop)  # type: ignore[arg-type]
+    assert len(model.seen) == TTA_TURNS and all(model.seen)
