@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
+import os
+import platform
+import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+
+def machine(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """The CPU a figure was measured on and the cores it had, for the cards: timings differ between machines.
+
+    Where ``cpuinfo`` cannot be read (not Linux) the platform's own processor name stands in.
+    """
+    try:
+        found = re.search(r"^model name\s*:\s*(.+)$", cpuinfo.read_text(encoding="utf-8", errors="replace"), re.MULTILINE)
+    except OSError:
+        found = None
+    name = found.group(1).strip() if found else (platform.processor() or "an unnamed CPU")
+    return f"{name}, {os.cpu_count() or 1} cores"
 
 
 def expected_calibration_error(confidence: np.ndarray, correct: np.ndarray, bins: int = 15) -> float:

@@ -22,7 +22,7 @@ import numpy as np
 from PIL import Image
 
 from models.cli import CommandParser
-from models.metrics import expected_calibration_error
+from models.metrics import expected_calibration_error, machine
 from models.sagrada import cards, make_dataset
 from models.sagrada.real_dice import load_real_dice
 from models.sagrada.render import render
@@ -352,7 +352,7 @@ def main(argv: list[str] | None = None) -> dict:
     board_crops = renders.pop("board_crops")
     reader._refiner, reader._locator = counting.model, looking.model
     del reader.classify
-    results = {
+    results: dict[str, Any] = {
         "renders": renders,
         "real_windows": evaluate_real_windows(reader),
         "real_dice": evaluate_real_dice(reader, fold=1),
@@ -361,6 +361,7 @@ def main(argv: list[str] | None = None) -> dict:
         "real_dice_colours_fold0": evaluate_real_dice_colours(reader, fold=0),
         "latency_ms": model_latency(reader, steps=steps, reads=reads, looks=looks, board_crops=board_crops),
         "no_window": evaluate_no_window(reader),
+        "machine": f"{machine()}, {time.strftime('%Y-%m-%d', time.gmtime())}",
     }
     (HERE / "evaluation.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     cards.write_cards(results)

@@ -46,3 +46,12 @@ def test_a_share_reads_100_percent_only_when_all_are_right(whole, data) -> None:
     assert (text == "100.0%") == (part == whole)
     assert part == whole or not text.startswith("100")
     assert abs(float(text[:-1]) - 100 * part / whole) <= 0.05 + 1e-9
+
+
+def test_the_machine_is_named_by_its_cpu_and_cores(tmp_path) -> None:
+    from models.metrics import machine
+
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nmodel name\t: Test CPU 9000 @ 3.0GHz\nflags\t\t: avx2\n", encoding="utf-8")
+    assert machine(info).startswith("Test CPU 9000 @ 3.0GHz, ") and machine(info).endswith(" cores")
+    assert machine(tmp_path / "missing").endswith(" cores")  # no cpuinfo: the platform's name stands in
