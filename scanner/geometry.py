@@ -79,7 +79,7 @@ def shrink_photo(
 
     Each reduced side is ``round(side * factor)`` pixels but at least ``min_side_px``; the returned
     homography follows ``centres`` (see ``PixelCentres``). With ``blocks`` the reduction is
-    ``resize_area`` (faster, a little different from one ``cv2.resize``), and the box's right and
+    ``quick_reduce`` (faster, a little different from one area ``cv2.resize``), and the box's right and
     bottom edges may move out by a few pixels (within the photo) so it can average whole blocks
     first; the homography accounts for it. The input is never modified.
 
@@ -93,13 +93,27 @@ def shrink_photo(
         x1, y1 = block_aligned_end((x0, y0, x1, y1), image_rgb.shape, factor)
     region = image_rgb[y0:y1, x0:x1]
     new_w, new_h = max(min_side_px, int(round(region.shape[1] * factor))), max(min_side_px, int(round(region.shape[0] * factor)))
-    source = resize_area(region, (new_w, new_h)) if blocks else area_resize(region, (new_w, new_h))
+    source = quick_reduce(region, (new_w, new_h)) if blocks else area_resize(region, (new_w, new_h))
     sx, sy = new_w / region.shape[1], new_h / region.shape[0]
     if centres is PixelCentres.CENTRES:
         offset = np.array([[sx, 0, -x0 * sx + 0.5 * sx - 0.5], [0, sy, -y0 * sy + 0.5 * sy - 0.5], [0, 0, 1]])
     else:
         offset = np.array([[sx, 0, -x0 * sx], [0, sy, -y0 * sy], [0, 0, 1]])
     return Shrunk(source, offset)
+
+
+def quick_reduce(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Reduce ``image`` to ``size`` (w, h) quickly: ``resize_area`` where it shrinks at least twofold, bilinear where less.
+
+    A reduction under twofold is fractional, where OpenCV's area resize is slow (5-6 ms for the
+    1-2 MP palace of a 12 MP photo, against under 1 ms bilinear). Under twofold, bilinear samples lie
+    under two source pixels apart and each reads a 2 x 2 block, so no source row or column is
+    skipped and nothing aliases that area averaging would keep; the geometry is the same (no shift).
+    """
+    height, width = image.shape[:2]
+    if min(width / max(size[0], 1), height / max(size[1], 1)) >= 2:
+        return resize_area(image, size)
+    return cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
 
 
 def resize_area(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:

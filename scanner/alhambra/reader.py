@@ -146,6 +146,8 @@ GROW_ROUNDS = 3  # times the cells read grow by a ring around the tiles found be
 TABLE_SHARE = 0.75
 TABLE_NONE = 0.9
 BOARD_KEYS = ("palace",)  # what a photo of a palace shows of its player (reserve, money and earlier points are set in review)
+# The locator's looks within one reading, by the part of the photo looked at and the zoom (``AlhambraReader._locate``).
+Looks = dict[tuple[Any, ...], Located]
 
 # the names these helpers had before the reader was split into stage modules (tests and models/alhambra use them)
 _fit_grid = fit_grid
@@ -274,13 +276,14 @@ class AlhambraReader:
         image = photo.image_rgb
         with timings.stage("locate"):
             search, offset = search_area(image, corners)
-            found = self._locate(search, offset, 1.0)
+            looks: Looks = {}
+            found = self._locate(search, offset, 1.0, looks)
             check_photo(photo, image, found.mask, len(found.points))
             touches_edge = corners is None and palace_touches_edge(found.mask, found.peaks, search.shape[:2], found.zoom)
         with timings.stage("lattice"):
-            found, lattice = self._best_lattice(photo, search, offset, found, timings)
+            found, lattice = self._best_lattice(photo, search, offset, found, timings, looks)
             with timings.stage("locate"):
-                lattice = self._second_look(search, offset, found, lattice)
+                lattice = self._second_look(search, offset, found, lattice, looks)
             region = cells_to_read(photo, image, lattice, touches_edge)
         cells = self._read_cells(photo, lattice, region, timings)
         for _ in range(GROW_ROUNDS):  # tiles the locator missed, read in the ring, may have more beyond them
@@ -396,7 +399,7 @@ class AlhambraReader:
         return placed if float(moved.max()) >= PLACED_MOVE * lattice.pitch_px else None
 
     def _best_lattice(
-        self, photo: Photo, search: np.ndarray, offset: np.ndarray, found: Located, timings: Timings
+        self, photo: Photo, search: np.ndarray, offset: np.ndarray, found: Located, timings: Timings, looks: Looks
     ) -> tuple[Located, Lattice]:
         """The first pass's lattice, or (when it is not clean) the one the tile classifier finds most whole tiles in.
 
@@ -427,7 +430,7 @@ class AlhambraReader:
                 retries += [(crop, at, zoom)] + [(crop, at, z) for z in (1.0, 2.0 * zoom) if abs(z - zoom) > 0.2 * zoom]
             for retry in retries:
                 with timings.stage("locate"):
-                    again = self._locate(*retry)
+                    again = self._locate(*retry, looks)
                 if len(again.points) > 1:
                     options.append((again, lattice_from(again)))
             with timings.stage("classify"):
@@ -512,9 +515,16 @@ class AlhambraReader:
         read = OctagonRead(cells, octagons, prices, north, places, lattice.grid_to_image, kinds)
         return merge_octagons(predictions, rows, octagons, prices, kinds), read
 
-    def _locate(self, search: np.ndarray, offset: np.ndarray, zoom: float) -> Located:
-        """Run the locator on ``search`` (at ``offset`` in the photo) shrunk by ``zoom``."""
-        return locate_tiles(self.locate_model, search, offset, zoom)
+    def _locate(self, search: np.ndarray, offset: np.ndarray, zoom: float, looks: Looks) -> Located:
+        """Run the locator on ``search`` (at ``offset`` in the photo) shrunk by ``zoom``, or recall that look from ``looks``.
+
+        A palace that is not clean is looked at again closer, and the second look (``_second_look``)
+        then often asks for one of those same looks: the same part of the photo at the same zoom.
+        """
+        key = (search.__array_interface__["data"][0], search.shape, search.strides, tuple(map(float, offset)), float(zoom))
+        if key not in looks:
+            looks[key] = locate_tiles(self.locate_model, search, offset, zoom)
+        return looks[key]
 
     def _classify(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Calibrated (kind, walls, price, rotation) probabilities of uint8 crops (``classify_tiles``)."""
@@ -524,7 +534,7 @@ class AlhambraReader:
         """How many lattice cells the classifier reads as whole tiles, less the doubtful ones (``tiles_seen``)."""
         return tiles_seen(self.tiles_model, self.temperatures, image, lattice)
 
-    def _second_look(self, search: np.ndarray, offset: np.ndarray, found: Located, lattice: Lattice) -> Lattice:
+    def _second_look(self, search: np.ndarray, offset: np.ndarray, found: Located, lattice: Lattice, looks: Looks) -> Lattice:
         """Average each tile centre with a second locator pass on the palace alone, then refit the lattice.
 
         One pass places a centre about 7% of a pitch off (median; the heatmap's grid is coarse);
@@ -534,7 +544,7 @@ class AlhambraReader:
         retry = zoom_in(search, offset, found, lattice.pitch_px)
         if retry is None or len(lattice.cells) < LSQ_MIN_CELLS:
             return lattice
-        again = self._locate(*retry)
+        again = self._locate(*retry, looks)
         if not len(again.points):
             return lattice
         return averaged_lattice(lattice, again)

@@ -604,3 +604,26 @@ def test_the_search_finds_nothing_under_its_floor():
     best = sum(float(scores[cell][chosen[cell]]) for cell in chosen)
     assert _search(fountain, scores, _candidates(scores), 20_000, floor=best - 1e-6)[0] == chosen
     assert _search(fountain, scores, _candidates(scores), 20_000, floor=best + 1e-6) == ({}, {})
+
+
+def test_a_look_asked_for_again_in_one_reading_runs_the_locator_once(reader, monkeypatch):
+    """A palace that is not clean is looked at closer, and the second look asks for that same look again: it is recalled."""
+    shipped = reader.locate_model
+    runs = []
+
+    class Counting:
+        def run(self, batch):
+            runs.append(batch.shape)
+            return shipped.run(batch)
+
+    monkeypatch.setattr(reader, "locate_model", Counting())
+    photo = np.random.default_rng(3).integers(0, 256, (600, 800, 3), dtype=np.uint8)
+    looks: dict = {}
+    first = reader._locate(photo[100:500, 200:700], np.array([200.0, 100.0]), 1.5, looks)
+    again = reader._locate(photo[100:500, 200:700], np.array([200.0, 100.0]), 1.5, looks)
+    assert again is first and len(runs) == 1
+    reader._locate(photo[100:500, 200:700], np.array([200.0, 100.0]), 2.0, looks)  # closer: a new look
+    reader._locate(photo[100:500, 201:700], np.array([201.0, 100.0]), 1.5, looks)  # another part of the photo
+    assert len(runs) == 3
+    reader._locate(photo[100:500, 200:700], np.array([200.0, 100.0]), 1.5, {})  # another reading looks afresh
+    assert len(runs) == 4

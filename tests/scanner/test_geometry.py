@@ -21,6 +21,7 @@ from scanner.geometry import (
     order_corners,
     parse_corners,
     project,
+    quick_reduce,
     resize_area,
     shrink_photo,
     warp_to_rectangle,
@@ -99,6 +100,34 @@ def test_resize_area_keeps_area_geometry(width: int, height: int, shrink: float)
     error = (out - direct)[..., :2]  # on a ramp, area means are positions (photo px)
     assert abs(float(error.mean())) < 0.05  # no shift: a block off by one would move every pixel
     assert float(np.abs(error).max()) <= shrink / 2 + 0.05  # a block straddling a pixel's edge blurs it a little
+
+
+@given(
+    width=st.integers(40, 700),
+    height=st.integers(40, 700),
+    shrink=st.floats(1.0, 9.0),
+)
+@settings(max_examples=60, deadline=None)
+def test_quick_reduce_keeps_geometry_and_reads_every_pixel(width: int, height: int, shrink: float) -> None:
+    image = _ramps(width, height)
+    size = (max(1, round(width / shrink)), max(1, round(height / shrink)))
+    out = quick_reduce(image, size)
+    direct = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    assert out.shape == direct.shape
+    error = (out - direct)[..., :2]  # on a ramp, both read back positions (photo px)
+    assert abs(float(error.mean())) < 0.05  # no shift
+    assert float(np.abs(error).max()) <= shrink / 2 + 0.05
+    # a single lit pixel anywhere is never lost: under twofold bilinear taps leave no row or column out
+    x, y = width // 3, height // 2
+    dot = np.zeros((height, width), np.float32)
+    dot[y, x] = 1.0
+    assert float(quick_reduce(dot, size).max()) > 0
+
+
+def test_quick_reduce_is_bilinear_under_twofold_and_area_beyond() -> None:
+    image = np.random.default_rng(4).integers(0, 256, (300, 400, 3), dtype=np.uint8)
+    assert np.array_equal(quick_reduce(image, (267, 200)), cv2.resize(image, (267, 200), interpolation=cv2.INTER_LINEAR))
+    assert np.array_equal(quick_reduce(image, (160, 120)), geometry.resize_area(image, (160, 120)))
 
 
 @given(
