@@ -105,10 +105,11 @@ def shrink_photo(
 def quick_reduce(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """Reduce ``image`` to ``size`` (w, h) quickly: ``resize_area`` where it shrinks at least twofold, bilinear where less.
 
-    A reduction under twofold is fractional, where OpenCV's area resize is slow (5-6 ms for the
-    1-2 MP palace of a 12 MP photo, against under 1 ms bilinear). Under twofold, bilinear samples lie
-    under two source pixels apart and each reads a 2 x 2 block, so no source row or column is
-    skipped and nothing aliases that area averaging would keep; the geometry is the same (no shift).
+    A reduction under twofold is fractional, where OpenCV's area resize is slow (4-6 ms for the
+    1-2 MP palace of a 12 MP photo, against 1.2-1.3 ms bilinear). Under twofold, bilinear samples
+    lie under two source pixels apart and each reads a 2 x 2 block, so no source row or column is
+    skipped (its weights are less even than area averaging's: the crops of 12 MP renders differ from
+    area-averaged ones by 0.3-0.6 grey levels on average); the geometry is the same (no shift).
     """
     height, width = image.shape[:2]
     if min(width / max(size[0], 1), height / max(size[1], 1)) >= 2:

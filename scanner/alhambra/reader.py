@@ -520,6 +520,8 @@ class AlhambraReader:
 
         A palace that is not clean is looked at again closer, and the second look (``_second_look``)
         then often asks for one of those same looks: the same part of the photo at the same zoom.
+        ``looks`` belongs to one reading, whose searches are all views of its one photo: a look is
+        known by where its view starts in that photo's memory, its shape, its offset and its zoom.
         """
         key = (search.__array_interface__["data"][0], search.shape, search.strides, tuple(map(float, offset)), float(zoom))
         if key not in looks:
