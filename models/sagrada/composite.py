@@ -206,17 +206,29 @@ class DicePool:
         return bool(self.by_kind.get((colour, value)))
 
     def face(self, colour: str, value: int, rng: np.random.Generator, size_px: int) -> tuple[np.ndarray, np.ndarray]:
-        """A real die of ``colour`` and ``value``, turned, maybe mirrored, scaled to ``size_px`` and relit.
+        """A real die of ``colour`` and ``value`` (``pick``), turned, maybe mirrored, scaled to ``size_px`` and relit.
+
+        Raises:
+            KeyError: the pool has no such die.
+        """
+        if not self.by_kind.get((colour, value)) and self.drawn_fallback:
+            return die_face(colour, value, rng, size_px / DIE_MM, _palette(rng))
+        return self.face_of(self.pick(colour, value, rng), rng, size_px)
+
+    def pick(self, colour: str, value: int, rng: np.random.Generator) -> RealDie:
+        """One of the pool's real dice of ``colour`` and ``value``, drawn at random.
 
         Raises:
             KeyError: the pool has no such die.
         """
         options = self.by_kind.get((colour, value))
-        if not options and self.drawn_fallback:
-            return die_face(colour, value, rng, size_px / DIE_MM, _palette(rng))
         if not options:
             raise KeyError(f"no real {colour}{value} die in the pool")
-        die = options[int(rng.integers(len(options)))]
+        return options[int(rng.integers(len(options)))]
+
+    @staticmethod
+    def face_of(die: RealDie, rng: np.random.Generator, size_px: int) -> tuple[np.ndarray, np.ndarray]:
+        """``die``'s top face and mask, turned, maybe mirrored, scaled to ``size_px`` and relit."""
         turns = int(rng.integers(4))
         face, mask = np.rot90(die.face_rgb, turns), np.rot90(die.mask, turns)
         if rng.random() < 0.5:
@@ -312,10 +324,25 @@ def composite_document(seed: int, pool: DicePool, tries: int = 2000) -> tuple[di
 def render_composite(seed: int, pool: DicePool, *, style: str = styles.HELD_OUT, **options: Any) -> Sample:
     """A photo of a ``style`` window whose dice are real ones from ``pool`` (``render.render``'s options).
 
+    Its label's ``render.composite.dice`` names the real die in each cell (``RealDie.source``, row by
+    row; None for an empty cell), so a benchmark can say which real dice it misreads.
+
     Raises:
         ValueError: no legal window can be made from the pool's dice.
     """
     document = composite_document(seed, pool)
-    sample = render(seed, style=style, face_source=pool.face, document=document, **options)
-    sample.label["render"]["composite"] = {"real_dice": len(pool.dice), "kinds": len(pool.by_kind)}
+    drawn: list[str] = []  # each die's source, in the order the renderer draws them: row by row
+
+    def face(colour: str, value: int, rng: np.random.Generator, size_px: int) -> tuple[np.ndarray, np.ndarray]:
+        die = pool.pick(colour, value, rng)
+        drawn.append(die.source)
+        return pool.face_of(die, rng, size_px)
+
+    sample = render(seed, style=style, face_source=face, document=document, **options)
+    values = [value for row in sample.label["players"][0]["window"] for value in row.split()]
+    if len(drawn) != sum(value != "." for value in values):
+        raise RuntimeError(f"composite {seed}: {len(drawn)} real dice drawn for {len(values)} cells")
+    sources = iter(drawn)
+    dice = [next(sources) if value != "." else None for value in values]
+    sample.label["render"]["composite"] = {"real_dice": len(pool.dice), "kinds": len(pool.by_kind), "dice": dice}
     return sample

@@ -50,6 +50,7 @@ TITLES = {
     "training": "training styles, renders (reference)",
 }
 SURE = 0.9  # a wrong cell read at this confidence or more is a confident error
+MISREAD_NAMED = 5  # the real dice misread most are named, this many at most
 QUARTER_CELL = 0.25
 CELLS = ROWS * COLS
 
@@ -113,11 +114,12 @@ def read_photo(
         corners = truth_corners if true_grid else None
         result = scanner.scan(Photo.from_array(sample.image_rgb, name=f"{name}-{seed}"), "sagrada", corners=corners)
     except PhotoError as error:  # refused (exit 2): every cell counts as not read
-        return {**outcome, "refused": str(error)[:160], "wrong": CELLS, "sure_wrong": 0}
+        return {**outcome, "refused": str(error)[:160], "wrong": CELLS, "sure_wrong": 0, **_real_dice(sample, truth, [True] * CELLS)}
     error_pitch, turns = corner_error(result.image_corners, truth_corners)
     got = {tuple(cell.cell): cell for cell in result.cells}
     cells = [got.get(divmod(at, COLS)) for at in range(len(truth))]
-    wrong = [cell for cell, value in zip(cells, truth) if cell is None or cell.value != value]
+    misread = [cell is None or cell.value != value for cell, value in zip(cells, truth)]
+    wrong = [cell for cell, bad in zip(cells, misread) if bad]
     return {
         **outcome,
         "error_pitch": error_pitch,
@@ -125,7 +127,16 @@ def read_photo(
         "wrong": len(wrong),
         "sure_wrong": sum(cell is not None and cell.confidence >= SURE for cell in wrong),
         "flagged": result.review is None or result.review.needed,
+        **_real_dice(sample, truth, misread),
     }
+
+
+def _real_dice(sample: Sample, truth: list[str], misread: list[bool]) -> dict[str, Any]:
+    """``{"dice": [[source, value, misread], ...]}`` for each real die a composite shows (``{}`` for a render)."""
+    sources = sample.label["render"].get("composite", {}).get("dice")
+    if not sources:
+        return {}
+    return {"dice": [[source, value, bad] for source, value, bad in zip(sources, truth, misread) if source]}
 
 
 _JOB: dict[str, Any] = {}  # in a worker process: the set it reads and its own scanner
@@ -192,7 +203,12 @@ def read_set(
     else:
         reader = scanner or Scanner()
         outcomes = [read_photo(name, index, reader, pool, true_grid=true_grid) for index in range(count)]
+    by_die: dict[str, dict[str, Any]] = {}
     for outcome in outcomes:
+        for source, value, bad in outcome.get("dice", []):
+            die = by_die.setdefault(source, {"die": value, "shown": 0, "wrong": 0})
+            die["shown"] += 1
+            die["wrong"] += bool(bad)
         per_style = tally["by_style"].setdefault(outcome["style"], {"photos": 0, "cells_right": 0, "windows_right": 0})
         per_style["photos"] += 1
         tally["wrong_per_photo"].append(outcome["wrong"])
@@ -222,7 +238,29 @@ def read_set(
     tally["wrong_cells_sure_share"] = tally["wrong_cells_sure"] / tally["wrong_cells"] if tally["wrong_cells"] else None
     misread = np.asarray(tally["wrong_per_photo"])
     tally["intervals"] = photo_intervals(CELLS - misread, np.full(misread.shape, CELLS))
+    if by_die:  # the real dice, most misread first
+        tally["by_die"] = dict(sorted(by_die.items(), key=lambda item: (-item[1]["wrong"], -item[1]["shown"], item[0])))
     return tally
+
+
+def misread_dice_text(figures: dict[str, Any], named: int = MISREAD_NAMED) -> str:
+    """One sentence naming the real dice a set misread most, with their share of its wrong cells ("" without real dice).
+
+    >>> misread_dice_text({"by_die": {"a/r0c0": {"die": "Y2", "shown": 9, "wrong": 4}, "b/1": {"die": "G5", "shown": 8, "wrong": 0}}})
+    'Real dice misread most (wrong of shown): Y2 a/r0c0 4 of 9; the other 1 real die 0 of 8.'
+    """
+    dice = figures.get("by_die")
+    if not dice:
+        return ""
+    items = list(dice.items())
+    worst = [(source, die) for source, die in items[:named] if die["wrong"]]
+    if not worst:
+        return f"No real die was misread ({len(items)} dice, {sum(die['shown'] for _, die in items)} shown)."
+    rest = items[len(worst) :]
+    text = "; ".join(f"{die['die']} {source} {die['wrong']} of {die['shown']}" for source, die in worst)
+    wrong_rest, shown_rest = sum(die["wrong"] for _, die in rest), sum(die["shown"] for _, die in rest)
+    others = f"; the other {len(rest)} real {'die' if len(rest) == 1 else 'dice'} {wrong_rest} of {shown_rest}" if rest else ""
+    return f"Real dice misread most (wrong of shown): {text}{others}."
 
 
 def measure(
@@ -317,6 +355,7 @@ def summary(results: dict[str, Any]) -> list[str]:
         "",
         *markdown(results),
         "",
+        *([misread, ""] if (misread := misread_dice_text(results.get("composites") or {})) else []),
         UNKNOWN,
     ]
     return lines

@@ -149,6 +149,22 @@ def test_composite_photo_has_its_documents_dice():
     assert [cell["value"] for cell in sample.label["render"]["cells"]] == [str(d) if d else "." for row in window for d in row]
 
 
+def test_composite_label_names_the_real_die_in_each_cell():
+    pool = _drawn_pool([(c, v) for c in COLORS for v in VALUES] * 2)  # two dice of each kind, told apart by source
+    pool = composite.DicePool(
+        [composite.RealDie(d.face_rgb, d.mask, d.colour, d.value, f"{d.colour}{d.value}/{k}") for k, d in enumerate(pool.dice)]
+    )
+    sample = composite.render_composite(4, pool, out_size=(640, 480), px_per_mm=3)
+    values = [value for row in sample.label["players"][0]["window"] for value in row.split()]
+    dice = sample.label["render"]["composite"]["dice"]
+    assert len(dice) == len(values) == 20
+    for value, source in zip(values, dice):
+        assert (source is None) == (value == ".")
+        assert source is None or source.split("/")[0] == value  # the die drawn there is of that cell's colour and value
+    again = composite.render_composite(4, pool, out_size=(640, 480), px_per_mm=3)
+    assert again.label["render"]["composite"]["dice"] == dice and np.array_equal(again.image_rgb, sample.image_rgb)
+
+
 def test_a_die_whose_canvas_sticks_out_past_the_board_is_still_drawn():
     from models.sagrada.render import place_dice
     from scoring.sagrada.window import Die
@@ -230,6 +246,26 @@ def test_transfer_table_counts_as_its_figures_say():
     (row,) = [line for line in transfer.markdown({"heldout": figures}) if line.startswith("| held-out")]
     assert row == "| held-out (10) | 95.0% | 7/10 | 9/10 / 8/10 | 10 | 40.0% | 1/3 | 2/7 |"
     assert any("Still unknown" in line for line in transfer.summary({"count": 10, "heldout": figures}))
+
+
+def test_transfer_names_the_real_dice_it_misreads_most(monkeypatch):
+    from models.sagrada import transfer
+
+    outcomes = [
+        {"seed": 1, "style": "cathedral", "error_pitch": 0.1, "turns": 0, "wrong": 1, "sure_wrong": 0, "flagged": True,
+         "dice": [["board1/r0c0", "Y2", True], ["tray/3", "G5", False]]},
+        {"seed": 2, "style": "cathedral", "error_pitch": 0.1, "turns": 0, "wrong": 2, "sure_wrong": 1, "flagged": True,
+         "dice": [["board1/r0c0", "Y2", True], ["tray/7", "B6", True], ["tray/3", "G5", False]]},
+    ]  # fmt: skip
+    monkeypatch.setattr(transfer, "read_photo", lambda name, index, *args, **kwargs: outcomes[index])
+    figures = transfer.read_set("composites", 2, scanner=object())  # type: ignore[arg-type]
+    assert list(figures["by_die"]) == ["board1/r0c0", "tray/7", "tray/3"]
+    assert figures["by_die"]["board1/r0c0"] == {"die": "Y2", "shown": 2, "wrong": 2}
+    text = transfer.misread_dice_text(figures)
+    assert text == "Real dice misread most (wrong of shown): Y2 board1/r0c0 2 of 2; B6 tray/7 1 of 1; the other 1 real die 0 of 2."
+    assert text in transfer.summary({"count": 2, "composites": figures})
+    assert transfer.misread_dice_text({"by_die": {"tray/3": {"die": "G5", "shown": 2, "wrong": 0}}}).startswith("No real die was misread")
+    assert transfer.misread_dice_text({"wrong_cells": 3}) == ""  # a render set names no dice
 
 
 def test_transfer_reads_the_same_in_several_processes():
