@@ -6,7 +6,8 @@ for every set both ran over the same photos, prints the items (cells, tiles) and
 palaces) right before and after, the change with its interval, the photos read better and worse,
 and the wrong readings at >= 90% confidence. Each photo's two readings are drawn together
 (``models.metrics.paired_change``): two runs' own intervals overlap long after the same photos
-say which run reads better.
+say which run reads better. Where both runs name the real dice of their composites (``by_die``),
+it also names the dice read wrong more or less often.
 """
 
 from __future__ import annotations
@@ -107,6 +108,7 @@ def compare(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]],
             boards_before=int((right_a == compared_a).sum()),
             boards_after=int((right_b == compared_b).sum()),
             sure=(a.get(sure), b.get(sure)),
+            dice=die_changes(a, b),
         )
         changes[name] = change
     if not changes:
@@ -114,6 +116,36 @@ def compare(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]],
             f"no set read by both runs has each photo's counts (sets before: {', '.join(sorted(before))}; after: {', '.join(sorted(after))})"
         )
     return changes
+
+
+def die_changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, str, int, int, int]] | None:
+    """The real dice a set read differently: (source, die, wrong before, wrong after, shown), most changed first.
+
+    None when either run did not record its real dice (``by_die``: the Sagrada composites since 2026-12-06).
+    """
+    a, b = before.get("by_die"), after.get("by_die")
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        return None
+    moved = []
+    for source in sorted(a.keys() | b.keys()):
+        was, now = a.get(source, {}), b.get(source, {})
+        if was.get("wrong", 0) != now.get("wrong", 0):
+            shown = max(was.get("shown", 0), now.get("shown", 0))
+            moved.append((source, str(now.get("die", was.get("die", "?"))), int(was.get("wrong", 0)), int(now.get("wrong", 0)), int(shown)))
+    return sorted(moved, key=lambda die: (-abs(die[3] - die[2]), die[0]))
+
+
+def dice_text(name: str, moved: list[tuple[str, str, int, int, int]], named: int = 5) -> str:
+    """One line on the real dice set ``name`` read differently, the most changed ``named`` by name.
+
+    >>> dice_text("composites", [("board1/r2c4", "Y2", 34, 20, 67), ("tray/8", "B6", 5, 6, 52)])
+    'composites: 2 real dice read differently (wrong before -> after, of shown): Y2 board1/r2c4 34 -> 20 of 67; B6 tray/8 5 -> 6 of 52.'
+    """
+    if not moved:
+        return f"{name}: every real die read as often wrong as before."
+    listed = "; ".join(f"{die} {source} {was} -> {now} of {shown}" for source, die, was, now, shown in moved[:named])
+    more = f"; {len(moved) - named} more" if len(moved) > named else ""
+    return f"{name}: {len(moved)} real {'die' if len(moved) == 1 else 'dice'} read differently (wrong before -> after, of shown): {listed}{more}."
 
 
 def _points(change: list[float]) -> str:
@@ -162,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
         "'better' or 'worse' where it lies clear of zero."
     )
     print("\n".join(table(changes)))
+    for name, change in changes.items():
+        if change.get("dice") is not None:
+            print(dice_text(name, change["dice"]))
     return 0
 
 

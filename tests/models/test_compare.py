@@ -161,3 +161,20 @@ def test_runs_drawn_in_the_same_faces_compare_and_a_run_from_before_faces_were_r
     older = {"held_out": alhambra_set([[3, 3], [4, 4]])}  # no "missing_faces": written before 2026-12-05
     assert compare.compare(recorded, recorded, draws=50)["held_out"]["photos"] == 2
     assert compare.compare(older, recorded, draws=50)["held_out"]["worse"] == 1
+
+
+def test_the_real_dice_read_differently_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before, after = sagrada_set([2, 0, 1]), sagrada_set([1, 0, 1])
+    before["by_die"] = {"board1/r2c4": {"die": "Y2", "shown": 3, "wrong": 2}, "tray/8": {"die": "B6", "shown": 2, "wrong": 1}}
+    after["by_die"] = {"board1/r2c4": {"die": "Y2", "shown": 3, "wrong": 1}, "tray/8": {"die": "B6", "shown": 2, "wrong": 1}}
+    changes = compare.compare({"composites": before}, {"composites": after}, draws=200)
+    assert changes["composites"]["dice"] == [("board1/r2c4", "Y2", 2, 1, 3)]
+    paths = [tmp_path / "before.json", tmp_path / "after.json"]
+    for path, figures in zip(paths, (before, after)):
+        path.write_text(json.dumps({"composites": figures}))
+    assert compare.main([str(path) for path in paths]) == 0
+    out = capsys.readouterr().out
+    assert "composites: 1 real die read differently (wrong before -> after, of shown): Y2 board1/r2c4 2 -> 1 of 3." in out
+    del before["by_die"]  # a run from before the dice were recorded: nothing said of them
+    assert compare.compare({"composites": before}, {"composites": after}, draws=200)["composites"]["dice"] is None
+    assert compare.dice_text("composites", []) == "composites: every real die read as often wrong as before."
