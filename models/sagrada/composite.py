@@ -341,7 +341,7 @@ def render_composite(seed: int, pool: DicePool, *, style: str = styles.HELD_OUT,
     sample = render(seed, style=style, face_source=face, document=document, **options)
     values = [value for row in sample.label["players"][0]["window"] for value in row.split()]
     if len(drawn) != sum(value != "." for value in values):
-        raise RuntimeError(f"composite {seed}: {len(drawn)} real dice drawn for {len(values)} cells")
+        raise RuntimeError(f"composite {seed}: {len(drawn)} real dice drawn for the {sum(v != '.' for v in values)} dice of its window")
     sources = iter(drawn)
     dice = [next(sources) if value != "." else None for value in values]
     sample.label["render"]["composite"] = {"real_dice": len(pool.dice), "kinds": len(pool.by_kind), "dice": dice}

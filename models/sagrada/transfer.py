@@ -244,7 +244,7 @@ def read_set(
 
 
 def misread_dice_text(figures: dict[str, Any], named: int = MISREAD_NAMED) -> str:
-    """One sentence naming the real dice a set misread most, with their share of its wrong cells ("" without real dice).
+    """The real dice a set misread most (wrong of shown) and how the dice of each source read ("" without real dice).
 
     >>> misread_dice_text({"by_die": {"a/r0c0": {"die": "Y2", "shown": 9, "wrong": 4}, "b/1": {"die": "G5", "shown": 8, "wrong": 0}}})
     'Real dice misread most (wrong of shown): Y2 a/r0c0 4 of 9; the other 1 real die 0 of 8. By where the dice come from: a (1 die) 55.6% of 9 showings read right; b (1 die) 100.0% of 8 showings read right.'
@@ -254,12 +254,14 @@ def misread_dice_text(figures: dict[str, Any], named: int = MISREAD_NAMED) -> st
         return ""
     items = list(dice.items())
     worst = [(source, die) for source, die in items[:named] if die["wrong"]]
-    if not worst:
-        return f"No real die was misread ({len(items)} dice, {sum(die['shown'] for _, die in items)} shown)."
     rest = items[len(worst) :]
-    text = "; ".join(f"{die['die']} {source} {die['wrong']} of {die['shown']}" for source, die in worst)
     wrong_rest, shown_rest = sum(die["wrong"] for _, die in rest), sum(die["shown"] for _, die in rest)
-    others = f"; the other {len(rest)} real {'die' if len(rest) == 1 else 'dice'} {wrong_rest} of {shown_rest}" if rest else ""
+    if worst:
+        listed = "; ".join(f"{die['die']} {source} {die['wrong']} of {die['shown']}" for source, die in worst)
+        others = f"; the other {len(rest)} real {'die' if len(rest) == 1 else 'dice'} {wrong_rest} of {shown_rest}" if rest else ""
+        text = f"Real dice misread most (wrong of shown): {listed}{others}."
+    else:
+        text = f"No real die was misread ({len(items)} dice, {shown_rest} shown)."
     by_source: dict[str, list[int]] = {}
     for source, die in items:
         tally = by_source.setdefault(source.split("/")[0], [0, 0, 0])
@@ -270,7 +272,7 @@ def misread_dice_text(figures: dict[str, Any], named: int = MISREAD_NAMED) -> st
         f"{name} ({count} {'die' if count == 1 else 'dice'}) {share_text(shown - wrong, shown)} of {shown:,} showings read right"
         for name, (count, wrong, shown) in sorted(by_source.items())
     )
-    return f"Real dice misread most (wrong of shown): {text}{others}. By where the dice come from: {sources}."
+    return f"{text} By where the dice come from: {sources}."
 
 
 def measure(
