@@ -521,9 +521,9 @@ class AlhambraReader:
         A palace that is not clean is looked at again closer, and the second look (``_second_look``)
         then often asks for one of those same looks: the same part of the photo at the same zoom.
         ``looks`` belongs to one reading, whose searches are all views of its one photo: a look is
-        known by where its view starts in that photo's memory, its shape, its offset and its zoom.
+        known by where its view lies in the photo (``offset``), its size and its zoom.
         """
-        key = (search.__array_interface__["data"][0], search.shape, search.strides, tuple(map(float, offset)), float(zoom))
+        key = (tuple(map(float, offset)), search.shape[:2], float(zoom))
         if key not in looks:
             looks[key] = locate_tiles(self.locate_model, search, offset, zoom)
         return looks[key]
