@@ -165,6 +165,8 @@ def _bench_section() -> list[str]:
     return lines
 
 
+# How the scanner reads a cell, in the cards' words
+AS_SCANNED = "the crop, and a doubtful one in its four quarter turns, and 1.2 times closer"
 # How the cell model is read on the transfer sets, and what that changed (kept here: the card is written anew each evaluation)
 CLOSER_LOOK = "The scanner reads each crop once and a doubtful one (under 95%) again in its four quarter turns and 1.2 times closer (the cell and an eighth of a pitch enlarged, `scanner.sagrada.cells.zoomed`) in the same turns, averaging the heads over the views (2026-12-05 evening): with real dice 96.7% -> 97.8% of cells, 145 -> 175 windows, wrong at >= 90% 20 -> 8 (4 colours, 2 on the window whose grid lay a row off, a die read empty on a grid 0.3 of a cell off, a P4 read P5); the held-out style 238 -> 237 windows, the training styles 226 -> 224. On the 120 photos a set never looked at (seeds 240-359): composites 59 -> 37 wrong cells, 76 -> 90 windows; held-out style 9 -> 8, 114 windows either way."
 
@@ -190,7 +192,7 @@ def _real_colour_lines(c: dict | None, c0: dict | None) -> list[str]:
     lines = [
         f"- **Real dice colours, fold 1 (held out, {c['dice']} dice of Sagrada's colours: "
         + ", ".join(f"{k} {v}" for k, v in c["per_label"].items() if v)
-        + f")**, read as the scanner reads a cell (the crop, and a doubtful one in its four quarter turns, and 1.2 times closer): colour **{_pct(c['colour_accuracy'])}** "
+        + f")**, read as the scanner reads a cell ({AS_SCANNED}): colour **{_pct(c['colour_accuracy'])}** "
         f"(per colour " + ", ".join(f"{k}: {_pct(v)}" for k, v in c["colour_per_label"].items()) + f"), pip value "
         f"{_pct(c['value_accuracy'])}, die entirely right {_pct(c['die_accuracy'])}; wrong at >= 90% confidence: "
         f"{c['colour_confident_wrong']} colours, {c['die_confident_wrong']} dice of {c['dice']}. One view, colour head's first "
@@ -207,6 +209,7 @@ def _real_colour_lines(c: dict | None, c0: dict | None) -> list[str]:
 def write_cards(results: dict, extra: dict | None = None) -> None:
     """Rewrite the three cards from an evaluation result (see ``evaluate.main``)."""
     extra = extra or {}
+    transfer = transfer_section()  # the same block leads every card
     data = [
         "## Training data",
         "",
@@ -250,8 +253,7 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
             f"{_pct(d['accuracy'])}**; per value "
             + ", ".join(f"{k}: {_pct(v)}" for k, v in d["per_value"].items())
             + (
-                f". Read as the scanner reads a cell (the crop, and a doubtful one in its four quarter turns, and 1.2 times closer): {d['scanner_right']}/{d['dice']} = "
-                f"{_pct(d['scanner_accuracy'])}"
+                f". Read as the scanner reads a cell ({AS_SCANNED}): {d['scanner_right']}/{d['dice']} = {_pct(d['scanner_accuracy'])}"
                 if "scanner_right" in d
                 else ""
             ),
@@ -337,8 +339,8 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
         "",
     ]
     cell += (
-        transfer_section()
-        + ([CLOSER_LOOK, ""] if transfer_section() else [])
+        transfer
+        + ([CLOSER_LOOK, ""] if transfer else [])
         + data
         + real
         + _render_section(results)
@@ -367,7 +369,7 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
         "22 s an epoch, 13 min in all, on the quiet machine).",
     )
     locate += (
-        transfer_section()
+        transfer
         + _render_section(results)
         + _file_section("sagrada_locate")
         + [
@@ -399,7 +401,7 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
         "fused 1x1 + 3x3 head; ~44k parameters.",
     )
     finder += (
-        transfer_section()
+        transfer
         + data
         + _render_section(results)
         + _file_section("sagrada_finder")
@@ -419,7 +421,7 @@ def write_cards(results: dict, extra: dict | None = None) -> None:
         "within 0.2 cell of their cells' middles under them. ~64k parameters.",
     )
     refiner += (
-        transfer_section()
+        transfer
         + data
         + _render_section(results)
         + _file_section("sagrada_refiner")
