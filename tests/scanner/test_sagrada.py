@@ -725,12 +725,18 @@ def test_joint_probabilities_are_the_windows_own_weights_summed() -> None:
     assert joint[1, STATES.index("R1")] == pytest.approx((weights[("R1", "R1")] + weights[("_R", "R1")]) / total, rel=1e-3)
 
 
-def test_zoomed_crops_show_the_middle_enlarged() -> None:
-    crops = np.zeros((2, CROP_PX, CROP_PX, 3), np.uint8)
-    crops[:] = (200, 0, 0)  # the margin: red
+def _blue_middle_in_red(count: int) -> np.ndarray:
+    """``count`` crops whose middle 1 / 1.2 (what a 1.2 times closer view keeps) is blue, the margin red."""
+    crops = np.zeros((count, CROP_PX, CROP_PX, 3), np.uint8)
+    crops[:] = (200, 0, 0)
     inner = round(CROP_PX / 1.2)
     start = (CROP_PX - inner) // 2
-    crops[:, start : start + inner, start : start + inner] = (0, 0, 200)  # the middle 1 / 1.2: blue
+    crops[:, start : start + inner, start : start + inner] = (0, 0, 200)
+    return crops
+
+
+def test_zoomed_crops_show_the_middle_enlarged() -> None:
+    crops = _blue_middle_in_red(2)
     near = zoomed(crops, 1.2)
     assert near.shape == crops.shape and near.dtype == np.uint8
     assert (near[:, [0, -1]][:, :, [0, -1]] == (0, 0, 200)).all()  # the corners now show the middle
@@ -759,11 +765,7 @@ class _CloserReadsBetter:
 
 
 def test_a_doubtful_die_is_read_again_closer_and_every_view_counts() -> None:
-    crop = np.zeros((1, CROP_PX, CROP_PX, 3), np.uint8)
-    crop[:] = (200, 0, 0)
-    inner = round(CROP_PX / 1.2)
-    start = (CROP_PX - inner) // 2
-    crop[:, start : start + inner, start : start + inner] = (0, 0, 200)  # what the closer view keeps
+    crop = _blue_middle_in_red(1)
     model = _CloserReadsBetter()
     reader = SagradaReader(dice=model)  # type: ignore[arg-type]
     states = reader.classify(crop)
