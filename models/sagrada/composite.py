@@ -30,8 +30,20 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from models import scene
 from models.sagrada import styles
-from models.sagrada.render import DIE_MM, Sample, _palette, die_face, game_document, random_empty_count, render
+from models.sagrada.render import (
+    DIE_MM,
+    PITCH_MM,
+    Sample,
+    _palette,
+    die_face,
+    framed,
+    game_document,
+    random_empty_count,
+    random_view,
+    render,
+)
 
 REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata"
 COLOURS_FILE = Path(__file__).resolve().parent / "real_dice_colours.json"
@@ -346,3 +358,85 @@ def render_composite(seed: int, pool: DicePool, *, style: str = styles.HELD_OUT,
     dice = [next(sources) if value != "." else None for value in values]
     sample.label["render"]["composite"] = {"real_dice": len(pool.dice), "kinds": len(pool.by_kind), "dice": dice}
     return sample
+
+
+REAL_WINDOW_SEED = 9_300_000  # the re-photographed real windows' seeds
+REAL_WINDOW_UPSCALE = 4  # the 32 px cells drawn 128 px wide before they are photographed
+
+
+@cache
+def real_windows(folder: Path = REALDATA / "sagrada-hejmsdz") -> tuple[tuple[str, np.ndarray, tuple[str, ...]], ...]:
+    """The real windows cut to the grid: (file name, RGB pixels, window rows with "." for an empty cell), or () when absent."""
+    labels_path = folder / "labels.json"
+    if not labels_path.is_file():
+        return ()
+    found = []
+    for name, rows in sorted(json.loads(labels_path.read_text())["images"].items()):
+        pixels = np.asarray(Image.open(folder / name).convert("RGB"))
+        found.append((name, pixels, tuple(" ".join(value or "." for value in row) for row in rows)))
+    return tuple(found)
+
+
+def _dark_frame(rng: np.random.Generator, grid: np.ndarray, pitch: float) -> tuple[np.ndarray, np.ndarray]:
+    """``grid`` inside a dark frame of random width, colour and grain; returns the board and the grid's corners in it."""
+    sides = (rng.uniform(0.08, 0.6, 4) * pitch).round().astype(int)  # top, right, bottom, left
+    colour = rng.uniform(4, 55) + rng.uniform(-8, 8, 3)
+    height, width = grid.shape[0] + sides[0] + sides[2], grid.shape[1] + sides[1] + sides[3]
+    grain = cv2.resize(rng.normal(0, 1, (max(2, height // 24), max(2, width // 24))), (width, height), interpolation=cv2.INTER_CUBIC)
+    board = np.clip(colour + 6 * grain[..., None], 0, 255).astype(np.uint8)
+    if rng.random() < 0.4:  # a lighter rim at the frame's edge
+        rim = max(2, int(round(pitch * rng.uniform(0.02, 0.06))))
+        cv2.rectangle(board, (rim // 2, rim // 2), (width - 1 - rim // 2, height - 1 - rim // 2), tuple(float(v) for v in colour + 60), rim)
+    top, left = int(sides[0]), int(sides[3])
+    board[top : top + grid.shape[0], left : left + grid.shape[1]] = grid
+    corners = np.array(
+        [[left, top], [left + grid.shape[1], top], [left + grid.shape[1], top + grid.shape[0]], [left, top + grid.shape[0]]], float
+    )
+    return board, corners
+
+
+def render_real_window(seed: int) -> Sample:
+    """A photo of one of the real windows (``real_windows``, taken in turn by seed) lying in a dark frame on a table.
+
+    The window's pixels are the real photo's (its dice, gaps, light and camera), enlarged
+    ``REAL_WINDOW_UPSCALE`` times and framed (``_dark_frame``), then photographed by the scene camera
+    (tilt up to 40 degrees, any rotation, the table's light) in the benchmark's framings and overlays
+    (``render.random_view``). The label names the source cell of each die (``render.composite.dice``).
+
+    Raises:
+        ValueError: the real windows are absent.
+    """
+    windows = real_windows()
+    if not windows:
+        raise ValueError("real windows: none found (../shared/realdata/sagrada-hejmsdz is absent)")
+    name, pixels, rows = windows[seed % len(windows)]
+    rng = np.random.default_rng([seed, 21])
+    grid = cv2.resize(pixels, None, fx=REAL_WINDOW_UPSCALE, fy=REAL_WINDOW_UPSCALE, interpolation=cv2.INTER_CUBIC)
+    pitch = grid.shape[1] / 5
+    board, grid_art = _dark_frame(rng, grid, pitch)
+    out_size = (1600, 1200) if rng.random() < 0.5 else (1200, 1600)
+    shot = scene.place_on_table(board, rng, out_size=out_size, px_per_mm=pitch / PITCH_MM)
+    view: dict[str, Any] = {"style": "real window", **random_view(np.random.default_rng([seed, 13]))}
+    image, quality, to_photo = framed(shot, rng, grid_art, view, out_size=out_size)
+    stem = name.rsplit(".", 1)[0]
+    label = {
+        "game": "sagrada",
+        "public_objectives": [],
+        "players": [{"name": f"{stem}-{seed}", "window": list(rows)}],
+        "render": {
+            "seed": int(seed),
+            "size": list(out_size),
+            "corners": to_photo(grid_art).round(2).tolist(),
+            "view": view,
+            "jpeg_quality": quality,
+            "composite": {
+                "real_window": name,
+                "dice": [
+                    None if value == "." else f"hejmsdz/{name}/r{r}c{c}"
+                    for r, row in enumerate(rows)
+                    for c, value in enumerate(row.split())
+                ],
+            },
+        },
+    }
+    return Sample(image_rgb=image, label=label, shot=shot)

@@ -553,6 +553,41 @@ def random_view(rng: np.random.Generator) -> dict[str, Any]:
     return {"framing": framing, "overlay": bool(rng.random() < 0.2)}
 
 
+def framed(
+    shot: scene.Shot,
+    rng: np.random.Generator,
+    grid_art: np.ndarray,
+    view: dict[str, Any],
+    *,
+    out_size: tuple[int, int],
+    jpeg_quality: int | None = None,
+) -> tuple[np.ndarray, int, Callable[[np.ndarray], np.ndarray]]:
+    """Frame a photographed window as ``view`` asks (its ``framing`` and ``overlay``), then JPEG it.
+
+    Returns the JPEG-compressed pixels, the JPEG quality and a map from board-art pixels to them;
+    ``view`` gains the crop box and what the overlay drew.
+    """
+    photo, framing = shot.image_rgb, view["framing"]
+    affine = np.eye(3)
+    if framing != "table":
+        margin, spare = {"closeup": (rng.uniform(0.03, 0.2), 0.0), "cut": (rng.uniform(-0.01, 0.02), 0.0), "offcentre": (0.08, 0.6)}[
+            framing
+        ]
+        points = shot.corners if framing == "offcentre" else shot.project(grid_art)
+        box = scene.view_box(points, (photo.shape[1], photo.shape[0]), out_size, float(margin), rng, spare)
+        photo, affine = scene.crop_view(photo, box, out_size)
+        view["crop"] = [round(v, 1) for v in box]
+    if view["overlay"]:
+        photo, drawn = scene.draw_overlay(photo, rng)
+        view.update(drawn)
+    image, quality = scene.jpeg_roundtrip(photo, rng, jpeg_quality)
+
+    def to_photo(points: np.ndarray) -> np.ndarray:
+        return scene.map_points(shot.project(points), affine)
+
+    return image, quality, to_photo
+
+
 def render(
     seed: int,
     *,
@@ -605,26 +640,8 @@ def render(
         camera=camera,
         board_alpha=board_alpha,
     )
-    photo = shot.image_rgb
-    corners = shot.project(grid_art)
     view: dict[str, Any] = {"style": style, "framing": framing, "overlay": overlay}
-    affine = np.eye(3)
-    if framing != "table":
-        margin, spare = {"closeup": (rng.uniform(0.03, 0.2), 0.0), "cut": (rng.uniform(-0.01, 0.02), 0.0), "offcentre": (0.08, 0.6)}[
-            framing
-        ]
-        points = shot.corners if framing == "offcentre" else corners
-        box = scene.view_box(points, (photo.shape[1], photo.shape[0]), out_size, float(margin), rng, spare)
-        photo, affine = scene.crop_view(photo, box, out_size)
-        view["crop"] = [round(v, 1) for v in box]
-    if overlay:
-        photo, drawn = scene.draw_overlay(photo, rng)
-        view.update(drawn)
-    image, quality = scene.jpeg_roundtrip(photo, rng, jpeg_quality)
-
-    def to_photo(points: np.ndarray) -> np.ndarray:
-        return scene.map_points(shot.project(points), affine)
-
+    image, quality, to_photo = framed(shot, rng, grid_art, view, out_size=out_size, jpeg_quality=jpeg_quality)
     corners = to_photo(grid_art)
     pitch = (grid_art[1, 0] - grid_art[0, 0]) / COLS
     cells = []

@@ -1,11 +1,14 @@
 """The Sagrada transfer benchmark: photos of boards and dice the models were never trained on.
 
-Three sets, each read end to end from the photo alone by the shipped scanner (the registry's
+Four sets, each read end to end from the photo alone by the shipped scanner (the registry's
 Sagrada reader, through ``scanner.pipeline.Scanner``, which also gives each scan's ``scan.review``):
 
 - ``heldout``: renders of the held-out board style (``styles.HELD_OUT``), with the training mix's
   framings and overlays (``render.random_view``);
 - ``composites``: real dice (``composite``) pasted into held-out-style windows on a table;
+- ``real_windows``: the two real windows of ``sagrada-hejmsdz`` (a real board, its dice, light and
+  camera, cut to the grid), each enlarged, framed in a dark frame and photographed on a table by the
+  scene camera in the same framings and overlays (``composite.render_real_window``);
 - ``training``: for reference, renders of the training styles in turn, same framings and overlays.
 
 Seeds start at ``SEEDS`` (9,000,000 and up: disjoint from make_dataset's TRAIN/VAL/TEST ranges and
@@ -15,7 +18,7 @@ how many of those were read turned round), wrong cells, the
 share of wrong cells read at >= 90% confidence, windows with a wrong cell left unflagged by
 ``scan.review`` (``needed`` false: a confident wrong score) and right windows flagged.
 
-``python -m models.sagrada.transfer [--count 240] [--workers 2] [--sets heldout,composites,training] [--true-grid]`` prints the
+``python -m models.sagrada.transfer [--count 240] [--workers 2] [--sets heldout,composites,real_windows,training] [--true-grid]`` prints the
 tables as markdown and writes ``transfer.json`` beside this file. ``measure()`` returns the figures.
 """
 
@@ -42,11 +45,12 @@ from scanner.pipeline import Scanner
 from scanner.sagrada.cells import COLS, ROWS
 
 HERE = Path(__file__).resolve().parent
-SETS = ("heldout", "composites", "training")
-SEEDS = {"heldout": 9_000_000, "composites": composite.COMPOSITE_SEED, "training": 9_200_000}
+SETS = ("heldout", "composites", "real_windows", "training")
+SEEDS = {"heldout": 9_000_000, "composites": composite.COMPOSITE_SEED, "real_windows": composite.REAL_WINDOW_SEED, "training": 9_200_000}
 TITLES = {
     "heldout": f"held-out style ({styles.HELD_OUT}), renders",
     "composites": f"real dice on the held-out style ({styles.HELD_OUT})",
+    "real_windows": "the two real windows, re-photographed",
     "training": "training styles, renders (reference)",
 }
 SURE = 0.9  # a wrong cell read at this confidence or more is a confident error
@@ -70,6 +74,8 @@ def sample_at(name: str, index: int, pool: composite.DicePool | None = None) -> 
         return render(seed, style=styles.HELD_OUT, **view)
     if name == "training":
         return render(seed, style=styles.TRAINING_STYLES[index % len(styles.TRAINING_STYLES)], **view)
+    if name == "real_windows":
+        return composite.render_real_window(seed)
     if pool is None or not pool.dice:
         raise ValueError("composites: no real dice (../shared/realdata is absent)")
     return composite.render_composite(seed, pool)
@@ -304,6 +310,9 @@ def measure(
                 results[name] = {"skipped": "no real dice: ../shared/realdata is absent"}
                 continue
             results["real_dice"] = {"dice": len(pool.dice), "colour_values": len(pool.by_kind)}
+        if name == "real_windows" and not composite.real_windows():
+            results[name] = {"skipped": "no real windows: ../shared/realdata is absent"}
+            continue
         results[name] = read_set(name, count, scanner, pool, true_grid=true_grid, workers=workers)
         print(f"{name}: {count} photos read in {results[name]['seconds']} s", file=sys.stderr, flush=True)
     return results
@@ -338,8 +347,9 @@ def markdown(results: dict[str, Any]) -> list[str]:
 
 
 UNKNOWN = (
-    "Still unknown: accuracy on real photos of whole real windows (the project has none; the composites' dice are "
-    "real, but their boards, tables, cameras and light are rendered), and how well one held-out style stands in for "
+    "Still unknown: accuracy on real phone photos of whole real windows (the project has none; the composites' dice "
+    "are real, but their boards, tables, cameras and light are rendered; the re-photographed windows are real pixels "
+    "of two boards, but their frames, tables and cameras are rendered), and how well one held-out style stands in for "
     "a real board of another design. The composites' real yellow dice come only from the two hejmsdz windows (the "
     "loose-dice photos have no yellow die with white pips; the cell model trains on loose dice turned yellow)."
 )
@@ -361,6 +371,13 @@ def summary(results: dict[str, Any]) -> list[str]:
             f" Composites: {dice['dice']} real dice ({dice['colour_values']} colour-values; the hejmsdz windows and the "
             "held-out half of the loose-dice photos) pasted into held-out-style windows on a table."
             if dice
+            else ""
+        )
+        + (
+            " Real windows re-photographed: the two real windows of `sagrada-hejmsdz` (a real board, its dice, light "
+            "and camera, cut to the grid by their author, 160x128 px), each enlarged 4 times, set in a dark frame of "
+            "random width and photographed on a table in the same framings and overlays."
+            if "real_windows" in results and "skipped" not in results["real_windows"]
             else ""
         )
         + (f" Models: {results['models']}." if results.get("models") else ""),

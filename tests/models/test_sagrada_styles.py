@@ -317,3 +317,42 @@ def test_a_training_pool_draws_the_dice_it_lacks():
     assert blue[2] > blue[0] + 30  # a drawn blue die
     with pytest.raises(ValueError, match="share"):
         make_dataset.configure(("classic",), False, 1.5)
+
+
+@pytest.mark.skipif(not (REALDATA / "sagrada-hejmsdz" / "labels.json").is_file(), reason="needs ../shared/realdata")
+def test_a_real_window_is_photographed_with_its_truth_on_its_pixels():
+    windows = composite.real_windows()
+    assert [name for name, _, _ in windows] == ["board1.jpg", "board2.jpg"]
+    for seed in range(4):
+        sample = composite.render_real_window(composite.REAL_WINDOW_SEED + seed)
+        name, pixels, rows = windows[seed % 2]
+        assert sample.label["players"][0]["window"] == list(rows)
+        assert GAMES["sagrada"].validate(GAMES["sagrada"].parse(sample.label)) == []
+        dice = sample.label["render"]["composite"]["dice"]
+        assert [d is None for d in dice] == [v == "." for row in rows for v in row.split()]
+        assert all(d is None or d.startswith(f"hejmsdz/{name}/r") for d in dice)
+        # each die's middle is brighter than the black gap crossings around it, where the label puts them
+        image = sample.image_rgb
+        grid_to_photo = cv2.getPerspectiveTransform(
+            np.array([[0, 0], [5, 0], [5, 4], [0, 4]], np.float32), np.array(sample.label["render"]["corners"], np.float32)
+        )
+        inside = np.array([[c + 0.5, r + 0.5] for r in range(4) for c in range(5) if rows[r].split()[c] != "."], np.float32)
+        crossings = np.array([[c, r] for r in range(1, 4) for c in range(1, 5)], np.float32)
+        size = np.array([image.shape[1] - 2, image.shape[0] - 2])
+        points = [cv2.perspectiveTransform(p.reshape(-1, 1, 2), grid_to_photo).reshape(-1, 2) for p in (inside, crossings)]
+        middles, gaps = ([_luma(image, q) for q in p if (q >= 1).all() and (q < size).all()] for p in points)
+        assert len(middles) >= 10 and len(gaps) >= 6
+        assert np.mean(middles) > np.mean(gaps) + 15, (seed, sample.label["render"]["view"])
+    again = composite.render_real_window(composite.REAL_WINDOW_SEED + 3)
+    assert np.array_equal(again.image_rgb, sample.image_rgb) and again.label == sample.label
+
+
+def test_transfer_skips_the_real_windows_without_the_real_data(monkeypatch):
+    from models.sagrada import transfer
+
+    monkeypatch.setattr(composite, "real_windows", lambda: ())
+    results = transfer.measure(1, ("real_windows",), scanner=object())  # type: ignore[arg-type]
+    assert results["real_windows"] == {"skipped": "no real windows: ../shared/realdata is absent"}
+    with pytest.raises(ValueError, match="real windows"):
+        transfer.sample_at("real_windows", 0)
+    assert not [line for line in transfer.markdown(results) if "re-photographed" in line]
