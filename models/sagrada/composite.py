@@ -440,3 +440,45 @@ def render_real_window(seed: int) -> Sample:
         },
     }
     return Sample(image_rgb=image, label=label, shot=shot)
+
+
+def mosaic_window(seed: int, pool: DicePool, out_size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """A window that is only dice: ``pool``'s dice (drawn where it lacks one) in a 4x5 lattice on a plain dark card,
+    framed (``_dark_frame``) and photographed on a table; returns the photo and the grid's corners in it.
+
+    No pattern card, strip or frame design is seen: a lattice of dice is what a locator trained on it must find.
+    """
+    rng = np.random.default_rng([seed, 31])
+    pitch = 96
+    card = rng.uniform(2, 45) + rng.uniform(-10, 10, 3)
+    grain = cv2.resize(rng.normal(0, 1, (16, 20)), (5 * pitch, 4 * pitch), interpolation=cv2.INTER_CUBIC)
+    grid = np.clip(card + rng.uniform(2, 10) * grain[..., None], 0, 255).astype(np.float32)
+    if rng.random() < 0.3:  # the cells' outlines printed a little lighter than the card
+        line = tuple(float(v) for v in card + rng.uniform(15, 50))
+        for k in range(1, 5):
+            cv2.line(grid, (k * pitch, 0), (k * pitch, 4 * pitch), line, max(1, pitch // 40))
+        for k in range(1, 4):
+            cv2.line(grid, (0, k * pitch), (5 * pitch, k * pitch), line, max(1, pitch // 40))
+    ratio = rng.uniform(0.7, 0.92)
+    empty = set(rng.choice(20, size=int(rng.integers(0, 4)), replace=False).tolist()) if rng.random() < 0.5 else set()
+    for index in range(20):
+        if index in empty:
+            continue
+        r, c = divmod(index, 5)
+        colour, value = SAGRADA_COLOURS[int(rng.integers(5))], int(rng.integers(1, 7))
+        face, mask = pool.face(colour, value, rng, int(pitch * ratio))
+        turn = rng.normal(0, 6)
+        centre = (face.shape[1] / 2, face.shape[0] / 2)
+        matrix = cv2.getRotationMatrix2D(centre, turn, 1.0)
+        face = cv2.warpAffine(face, matrix, face.shape[1::-1], flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        alpha = cv2.warpAffine(mask, matrix, mask.shape[1::-1], flags=cv2.INTER_LINEAR)
+        alpha = (alpha.astype(np.float32) / (255.0 if alpha.dtype == np.uint8 else 1.0))[..., None]
+        slack = (pitch - face.shape[0]) / 2
+        x0 = int(round(c * pitch + slack + rng.uniform(-0.4, 0.4) * slack))
+        y0 = int(round(r * pitch + slack + rng.uniform(-0.4, 0.4) * slack))
+        x0, y0 = min(max(x0, 0), 5 * pitch - face.shape[1]), min(max(y0, 0), 4 * pitch - face.shape[0])
+        region = grid[y0 : y0 + face.shape[0], x0 : x0 + face.shape[1]]
+        grid[y0 : y0 + face.shape[0], x0 : x0 + face.shape[1]] = region * (1 - alpha) + face.astype(np.float32) * alpha
+    board, grid_art = _dark_frame(rng, np.clip(grid, 0, 255).astype(np.uint8), pitch)
+    shot = scene.place_on_table(board, rng, out_size=out_size, px_per_mm=pitch / PITCH_MM, fill=float(rng.uniform(0.3, 0.95)))
+    return shot.image_rgb, shot.project(grid_art)

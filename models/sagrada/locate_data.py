@@ -2,7 +2,9 @@
 
 Renders of the training board styles (``models.sagrada.styles.TRAINING_STYLES``, never the held-out
 one), a share of them with real dice pasted in (fold 0 of the loose dice, ``composite.training_pool``:
-the locator must find real dice, not only drawn ones), are made once (``renders``) and every training example is a fresh random *view* of one
+the locator must find real dice, not only drawn ones), and a share of windows that are only dice on
+a plain dark card (``composite.mosaic_window``: the lattice of dice, with no card, strip or frame
+design to go by), are made once (``renders``) and every training example is a fresh random *view* of one
 (``random_view``): the whole photo, a crop around the grid at any angle and off-centre, or the
 photo cut to the grid (rectified or not, as apps save it), each letterboxed exactly as the
 scanner letterboxes a photo (``scanner.sagrada.lattice.locate_input``). On top: the frame and table
@@ -31,8 +33,12 @@ from scanner.sagrada.lattice import COLS, LOCATE_SIZE, ROWS, grid_homography, lo
 RENDER_SIZES = ((1024, 768), (768, 1024), (960, 720), (800, 800))
 
 
-def _render(seed: int, styled: bool = True, real_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+def _render(seed: int, styled: bool = True, real_share: float = 0.0, mosaic_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     cv2.setNumThreads(1)
+    if styled and np.random.default_rng([seed, 14]).random() < mosaic_share:  # its own draw: the rest stay as they were
+        size = RENDER_SIZES[int(np.random.default_rng([seed, 15]).integers(len(RENDER_SIZES)))]
+        image, corners = composite.mosaic_window(seed, composite.training_pool(), size)
+        return image, np.asarray(corners, np.float64)
     face_source = None
     if real_share > 0 and np.random.default_rng([seed, 12]).random() < real_share:  # its own draw: the rest stay as they were
         pool = composite.training_pool()
@@ -50,19 +56,22 @@ def _render(seed: int, styled: bool = True, real_share: float = 0.0) -> tuple[np
 
 
 def renders(
-    first_seed: int, count: int, workers: int = 1, *, styled: bool = True, real_share: float = 0.0
+    first_seed: int, count: int, workers: int = 1, *, styled: bool = True, real_share: float = 0.0, mosaic_share: float = 0.0
 ) -> tuple[list[np.ndarray], np.ndarray]:
     """Render ``count`` photos from ``first_seed`` on (of the training styles, or only ours when not ``styled``).
 
     About ``real_share`` of the styled ones show real fold-0 dice where the pool has them (none
-    when ``../shared/realdata`` is absent). Returns the images and their grid corners (N, 4, 2).
+    when ``../shared/realdata`` is absent), and about ``mosaic_share`` of them are windows that are
+    only dice on a plain dark card (``composite.mosaic_window``). Returns the images and their grid corners (N, 4, 2).
     """
     seeds = list(range(first_seed, first_seed + count))
     if workers > 1:
         with get_context("fork").Pool(workers) as pool:
-            parts = pool.map(functools.partial(_render, styled=styled, real_share=real_share), seeds, chunksize=4)
+            parts = pool.map(
+                functools.partial(_render, styled=styled, real_share=real_share, mosaic_share=mosaic_share), seeds, chunksize=4
+            )
     else:
-        parts = [_render(seed, styled, real_share) for seed in seeds]
+        parts = [_render(seed, styled, real_share, mosaic_share) for seed in seeds]
     return [p[0] for p in parts], np.stack([p[1] for p in parts])
 
 
@@ -70,16 +79,24 @@ CACHE = Path("build/sagrada_locate")
 
 
 def load_or_render(
-    first_seed: int, count: int, workers: int = 1, cache: Path = CACHE, *, styled: bool = True, real_share: float = 0.0
+    first_seed: int,
+    count: int,
+    workers: int = 1,
+    cache: Path = CACHE,
+    *,
+    styled: bool = True,
+    real_share: float = 0.0,
+    mosaic_share: float = 0.0,
 ) -> tuple[list[np.ndarray], np.ndarray]:
     """``renders``, cached in ``cache`` by seed, count, styles, real dice and the renderer's code version."""
     # (the pool itself is loaded in each worker: OpenCV used before a fork can hang the children)
     real = f"_real{real_share:g}" if real_share > 0 and composite.real_dice_present() else ""
-    path = cache / code_version() / f"{'renders' if styled else 'classic'}{real}_{first_seed}_{count}.npz"
+    mosaic = f"_mosaic{mosaic_share:g}" if styled and mosaic_share > 0 else ""
+    path = cache / code_version() / f"{'renders' if styled else 'classic'}{real}{mosaic}_{first_seed}_{count}.npz"
     if path.is_file():
         with np.load(path) as data:
             return [data[f"image{i}"] for i in range(count)], data["corners"]
-    images, corners = renders(first_seed, count, workers, styled=styled, real_share=real_share)
+    images, corners = renders(first_seed, count, workers, styled=styled, real_share=real_share, mosaic_share=mosaic_share)
     path.parent.mkdir(parents=True, exist_ok=True)
     arrays: dict[str, Any] = {f"image{i}": image for i, image in enumerate(images)}
     np.savez(path, corners=corners, **arrays)

@@ -64,6 +64,7 @@ class SagradaTraining:
     locate_views: int = 1440  # views per epoch
     locate_styled: bool = True  # renders of every training board style (models.sagrada.styles); False: ours only
     locate_real_share: float = 0.5  # share of those renders whose dice are real fold-0 dice (composite.training_pool)
+    locate_mosaic_share: float = 0.15  # share of them that are only dice on a plain dark card (composite.mosaic_window)
 
     def __post_init__(self) -> None:
         for field in (
@@ -77,7 +78,7 @@ class SagradaTraining:
         ):
             if getattr(self, field) < 1:
                 raise ValueError(f"{field}: expected a positive count, got {getattr(self, field)}")
-        for share in ("fine_tune_paste", "fine_tune_yellow", "locate_real_share"):
+        for share in ("fine_tune_paste", "fine_tune_yellow", "locate_real_share", "locate_mosaic_share"):
             if not 0 <= getattr(self, share) <= 1:
                 raise ValueError(f"{share}: expected a share in [0, 1], got {getattr(self, share)}")
 
@@ -477,7 +478,12 @@ def _train_locate_process(config: SagradaTraining, workers: int) -> None:
     """Render the locator's scenes, train it and export it."""
     started = time.perf_counter()
     images, corners = locate_data.load_or_render(
-        LOCATE_SEED, config.locate_renders, workers=workers, styled=config.locate_styled, real_share=config.locate_real_share
+        LOCATE_SEED,
+        config.locate_renders,
+        workers=workers,
+        styled=config.locate_styled,
+        real_share=config.locate_real_share,
+        mosaic_share=config.locate_mosaic_share,
     )
     print(f"locator: {len(images)} renders in {time.perf_counter() - started:.0f} s", flush=True)
     _threads(1)
