@@ -33,8 +33,10 @@ from PIL import Image
 from models import scene
 from models.sagrada import styles
 from models.sagrada.render import (
+    COLS,
     DIE_MM,
     PITCH_MM,
+    ROWS,
     Sample,
     _palette,
     die_face,
@@ -412,7 +414,7 @@ def render_real_window(seed: int) -> Sample:
     name, pixels, rows = windows[seed % len(windows)]
     rng = np.random.default_rng([seed, 21])
     grid = cv2.resize(pixels, None, fx=REAL_WINDOW_UPSCALE, fy=REAL_WINDOW_UPSCALE, interpolation=cv2.INTER_CUBIC)
-    pitch = grid.shape[1] / 5
+    pitch = grid.shape[1] / COLS
     board, grid_art = _dark_frame(rng, grid, pitch)
     out_size = (1600, 1200) if rng.random() < 0.5 else (1200, 1600)
     shot = scene.place_on_table(board, rng, out_size=out_size, px_per_mm=pitch / PITCH_MM)
@@ -451,20 +453,21 @@ def mosaic_window(seed: int, pool: DicePool, out_size: tuple[int, int]) -> tuple
     rng = np.random.default_rng([seed, 31])
     pitch = 96
     card = rng.uniform(2, 45) + rng.uniform(-10, 10, 3)
-    grain = cv2.resize(rng.normal(0, 1, (16, 20)), (5 * pitch, 4 * pitch), interpolation=cv2.INTER_CUBIC)
+    width, height = COLS * pitch, ROWS * pitch
+    grain = cv2.resize(rng.normal(0, 1, (16, 20)), (width, height), interpolation=cv2.INTER_CUBIC)
     grid = np.clip(card + rng.uniform(2, 10) * grain[..., None], 0, 255).astype(np.float32)
     if rng.random() < 0.3:  # the cells' outlines printed a little lighter than the card
         line = tuple(float(v) for v in card + rng.uniform(15, 50))
-        for k in range(1, 5):
-            cv2.line(grid, (k * pitch, 0), (k * pitch, 4 * pitch), line, max(1, pitch // 40))
-        for k in range(1, 4):
-            cv2.line(grid, (0, k * pitch), (5 * pitch, k * pitch), line, max(1, pitch // 40))
+        for k in range(1, COLS):
+            cv2.line(grid, (k * pitch, 0), (k * pitch, height), line, max(1, pitch // 40))
+        for k in range(1, ROWS):
+            cv2.line(grid, (0, k * pitch), (width, k * pitch), line, max(1, pitch // 40))
     ratio = rng.uniform(0.7, 0.92)
-    empty = set(rng.choice(20, size=int(rng.integers(0, 4)), replace=False).tolist()) if rng.random() < 0.5 else set()
-    for index in range(20):
+    empty = set(rng.choice(ROWS * COLS, size=int(rng.integers(0, 4)), replace=False).tolist()) if rng.random() < 0.5 else set()
+    for index in range(ROWS * COLS):
         if index in empty:
             continue
-        r, c = divmod(index, 5)
+        r, c = divmod(index, COLS)
         colour, value = SAGRADA_COLOURS[int(rng.integers(5))], int(rng.integers(1, 7))
         face, mask = pool.face(colour, value, rng, int(pitch * ratio))
         turn = rng.normal(0, 6)
@@ -476,7 +479,7 @@ def mosaic_window(seed: int, pool: DicePool, out_size: tuple[int, int]) -> tuple
         slack = (pitch - face.shape[0]) / 2
         x0 = int(round(c * pitch + slack + rng.uniform(-0.4, 0.4) * slack))
         y0 = int(round(r * pitch + slack + rng.uniform(-0.4, 0.4) * slack))
-        x0, y0 = min(max(x0, 0), 5 * pitch - face.shape[1]), min(max(y0, 0), 4 * pitch - face.shape[0])
+        x0, y0 = min(max(x0, 0), width - face.shape[1]), min(max(y0, 0), height - face.shape[0])
         region = grid[y0 : y0 + face.shape[0], x0 : x0 + face.shape[1]]
         grid[y0 : y0 + face.shape[0], x0 : x0 + face.shape[1]] = region * (1 - alpha) + face.astype(np.float32) * alpha
     board, grid_art = _dark_frame(rng, np.clip(grid, 0, 255).astype(np.uint8), pitch)
