@@ -254,12 +254,12 @@ def sample_scanner(make_scanner: Any) -> Any:
         (
             "sagrada_tilted_02",
             "sagrada",
-            # right: the rules read Y2 where the model saw Y6 at 62% (the lattice fit is doubtful, 18 cells seen and
-            # 4 spots off it, so the outline finder's grid is weighed too and kept), and Y4 where it saw Y2 at 54% (its
-            # closer look, averaged in, 2026-12-05: the card prints a 4 there)
+            # right: the rules read Y2 where the model saw Y6 at 56%, and the model itself reads Y4 at 72% with Y2
+            # close behind (with the locator before 2026-12-06 it saw Y2 at 54% and the rules read Y4: the card prints
+            # a 4 there)
             (
                 "cell r3c1 read Y2 (yellow 2) by the rules, where the model saw Y6",
-                "cell r2c2 read Y4 (yellow 4) by the rules, where the model saw Y2",
+                "cell r2c2 read Y4 (yellow 4) at 72%",
             ),
         ),
         ("alhambra_01_straight", "alhambra", ()),
