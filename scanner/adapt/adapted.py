@@ -55,11 +55,9 @@ def check_model(fitted: ModelAdaptation, model: Any, source: str = "adaptation",
 class AdaptedModel:
     """An ``OnnxModel`` whose ``run`` returns the adapted logits; everything else is the shipped model's.
 
-    ``adapted``: its heads were fitted on the crops as the readers cut them, turned and mirrored
-    (``examples.dihedral``), so a reader keeps other views (the Sagrada reader's closer look) from it.
+    Its heads were fitted on the crops as the readers cut them, turned and mirrored
+    (``examples.dihedral``); a reader shows it every view it shows the shipped model.
     """
-
-    adapted = True
 
     def __init__(self, model: Any, fitted: ModelAdaptation, source: str = "adaptation", profile: str | None = None) -> None:
         check_model(fitted, model, source, profile)

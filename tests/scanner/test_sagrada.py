@@ -776,11 +776,13 @@ def test_a_doubtful_die_is_read_again_closer_and_every_view_counts() -> None:
     assert len(far.seen) == TTA_TURNS
 
 
-def test_a_cell_model_adapted_to_the_players_set_is_not_shown_the_closer_views() -> None:
-    """Adapted heads were fitted on the crops as cut (turned, mirrored): a closer view is not what they learnt on."""
-    crop = np.zeros((1, CROP_PX, CROP_PX, 3), np.uint8)
-    crop[:] = (200, 0, 0)
-    model = _CloserReadsBetter()
-    model.adapted = True  # type: ignore[attr-defined]  # as scanner.adapt.AdaptedModel says of itself
-    SagradaReader(dice=model).classify(crop)  # type: ignore[arg-type]
-    assert len(model.seen) == TTA_TURNS and all(model.seen)
+def test_a_cell_model_adapted_to_the_players_set_is_read_closer_too() -> None:
+    """An adaptation is judged on the reading it will get: the same views as the shipped model's, the closer ones included."""
+    crop = _blue_middle_in_red(1)
+    shipped = _CloserReadsBetter()
+    SagradaReader(dice=shipped).classify(crop)  # type: ignore[arg-type]
+    adapted = _CloserReadsBetter()
+    adapted.adapted = True  # type: ignore[attr-defined]  # what an adapted model said of itself until 2026-12-06
+    states = SagradaReader(dice=adapted).classify(crop)  # type: ignore[arg-type]
+    assert adapted.seen == shipped.seen and len(adapted.seen) == 2 * TTA_TURNS
+    assert STATES[int(states[0].argmax())] == "B5"
