@@ -43,7 +43,6 @@ from models.sagrada.render import (
     framed,
     game_document,
     random_empty_count,
-    random_view,
     render,
 )
 
@@ -397,13 +396,13 @@ def _dark_frame(rng: np.random.Generator, grid: np.ndarray, pitch: float) -> tup
     return board, corners
 
 
-def render_real_window(seed: int) -> Sample:
+def render_real_window(seed: int, *, framing: str = "table", overlay: bool = False) -> Sample:
     """A photo of one of the real windows (``real_windows``, taken in turn by seed) lying in a dark frame on a table.
 
     The window's pixels are the real photo's (its dice, gaps, light and camera), enlarged
     ``REAL_WINDOW_UPSCALE`` times and framed (``_dark_frame``), then photographed by the scene camera
-    (tilt up to 40 degrees, any rotation, the table's light) in the benchmark's framings and overlays
-    (``render.random_view``). The label names the source cell of each die (``render.composite.dice``).
+    (tilt up to 40 degrees, any rotation, the table's light), framed as ``render.render`` frames a
+    window (``framing``, ``overlay``). The label names the source cell of each die (``render.composite.dice``).
 
     Raises:
         ValueError: the real windows are absent.
@@ -418,7 +417,7 @@ def render_real_window(seed: int) -> Sample:
     board, grid_art = _dark_frame(rng, grid, pitch)
     out_size = (1600, 1200) if rng.random() < 0.5 else (1200, 1600)
     shot = scene.place_on_table(board, rng, out_size=out_size, px_per_mm=pitch / PITCH_MM)
-    view: dict[str, Any] = {"style": "real window", **random_view(np.random.default_rng([seed, 13]))}
+    view: dict[str, Any] = {"style": "real window", "framing": framing, "overlay": overlay}
     image, quality, to_photo = framed(shot, rng, grid_art, view, out_size=out_size)
     stem = name.rsplit(".", 1)[0]
     label = {

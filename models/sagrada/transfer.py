@@ -75,7 +75,7 @@ def sample_at(name: str, index: int, pool: composite.DicePool | None = None) -> 
     if name == "training":
         return render(seed, style=styles.TRAINING_STYLES[index % len(styles.TRAINING_STYLES)], **view)
     if name == "real_windows":
-        return composite.render_real_window(seed)
+        return composite.render_real_window(seed, **view)
     if pool is None or not pool.dice:
         raise ValueError("composites: no real dice (../shared/realdata is absent)")
     return composite.render_composite(seed, pool)

@@ -321,10 +321,12 @@ def test_a_training_pool_draws_the_dice_it_lacks():
 
 @pytest.mark.skipif(not (REALDATA / "sagrada-hejmsdz" / "labels.json").is_file(), reason="needs ../shared/realdata")
 def test_a_real_window_is_photographed_with_its_truth_on_its_pixels():
+    from models.sagrada import transfer
+
     windows = composite.real_windows()
     assert [name for name, _, _ in windows] == ["board1.jpg", "board2.jpg"]
     for seed in range(4):
-        sample = composite.render_real_window(composite.REAL_WINDOW_SEED + seed)
+        sample = transfer.sample_at("real_windows", seed)
         name, pixels, rows = windows[seed % 2]
         assert sample.label["players"][0]["window"] == list(rows)
         assert GAMES["sagrada"].validate(GAMES["sagrada"].parse(sample.label)) == []
@@ -343,7 +345,7 @@ def test_a_real_window_is_photographed_with_its_truth_on_its_pixels():
         middles, gaps = ([_luma(image, q) for q in p if (q >= 1).all() and (q < size).all()] for p in points)
         assert len(middles) >= 10 and len(gaps) >= 6
         assert np.mean(middles) > np.mean(gaps) + 15, (seed, sample.label["render"]["view"])
-    again = composite.render_real_window(composite.REAL_WINDOW_SEED + 3)
+    again = transfer.sample_at("real_windows", 3)
     assert np.array_equal(again.image_rgb, sample.image_rgb) and again.label == sample.label
 
 
