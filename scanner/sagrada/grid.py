@@ -612,6 +612,10 @@ CLOSER_SEEN, CLOSER_RESIDUAL = (
     21,
     0.0,
 )  # a small grid always gets a second, closer look: skipping it when 18+ cells sat within 0.08 cell placed 8 more of 60 held-out-style grids over a quarter cell off
+# when the centres of the first look link into no lattice, a second look at the box around them grown by this share:
+# held-out-style photos at 39 degrees of tilt, taken close, show the tops of tall dice over a pitch off their cells
+# and a mix of tops and bases links into nothing at the first look's scale, while the closer look places all 20
+MISSED_GROW = 0.3
 MIN_SEEN = 10  # fewer cells seen than this: no window (a window shows its 20 cells, dice or prints; a few may be missed)
 
 
@@ -692,7 +696,8 @@ def find_grid_by_content(
 ) -> ContentGrid:
     """Find the window's grid from its cells (``scanner.sagrada.lattice``), oriented by the refiner's top-left head.
 
-    One look at the whole photo, a second at the grid enlarged when it is small; the lattice fit
+    One look at the whole photo, a second at the grid enlarged when it is small (or at the spots seen
+    when they link into no lattice: ``MISSED_GROW``); the lattice fit
     gives the corners. The refiner then reads which long side is the top and may sharpen the
     corners, but only where it agrees with the lattice (``REFINE_AGREE``).
 
@@ -708,6 +713,10 @@ def find_grid_by_content(
     seen = lattice.locate_centres(locator, image_rgb)
     fit = lattice.fit_window(seen, (width, height))
     looks = 1
+    if fit is None and len(seen.points) >= lattice.MIN_CELLS:
+        closer = lattice.locate_centres(locator, image_rgb, lattice.box_around(seen.points, (width, height), MISSED_GROW))
+        fit = lattice.fit_window(closer, (width, height))
+        looks = 2
     outline: ContentGrid | None = None
     asked = finder is not None and (fit is None or fit.seen < OUTLINE_SEEN)
     if asked:

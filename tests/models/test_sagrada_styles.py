@@ -283,6 +283,17 @@ def test_transfer_reads_the_same_in_several_processes():
         transfer.read_set("heldout", 1, transfer.Scanner(), workers=2)
 
 
+@pytest.mark.parametrize("index", [75, 88])
+def test_steep_held_out_close_ups_of_tall_dice_are_read(index):
+    """Held-out-style photos at 39 degrees whose dice tops lie over a pitch off their cells: refused before the closer look."""
+    from models.sagrada import transfer
+
+    sample = transfer.sample_at("heldout", index)
+    assert sample.label["render"]["camera"]["tilt_deg"] > 38
+    outcome = transfer.read_photo("heldout", index, transfer.Scanner())
+    assert "refused" not in outcome and outcome["wrong"] == 0 and outcome["error_pitch"] < 0.5
+
+
 def test_transfer_table_gives_each_figure_its_interval():
     from models.sagrada import transfer
 

@@ -580,6 +580,32 @@ def test_a_sure_lattice_asks_for_no_outline(monkeypatch) -> None:
     assert found.fit.confidence >= board.JUDGED_FIT and not asked
 
 
+def test_spots_that_link_into_no_lattice_get_a_closer_look(monkeypatch) -> None:
+    image = np.full((1200, 1600, 3), 90, np.uint8)
+    truth = _photographed_grid(38.0, 290.0, 1.0, 1200.0)
+    every = _at_cells(truth, np.array([(c + 0.5, r + 0.5) for r in range(4) for c in range(5)]))
+    leaning = _leaning_centres(truth)
+    # the first look: dice tops and cell bases mixed, every other row moved 0.45 cell and every other column 0.3
+    tops = [(c + 0.5 + 0.45 * (r % 2), r + 0.5 + 0.3 * (c % 2)) for r in range(4) for c in range(5)]
+    mixed = _at_cells(truth, np.array(tops[:18]))
+    first = lattice.Centres(mixed, np.full(18, 0.9), leaning.mask, leaning.to_photo)
+    assert lattice.fit_window(first, (1600, 1200)) is None
+    boxes: list = []
+
+    def locate(locator, image, box=None):
+        boxes.append(box)
+        return first if box is None else lattice.Centres(every, np.full(20, 0.9), leaning.mask, leaning.to_photo)
+
+    _grid_stand_ins(monkeypatch, truth, first)
+    monkeypatch.setattr(board.lattice, "locate_centres", locate)
+    found = board.find_grid_by_content(image, None, None)
+    assert _same_quad(found.location.corners, truth) and found.fit.seen == 20 and found.looks >= 2
+    assert boxes[1] == lattice.box_around(mixed, (1600, 1200), board.MISSED_GROW)  # the closer look is at the spots seen
+    monkeypatch.setattr(board.lattice, "locate_centres", lambda locator, image, box=None: first)
+    with pytest.raises(BoardNotFoundError, match="18 cell-like spots, not in a 4x5 grid"):
+        board.find_grid_by_content(image, None, None)  # a closer look that links nothing either: still no window
+
+
 # --------------------------------------------------------------------------------------- orientation
 
 
