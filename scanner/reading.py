@@ -19,7 +19,8 @@ class CellReading:
 
     ``cell`` is ``(row, col)`` for Sagrada and ``(x, y)`` for Alhambra; ``polygon`` is in pixels of
     the photo as ``Photo.image_rgb`` holds it; ``alternatives`` lists the next readings with their
-    probabilities; ``crop`` is the rectified crop the model saw (kept for corrections, never output).
+    probabilities; ``crop`` is the rectified crop the model saw (kept for corrections, never output);
+    ``doubt``, when set, is a reason for review the reader sees beyond the model's confidence.
     """
 
     cell: tuple[int, int]
@@ -28,6 +29,7 @@ class CellReading:
     polygon: tuple[tuple[float, float], ...]
     alternatives: tuple[tuple[str, float], ...] = ()
     crop: np.ndarray | None = field(default=None, repr=False, compare=False)
+    doubt: str = ""  # why the reader doubts this cell whatever its model says (e.g. "runs off the photo's edge"), in a player's words
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.confidence <= 1.0:

@@ -74,7 +74,8 @@ def cell_doubts(
     overrides: Iterable[Override] = (),
     issues: Iterable[Issue] = (),
 ) -> list[Doubt]:
-    """The doubts about single readings: overridden cells, cells under the bar, and broken placement rules.
+    """The doubts about single readings: cells the reader doubts itself, overridden cells, cells under the bar, and broken
+    placement rules.
 
     A cell the rules overrode is a doubt unless the scanner stands behind the rules' choice as
     surely as the bar asks: a reader that weighs the whole board and its rules gives the cell that
@@ -84,10 +85,11 @@ def cell_doubts(
     confidence = {reading.cell: reading.confidence for reading in cells}
     doubts: list[Doubt] = []
     overridden = set()
+    doubted = {reading.cell for reading in cells if reading.doubt}  # the reader's own reason names these cells instead
     for override in overrides:
         overridden.add(override.cell)
         sure = confidence.get(override.cell, override.chosen_confidence)
-        if sure >= thresholds.cell:
+        if sure >= thresholds.cell or override.cell in doubted:
             continue
         doubts.append(
             Doubt(
@@ -97,6 +99,14 @@ def cell_doubts(
             )
         )
     for reading in cells:
+        if reading.doubt:
+            doubts.append(
+                Doubt(
+                    min(reading.confidence, thresholds.cell),
+                    f"{wording.cell(reading.cell)} {reading.doubt}: read {wording.value(reading.value)} at {percent(reading.confidence)}",
+                )
+            )
+            continue
         if reading.cell in overridden or reading.confidence >= thresholds.cell:
             continue
         close = [wording.short(value) for value, p in reading.alternatives if p >= CLOSE_BEHIND][:CLOSE_NAMED]

@@ -1,10 +1,14 @@
 """The Sagrada transfer benchmark: photos of boards and dice the models were never trained on.
 
-Four sets, each read end to end from the photo alone by the shipped scanner (the registry's
+Five sets, each read end to end from the photo alone by the shipped scanner (the registry's
 Sagrada reader, through ``scanner.pipeline.Scanner``, which also gives each scan's ``scan.review``):
 
 - ``heldout``: renders of the held-out board style (``styles.HELD_OUT``), with the training mix's
   framings and overlays (``render.random_view``);
+- ``steep``: renders of the held-out style at the steepest tilts asked of the scanner (32-40
+  degrees, ``STEEP_TILT``), from any side and turned any way, the board filling most of the photo
+  (close-ups, photos cut close to the grid, off-centre crops in turn): tall dice lean far off
+  their cells and past the photo's edge;
 - ``composites``: real dice (``composite``) pasted into held-out-style windows on a table;
 - ``real_windows``: the two real windows of ``sagrada-hejmsdz`` (a real board, its dice, light and
   camera, cut to the grid), each enlarged, framed in a dark frame and photographed on a table by the
@@ -18,7 +22,7 @@ how many of those were read turned round), wrong cells, the
 share of wrong cells read at >= 90% confidence, windows with a wrong cell left unflagged by
 ``scan.review`` (``needed`` false: a confident wrong score) and right windows flagged.
 
-``python -m models.sagrada.transfer [--count 240] [--workers 2] [--sets heldout,composites,real_windows,training] [--true-grid]`` prints the
+``python -m models.sagrada.transfer [--count 240] [--workers 2] [--sets heldout,steep,composites,real_windows,training] [--true-grid]`` prints the
 tables as markdown and writes ``transfer.json`` beside this file. ``measure()`` returns the figures.
 """
 
@@ -45,10 +49,17 @@ from scanner.pipeline import Scanner
 from scanner.sagrada.cells import COLS, ROWS
 
 HERE = Path(__file__).resolve().parent
-SETS = ("heldout", "composites", "real_windows", "training")
-SEEDS = {"heldout": 9_000_000, "composites": composite.COMPOSITE_SEED, "real_windows": composite.REAL_WINDOW_SEED, "training": 9_200_000}
+SETS = ("heldout", "steep", "composites", "real_windows", "training")
+SEEDS = {
+    "heldout": 9_000_000,
+    "steep": 9_400_000,
+    "composites": composite.COMPOSITE_SEED,
+    "real_windows": composite.REAL_WINDOW_SEED,
+    "training": 9_200_000,
+}
 TITLES = {
     "heldout": f"held-out style ({styles.HELD_OUT}), renders",
+    "steep": f"held-out style ({styles.HELD_OUT}), close and steep (32-40 degrees)",
     "composites": f"real dice on the held-out style ({styles.HELD_OUT})",
     "real_windows": "the two real windows, re-photographed",
     "training": "training styles, renders (reference)",
@@ -57,6 +68,20 @@ SURE = 0.9  # a wrong cell read at this confidence or more is a confident error
 MISREAD_NAMED = 5  # the real dice misread most are named, this many at most
 QUARTER_CELL = 0.25
 CELLS = ROWS * COLS
+
+
+STEEP_FRAMINGS = ("closeup", "cut", "offcentre")  # the steep set's framings, in turn: the board fills most of the photo
+STEEP_TILT = (32.0, 40.0)  # the steep set's camera tilts (degrees); any turn and roll
+
+
+def steep_camera(seed: int) -> dict[str, float]:
+    """The steep set's camera for ``seed``: tilted ``STEEP_TILT``, from any side, the photo turned any way."""
+    rng = np.random.default_rng([seed, 77])
+    return {
+        "tilt_deg": float(rng.uniform(*STEEP_TILT)),
+        "azimuth_deg": float(rng.uniform(0, 360)),
+        "roll_deg": float(rng.uniform(-180, 180)),
+    }
 
 
 def sample_at(name: str, index: int, pool: composite.DicePool | None = None) -> Sample:
@@ -72,6 +97,8 @@ def sample_at(name: str, index: int, pool: composite.DicePool | None = None) -> 
     view = random_view(np.random.default_rng([seed, 13]))
     if name == "heldout":
         return render(seed, style=styles.HELD_OUT, **view)
+    if name == "steep":
+        return render(seed, style=styles.HELD_OUT, framing=STEEP_FRAMINGS[index % len(STEEP_FRAMINGS)], camera=steep_camera(seed))
     if name == "training":
         return render(seed, style=styles.TRAINING_STYLES[index % len(styles.TRAINING_STYLES)], **view)
     if name == "real_windows":
@@ -367,6 +394,12 @@ def summary(results: dict[str, Any]) -> list[str]:
         "right side, the name in script below, wide brown gaps, shaded prints, a spotlight), never in the training mix "
         f"(`make_dataset.STYLES`: {', '.join(results.get('training_styles', []))}); renders use the training mix's framings "
         "(close-ups, photos cut to the grid, off-centre crops) and camera-guide overlays."
+        + (
+            f" Close and steep: the held-out style at {STEEP_TILT[0]:.0f}-{STEEP_TILT[1]:.0f} degrees of tilt from any side, "
+            "turned any way, in close-ups, photos cut close to the grid and off-centre crops in turn (seeds 9400000+)."
+            if "steep" in results and "skipped" not in results["steep"]
+            else ""
+        )
         + (
             f" Composites: {dice['dice']} real dice ({dice['colour_values']} colour-values; the hejmsdz windows and the "
             "held-out half of the loose-dice photos) pasted into held-out-style windows on a table."

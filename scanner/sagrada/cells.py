@@ -129,7 +129,8 @@ def to_batch(crops: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
 
 
-GRID_W_MM, GRID_H_MM = COLS * 20.5, ROWS * 20.5
+PITCH_MM, DIE_MM = 20.5, 16.0  # a window's cell pitch (square and gap) and a die's side
+GRID_W_MM, GRID_H_MM = COLS * PITCH_MM, ROWS * PITCH_MM
 TYPICAL_FOCAL = 0.85  # focal length / long side of a phone's main camera (about 26-28 mm equivalent)
 FOCAL_RANGE = (0.6, 1.6)  # focal lengths / long side a phone's main camera gives, wide to nearly 2x zoom
 
@@ -149,7 +150,7 @@ def lift_corners(corners: np.ndarray, image_size: tuple[int, int], height_mm: fl
     width, height = image_size
     centre = np.array([width / 2, height / 2])
     grid = np.array([[0, 0], [GRID_W_MM, 0], [GRID_W_MM, GRID_H_MM], [0, GRID_H_MM]], np.float64)
-    h = cv2.getPerspectiveTransform(grid.astype(np.float32), (corners - centre).astype(np.float32)).astype(np.float64)
+    h = _board_homography(corners, image_size)
     long_side = max(width, height)
     focal = _focal_from_homography(h, long_side) or TYPICAL_FOCAL * long_side
     k_inv = np.diag([1 / focal, 1 / focal, 1.0])
@@ -164,6 +165,19 @@ def lift_corners(corners: np.ndarray, image_size: tuple[int, int], height_mm: fl
     h_top = np.diag([focal, focal, 1.0]) @ lifted
     pts = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), h_top).reshape(-1, 2)
     return pts + centre
+
+
+def _board_homography(corners: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
+    """The board's mm -> photo px homography, photo px taken from the photo's centre (the principal point assumed there)."""
+    centre = np.array([image_size[0] / 2, image_size[1] / 2])
+    grid = np.array([[0, 0], [GRID_W_MM, 0], [GRID_W_MM, GRID_H_MM], [0, GRID_H_MM]], np.float32)
+    return cv2.getPerspectiveTransform(grid, (np.asarray(corners, np.float64).reshape(4, 2) - centre).astype(np.float32)).astype(np.float64)
+
+
+def pose_known(corners: np.ndarray, image_size: tuple[int, int]) -> bool:
+    """Whether the grid's perspective gives the camera's focal length (a tilted view), so that ``lift_corners`` is measured, not
+    guessed: seen from straight above (or in a photo cropped off its centre) a lift rests on a typical phone's focal length."""
+    return _focal_from_homography(_board_homography(corners, image_size), max(image_size)) is not None
 
 
 def _focal_from_homography(h: np.ndarray, long_side: float) -> float | None:
@@ -186,3 +200,43 @@ def _focal_from_homography(h: np.ndarray, long_side: float) -> float | None:
     focal = float(np.sqrt(np.average(estimates, weights=weights)))
     plausible = 0.3 < focal / 1000 < 10 and FOCAL_RANGE[0] <= focal / long_side <= FOCAL_RANGE[1]
     return focal if plausible else None
+
+
+def _share_outside(polygon: np.ndarray, image_size: tuple[int, int]) -> float:
+    """The share of a convex ``polygon``'s area (photo px) that lies outside the photo."""
+    width, height = image_size
+    polygon = np.asarray(polygon, np.float32).reshape(-1, 2)
+    area = abs(float(cv2.contourArea(polygon)))
+    if area < 1e-6:
+        return 0.0
+    photo = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    inside, _ = cv2.intersectConvexConvex(polygon, photo)
+    return float(min(1.0, max(0.0, 1.0 - inside / area)))
+
+
+def off_photo_shares(corners: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
+    """Per cell (row-major), the share of what it shows that lies beyond the photo's edge.
+
+    What a cell shows is its square on the board (a print, an empty cell) and, where it holds a
+    die, the die's top face a die's height up (``lift_corners``): the larger of the two shares
+    outside the photo. A die leaning past the edge of a photo cut close to the grid shows only its
+    side or a part of its top, and a part of a 6 can read as a sure 1. The dice tops are measured
+    only where the grid's perspective gives the camera (``pose_known``): seen from above a die
+    barely leans, and a photo cut to the grid would put a guessed camera a hand's width away.
+    """
+    corners = np.asarray(corners, np.float64).reshape(4, 2)
+    grid = np.array([[0, 0], [COLS, 0], [COLS, ROWS], [0, ROWS]], np.float64)
+    inset = (1 - DIE_MM / PITCH_MM) / 2
+    shares = np.zeros(ROWS * COLS)
+    planes = ((0.0, 0.0), (DIE_MM, inset)) if pose_known(corners, image_size) else ((0.0, 0.0),)
+    for lift, margin in planes:
+        plane = lift_corners(corners, image_size, lift)
+        to_photo = cv2.getPerspectiveTransform(grid.astype(np.float32), plane.astype(np.float32)).astype(np.float64)
+        for index in range(ROWS * COLS):
+            r, c = divmod(index, COLS)
+            square = np.array(
+                [[c + margin, r + margin], [c + 1 - margin, r + margin], [c + 1 - margin, r + 1 - margin], [c + margin, r + 1 - margin]]
+            )
+            polygon = cv2.perspectiveTransform(square.reshape(-1, 1, 2), to_photo).reshape(-1, 2)
+            shares[index] = max(shares[index], _share_outside(polygon, image_size))
+    return shares

@@ -39,7 +39,19 @@ from scanner.model import OnnxModel, load_model, softmax
 from scanner.photo import Photo
 from scanner.reading import BoardReading, CellReading, GridCertainty, Override, Timings
 from scanner.sagrada import grid as board_finder
-from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN_PX, PITCH_PX, ROWS, cell_crops, lift_corners, rectify_grid, to_batch, zoomed
+from scanner.sagrada.cells import (
+    COLS,
+    CROP_HEIGHT_MM,
+    MARGIN_PX,
+    PITCH_PX,
+    ROWS,
+    cell_crops,
+    lift_corners,
+    off_photo_shares,
+    rectify_grid,
+    to_batch,
+    zoomed,
+)
 from scanner.sagrada.grid import BoardLocation
 from scanner.sagrada.lattice import WindowFit
 from scanner.sagrada.verdict import VERDICT
@@ -61,6 +73,10 @@ CANDIDATE_FLOOR = 1e-4
 ROW_BUDGET = 256
 REFINER_TRUST = 0.9  # the most the refiner's top-left is believed: it learnt one board style and turns others confidently
 ORIENTATION_SURE = 0.95  # an orientation chosen at less than this (cards and refiner together) is flagged for review
+# a cell whose board square or die top lies more than this share beyond the photo's edge (``cells.off_photo_shares``)
+# reads no surer than OFF_PHOTO_SURE and is named for review: held-out-style photos cut close to the grid at 32-40
+# degrees of tilt read a die leaning past the top edge B6 -> B1 at 98%, unflagged
+OFF_PHOTO, OFF_PHOTO_SURE = 0.25, 0.5
 MIN_MEAN_CONFIDENCE = 0.6  # below this, with no pattern card recognised, the "window" is something else
 # ... and the cells read as dice alone (the model's own confidence): a palace of Alhambra tiles reads as a
 # window of sure empty cells and doubtful dice. Of the 80 palace photos of the Alhambra transfer sets scanned
@@ -485,6 +501,7 @@ class SagradaReader:
                 states, crops, grid_corners = states[::-1], crops[::-1], np.roll(grid_corners, 2, axis=0)
             decoded = decode_window(states)
         cells, overrides = cell_readings(decoded, states, crops, grid_corners, sure)
+        cells = beyond_the_edge(cells, off_photo_shares(grid_corners, (image.shape[1], image.shape[0])))
         likeness = 1.0
         if location is not None and decoded.pattern is None:
             # on the model's own reading of each cell: the rules make any grid look like a window
@@ -641,6 +658,18 @@ def cell_readings(
                 )
             )
     return cells, overrides
+
+
+def beyond_the_edge(cells: Sequence[CellReading], shares: np.ndarray) -> list[CellReading]:
+    """``cells`` (row-major) with those more than ``OFF_PHOTO`` beyond the photo's edge (``shares``) doubted.
+
+    Such a cell reads no surer than ``OFF_PHOTO_SURE``, and its review says why: what shows of a
+    die cut by the edge is not the die (a 6 cut to one column of pips reads as a sure 1).
+    """
+    return [
+        replace(cell, confidence=min(cell.confidence, OFF_PHOTO_SURE), doubt="runs off the photo's edge") if share > OFF_PHOTO else cell
+        for cell, share in zip(cells, shares)
+    ]
 
 
 def orientation_weighed(sure: float, turned: float, upright: float) -> float:

@@ -294,6 +294,36 @@ def test_steep_held_out_close_ups_of_tall_dice_are_read(index):
     assert "refused" not in outcome and outcome["wrong"] == 0 and outcome["error_pitch"] < 0.5
 
 
+def test_a_die_leaning_past_the_edge_of_a_close_cut_photo_is_not_read_surely():
+    """A held-out-style photo cut close to the grid at 32 degrees: the B6 in the corner leans past the top edge, one pip shows."""
+    from models.sagrada import transfer
+    from scanner.sagrada.cells import off_photo_shares
+    from scanner.sagrada.reader import OFF_PHOTO, OFF_PHOTO_SURE
+
+    camera = {"tilt_deg": 32.1, "azimuth_deg": 331.8, "roll_deg": 171.3}
+    sample = render(9_600_027, style=styles.HELD_OUT, framing="cut", camera=camera)
+    height, width = sample.image_rgb.shape[:2]
+    shares = off_photo_shares(np.array(sample.label["render"]["corners"]), (width, height))
+    assert shares[15] > 0.5 and np.delete(shares, [15, 16]).max() < 0.01  # r4c1's die top; the board squares are all in
+    result = transfer.Scanner().scan(transfer.Photo.from_array(sample.image_rgb, name="cut"), "sagrada")
+    corner = next(cell for cell in result.cells if cell.cell == (3, 0))
+    assert sample.label["players"][0]["window"][3].split()[0] == "B6" and corner.confidence <= OFF_PHOTO_SURE
+    assert any(reason.startswith("cell r4c1 runs off the photo's edge") for reason in result.review.reasons)
+    assert shares[15] > OFF_PHOTO
+
+
+def test_the_steep_set_is_the_held_out_style_close_and_steep():
+    from models.sagrada import transfer
+
+    shots = [transfer.sample_at("steep", index) for index in range(3)]
+    assert [shot.label["render"]["view"]["framing"] for shot in shots] == list(transfer.STEEP_FRAMINGS)
+    for shot in shots:
+        assert shot.label["render"]["view"]["style"] == styles.HELD_OUT
+        assert transfer.STEEP_TILT[0] <= shot.label["render"]["camera"]["tilt_deg"] <= transfer.STEEP_TILT[1]
+    again = transfer.sample_at("steep", 1)
+    assert np.array_equal(again.image_rgb, shots[1].image_rgb) and again.label["render"]["seed"] == transfer.SEEDS["steep"] + 1
+
+
 def test_transfer_table_gives_each_figure_its_interval():
     from models.sagrada import transfer
 

@@ -302,6 +302,32 @@ def test_lift_corners_recovers_the_dice_top_plane(tilt, azimuth, tolerance) -> N
     assert np.allclose(lift_corners(base, (1600, 1200), 0.0), base)
 
 
+def test_cells_beyond_the_photos_edge_are_measured_on_the_board() -> None:
+    from scanner.sagrada.cells import off_photo_shares
+
+    inside = _photographed_grid(25.0, 30.0, 5.0, 1200.0)
+    assert off_photo_shares(inside, (1600, 1200)).max() < 1e-6
+    cut = np.array([[-0.5, -0.5], [1599.5, -0.5], [1599.5, 1199.5], [-0.5, 1199.5]])  # a photo cut to the grid, seen from above
+    assert off_photo_shares(cut, (1600, 1200)).max() < 0.25  # the dice tops come closer, but stay in
+    lower = cut + [0, -300]  # the grid's top row (300 px: a row is 300 px tall) above the photo
+    shares = off_photo_shares(lower, (1600, 1200)).reshape(4, 5)
+    assert np.allclose(shares[0], 1.0) and shares[1:].max() < 0.25
+    flat = off_photo_shares(_photographed_grid(0.0, 0.0, 0.0, 1200.0) + [0, 300], (1600, 1200)).reshape(4, 5)
+    assert flat.max() < 1e-6  # seen from above the lean is a guess, and the board squares are all in
+
+
+def test_a_cell_beyond_the_edge_reads_no_surer_than_the_bar_and_says_why() -> None:
+    from scanner.sagrada.reader import OFF_PHOTO, OFF_PHOTO_SURE, beyond_the_edge
+
+    cells = [CellReading((i // 5, i % 5), "B6", 0.99, ((0, 0), (1, 0), (1, 1))) for i in range(20)]
+    shares = np.zeros(20)
+    shares[15], shares[16] = 0.8, OFF_PHOTO
+    doubted = beyond_the_edge(cells, shares)
+    assert doubted[15].confidence == OFF_PHOTO_SURE and doubted[15].doubt == "runs off the photo's edge"
+    assert doubted[16] == cells[16] and doubted[16].doubt == ""  # at the bar: still read as it is
+    assert [cell.value for cell in doubted] == [cell.value for cell in cells]
+
+
 def test_a_grid_placed_a_little_off_is_lifted_about_as_the_true_one() -> None:
     from scanner.sagrada.cells import CROP_HEIGHT_MM, GRID_W_MM, lift_corners
 

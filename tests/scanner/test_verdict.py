@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +151,16 @@ def test_reasons_mix_grid_and_cells_least_certain_first() -> None:
     assert review.reasons[0] == "cell r1c1 read B1 (blue 1) at 10%"
     assert review.reasons[1].startswith("cell r3c1 read Y3 (yellow 3) by the rules")  # the overridden cell, at 17%
     assert review.reasons[2:] == ("the grid's upper-right corner is uncertain", "cell r1c2 read G2 (green 2) at 60%")
+
+
+def test_a_cell_the_reader_doubts_is_named_with_its_reason_once_however_sure_the_model() -> None:
+    edge = replace(reading((3, 0), "B1", 0.5), doubt="runs off the photo's edge")
+    review = sagrada(window(r3c0=edge), grid=SURE_GRID)
+    assert review.reasons == ("cell r4c1 runs off the photo's edge: read B1 (blue 1) at 50%",)
+    overridden = Override((3, 0), "B6", 0.9, "B1", 0.5, "two orthogonal neighbours never share a colour or a value")
+    assert sagrada(window(r3c0=edge), grid=SURE_GRID, overrides=[overridden]).reasons == review.reasons  # not named twice
+    sure_but_doubted = replace(reading((3, 0), "B1", 0.99), doubt="runs off the photo's edge")
+    assert sagrada(window(r3c0=sure_but_doubted)).needed
 
 
 @pytest.mark.parametrize(
