@@ -409,7 +409,9 @@ def summary(results: dict[str, Any]) -> list[str]:
         + (
             " Real windows re-photographed: the two real windows of `sagrada-hejmsdz` (a real board, its dice, light "
             "and camera, cut to the grid by their author, 160x128 px), each enlarged 4 times, set in a dark frame of "
-            "random width and photographed on a table in the same framings and overlays."
+            "random width and photographed on a table in the same framings and overlays. Their dice lie flat (a "
+            "picture), where a real die stands a die's height up and the scanner cuts each cell half a die up, so steep "
+            "photos of them understate the scanner on real boards."
             if "real_windows" in results and "skipped" not in results["real_windows"]
             else ""
         )
