@@ -632,6 +632,25 @@ def test_spots_that_link_into_no_lattice_get_a_closer_look(monkeypatch) -> None:
         board.find_grid_by_content(image, None, None)  # a closer look that links nothing either: still no window
 
 
+def test_a_window_is_cut_off_when_a_cells_middle_leaves_the_photo_not_a_corner(monkeypatch) -> None:
+    image = np.full((1200, 1600, 3), 90, np.uint8)
+    square = np.array([[0, 0], [5, 0], [5, 4], [0, 4]], np.float64)
+    every = np.array([(c + 0.5, r + 0.5) for r in range(4) for c in range(5)])
+
+    def grid_at(left: float) -> np.ndarray:  # a 200 px pitch, its left edge at ``left`` px
+        return square * 200 + [left, 150]
+
+    def found(truth: np.ndarray) -> board.ContentGrid:
+        leaning = _leaning_centres(_photographed_grid(30.0, 60.0, 10.0, 1200.0))
+        _grid_stand_ins(monkeypatch, truth, lattice.Centres(_at_cells(truth, every), np.full(20, 0.9), leaning.mask, leaning.to_photo))
+        return board.find_grid_by_content(image, None, None)
+
+    # the grid's left side 0.45 of a pitch beyond the photo (two corners out): its cells' middles are all in it
+    assert _same_quad(found(grid_at(-90.0)).location.corners, grid_at(-90.0))
+    with pytest.raises(BoardNotFoundError, match=r"cut off by the photo's edge \(4 of its cells outside\)"):
+        found(grid_at(-110.0))  # the left column's middles beyond the edge: a column of the window is not in the photo
+
+
 # --------------------------------------------------------------------------------------- orientation
 
 
