@@ -110,16 +110,12 @@ def cut_die(region_rgb: np.ndarray, inside: tuple[float, float, float, float] | 
 
 def hejmsdz_dice(folder: Path = REALDATA / "sagrada-hejmsdz") -> list[RealDie]:
     """The 39 labelled dice of the two real windows (each 32 px cell of the 160x128 crops), or [] when absent."""
-    labels_path = folder / "labels.json"
-    if not labels_path.is_file():
-        return []
     dice = []
-    for name, rows in sorted(json.loads(labels_path.read_text())["images"].items()):
-        grid = np.asarray(Image.open(folder / name).convert("RGB"))
+    for name, grid, rows in real_windows(folder):
         ch, cw = grid.shape[0] / 4, grid.shape[1] / 5
         for r, row in enumerate(rows):
-            for c, value in enumerate(row):
-                if not value or value[0] not in SAGRADA_COLOURS:
+            for c, value in enumerate(row.split()):
+                if value[0] not in SAGRADA_COLOURS:
                     continue
                 cell = grid[int(r * ch) : int((r + 1) * ch), int(c * cw) : int((c + 1) * cw)]
                 face, mask = cut_die(cell)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from scanner.geometry import PixelCentres, footprint, padded_box, shrink_then_warp
+from scanner.geometry import PixelCentres, cell_square, footprint, padded_box, project, shrink_then_warp
+from scanner.sagrada.lattice import grid_homography
 
 ROWS, COLS = 4, 5
 PITCH_PX = 32
@@ -225,18 +226,11 @@ def off_photo_shares(corners: np.ndarray, image_size: tuple[int, int]) -> np.nda
     barely leans, and a photo cut to the grid would put a guessed camera a hand's width away.
     """
     corners = np.asarray(corners, np.float64).reshape(4, 2)
-    grid = np.array([[0, 0], [COLS, 0], [COLS, ROWS], [0, ROWS]], np.float64)
-    inset = (1 - DIE_MM / PITCH_MM) / 2
     shares = np.zeros(ROWS * COLS)
-    planes = ((0.0, 0.0), (DIE_MM, inset)) if pose_known(corners, image_size) else ((0.0, 0.0),)
-    for lift, margin in planes:
-        plane = lift_corners(corners, image_size, lift)
-        to_photo = cv2.getPerspectiveTransform(grid.astype(np.float32), plane.astype(np.float32)).astype(np.float64)
+    planes = ((0.0, 0.5), (DIE_MM, DIE_MM / PITCH_MM / 2)) if pose_known(corners, image_size) else ((0.0, 0.5),)
+    for lift, half in planes:  # half: the outline's half side in cells (a board square, a die's top)
+        to_photo = grid_homography(lift_corners(corners, image_size, lift))
         for index in range(ROWS * COLS):
             r, c = divmod(index, COLS)
-            square = np.array(
-                [[c + margin, r + margin], [c + 1 - margin, r + margin], [c + 1 - margin, r + 1 - margin], [c + margin, r + 1 - margin]]
-            )
-            polygon = cv2.perspectiveTransform(square.reshape(-1, 1, 2), to_photo).reshape(-1, 2)
-            shares[index] = max(shares[index], _share_outside(polygon, image_size))
+            shares[index] = max(shares[index], _share_outside(project(cell_square(c + 0.5, r + 0.5, half), to_photo), image_size))
     return shares
