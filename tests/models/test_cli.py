@@ -14,6 +14,7 @@ from models.sagrada import transfer as sagrada_transfer
     [
         (alhambra_transfer.main, ["--sets", "guidez"], ["--sets", "guidez", "held_out, training, guides"]),
         (alhambra_transfer.main, ["--size", "10x10"], ["--size", "480 px"]),
+        (alhambra_transfer.main, ["--first", "-1"], ["--first", "0 or more"]),
         (sagrada_transfer.main, ["--workers", "0"], ["--workers", "1 or more"]),
         (compare.main, ["before.json"], ["after"]),
         (train.main, ["--no-such-flag"], ["--no-such-flag"]),

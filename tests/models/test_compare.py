@@ -156,6 +156,22 @@ def test_the_alhambra_benchmark_records_each_photos_tiles_for_the_comparison() -
     assert again["items"] == [0.0, 0.0, 0.0] and again["photos"] == 1
 
 
+def test_an_alhambra_run_from_a_later_first_photo_names_its_seeds_and_is_not_compared_with_the_first() -> None:
+    from collections import Counter
+
+    from models.alhambra import transfer
+
+    def figures(first: int) -> dict:
+        counts = Counter(tiles=10, right=10, compared=10, palace_right=2)
+        summary = transfer.summarise("held_out", 2, counts, Counter(), Counter(), [], {"render": 0.0, "scan": 0.0}, None, first=first)
+        return {**summary, "per_photo": [[5, 5], [5, 5]]}
+
+    later = figures(400)
+    assert later["seeds"] == "6000400..6000401" and figures(0)["seeds"] == "6000000..6000001"
+    with pytest.raises(compare.CompareError, match="expected the same photos"):
+        compare.compare({"held_out": figures(0)}, {"held_out": later}, draws=10)
+
+
 def test_runs_drawn_in_the_same_faces_compare_and_a_run_from_before_faces_were_recorded_does_too() -> None:
     recorded = {"held_out": {**alhambra_set([[3, 3], [2, 4]]), "missing_faces": []}}
     older = {"held_out": alhambra_set([[3, 3], [4, 4]])}  # no "missing_faces": written before 2026-12-05
