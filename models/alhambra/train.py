@@ -39,9 +39,9 @@ SEED = 20261130
 # (95th percentile 14-17%), while the cached crops are cut only ~3.5% off. Each training crop is
 # moved again by up to SHIFT of a pitch per axis (edge pixels repeated, as crop_cells does),
 # rescaled by up to SCALE and turned by up to TURN degrees.
-SHIFT = 0.12
-SCALE = 0.06
-TURN = 3.0
+SHIFT = 0.18
+SCALE = 0.08
+TURN = 4.0
 SHIFT_P = 0.85  # share of crops moved (the rest keep the renderer's small offsets)
 
 

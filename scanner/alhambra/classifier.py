@@ -14,7 +14,7 @@ from scoring.alhambra.palace import BUILDING_TYPES
 from scoring.alhambra.tiles import CATALOGUE
 
 MODEL = "alhambra_tiles"
-CROP_MARGIN = 0.06  # extra border around a cell, in tile pitches
+CROP_MARGIN = 0.15  # extra border around a cell, in tile pitches
 UPRIGHT_SIDES = "NESW"  # the walls head's classes (top, right, bottom, left) on an upright crop
 MIRROR = (0, 3, 2, 1)  # a crop mirrored left to right: its right wall is the left one, and back
 KINDS = ("none", "fountain", *BUILDING_TYPES)  # the kind head's classes (scanner.alhambra.tiles.KINDS)

@@ -240,7 +240,7 @@ def test_a_green_ground_fountain_on_green_cloth_is_read_and_flagged_not_refused(
     result = Scanner().scan(data, "alhambra", name="green-cloth.jpg")
     assert {cell.cell: cell.value for cell in result.cells} == truth
     fountain = next(cell for cell in result.cells if cell.value == "fountain")
-    assert fountain.confidence < 0.05
+    assert fountain.confidence < 0.1  # a guess: no square looked like the fountain
     assert result.review is not None and result.review.needed
     assert any(reason.startswith("the fountain read the fountain") and "no tile at" in reason for reason in result.review.reasons)
     assert [o.model_value for o in result.overrides if o.cell == (0, 0)] == ["no tile"]

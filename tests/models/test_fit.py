@@ -48,17 +48,17 @@ def test_configs_are_frozen_and_hold_the_shipped_recipe():
     # reader learnt from 1,000 sharp photos; the octagon reader since by `--only octagon` (2,500, a third of the negatives an epoch)
     written = ALHAMBRA.recipe(locate=False)
     octagon = dict(load_manifest(MODELS / "alhambra_octagon" / "manifest.json").recipe)
-    assert octagon == written
+    # the tile classifier was retrained alone (`--only tiles`, 2026-12-06) with crops moved further: the
+    # octagon reader's patches do not go through that step
+    assert {k: v for k, v in octagon.items() if k != "tile_misalign"} == {k: v for k, v in written.items() if k != "tile_misalign"}
+    assert octagon["tile_misalign"] == "shift +-0.12 pitch, scale +-0.06, turn +-3.0 deg on 85% of crops"
     tiles = dict(load_manifest(MODELS / "alhambra_tiles" / "manifest.json").recipe)
-    # its manifest predates the record of the digit faces drawn (the same faces: none was added since)
-    assert {k: v for k, v in written.items() if not k.startswith("octagon_") and k != "digit_faces"} == {
-        k: v for k, v in tiles.items() if not k.startswith("octagon_")
-    }
+    assert tiles == written
     # the locator's recipe is the part of today's that existed when it was trained
     locator = dict(load_manifest(MODELS / "alhambra_locate" / "manifest.json").recipe)
     assert locator["locate_epochs"] == ALHAMBRA.locate.epochs
-    assert {k: v for k, v in ALHAMBRA.recipe().items() if k in locator and k != "tile_epochs"} == {
-        k: v for k, v in locator.items() if k != "tile_epochs"
+    assert {k: v for k, v in ALHAMBRA.recipe().items() if k in locator and k not in ("tile_epochs", "tile_misalign")} == {
+        k: v for k, v in locator.items() if k not in ("tile_epochs", "tile_misalign")
     }
     assert "locate_epochs" not in ALHAMBRA.recipe(locate=False)
 
