@@ -244,3 +244,17 @@ def test_a_green_ground_fountain_on_green_cloth_is_read_and_flagged_not_refused(
     assert result.review is not None and result.review.needed
     assert any(reason.startswith("the fountain read the fountain") and "no tile at" in reason for reason in result.review.reasons)
     assert [o.model_value for o in result.overrides if o.cell == (0, 0)] == ["no tile"]
+
+
+@pytest.mark.parametrize("index", [425, 695])
+def test_a_wall_strip_the_lattice_cuts_off_is_still_seen(scanner, index):
+    # held-out art, transfer photos 6000425 (7 tiles) and 6000695 (19): the lattice lies 0.2-0.4 of a tile
+    # off one corner of a garden walled N (W), whose strip then ran along the crop's edge; the classifier
+    # of 2026-12-05 read "no walls" there, at 99.8% in 6000425 (unflagged). The crop now keeps 15% of a
+    # pitch on every side and the classifier learnt from crops moved by up to 18%.
+    from models.alhambra import transfer
+
+    data, label = transfer.photo_of(transfer.shot_for("held_out", index))
+    result = scanner.scan(data, "alhambra", name=f"wall-{index}.jpg")
+    truth = {tuple(cell["at"]): cell["value"] for cell in label["render"]["cells"]}
+    assert {cell.cell: cell.value for cell in result.cells} == truth
