@@ -36,9 +36,10 @@ from scanner.model import RecipeValue
 
 SEED = 20261130
 # Misaligned crops: the scanner's lattice sits a median 5-8% of a pitch from the true tile centres
-# (95th percentile 14-17%), while the cached crops are cut only ~3.5% off. Each training crop is
-# moved again by up to SHIFT of a pitch per axis (edge pixels repeated, as crop_cells does),
-# rescaled by up to SCALE and turned by up to TURN degrees.
+# (95th percentile 14-17%), and through the few centres of a small palace 15-40% off at one corner,
+# while the cached crops are cut only ~3.5% off. Each training crop is moved again by up to SHIFT of
+# a pitch per axis (edge pixels repeated, as crop_cells does), rescaled by up to SCALE and turned by
+# up to TURN degrees; with the crop's margin (CROP_MARGIN) a wall strip stays in view.
 SHIFT = 0.18
 SCALE = 0.08
 TURN = 4.0

@@ -44,8 +44,7 @@ def test_configs_are_frozen_and_hold_the_shipped_recipe():
     assert (SAGRADA.cells.epochs, SAGRADA.finder.epochs, SAGRADA.refiner.epochs, SAGRADA.fine_tune.epochs) == (6, 60, 48, 16)
     assert (SAGRADA.locate.epochs, SAGRADA.locate_renders, SAGRADA.locate_views, SAGRADA.locate_real_share) == (30, 960, 1440, 0.5)
     assert make_dataset.REAL_DICE == 0.2  # the share of the cell model's training windows with real dice
-    # the tile classifier was trained by `--only readers` (the locator kept as shipped), when the octagon
-    # reader learnt from 1,000 sharp photos; the octagon reader since by `--only octagon` (2,500, a third of the negatives an epoch)
+    # the octagon reader was trained by `--only octagon` (2,500 sharp photos, a third of the negatives an epoch)
     written = ALHAMBRA.recipe(locate=False)
     octagon = dict(load_manifest(MODELS / "alhambra_octagon" / "manifest.json").recipe)
     # the tile classifier was retrained alone (`--only tiles`, 2026-12-06) with crops moved further: the
