@@ -20,6 +20,7 @@ PLACED_REACH = 0.25  # a tile placed further than this (pitches) from its lattic
 PLACED_FIT = 0.08  # ... nor one the refitted lattice misses by more than this (pitches)
 PLACED_SHARE = 0.6  # the refit stands only when at least this share of the tiles agree with it
 LSQ_MIN_CELLS = 5  # palaces with at least this many linked centres get a least-squares homography
+BRIDGE_STEPS = 2  # groups of centres on one lattice this many cell steps apart (one unseen tile between) are one palace
 TWO_PALACES = f"photograph one palace at a time, or {Remedy.SET_CORNERS.words} around one of them"
 
 
@@ -381,6 +382,26 @@ def without_peaks(found: Located, drop: np.ndarray) -> Located:
     return Located(found.heat, mask, found.peaks[keep], found.heights[keep], found.points[keep], found.to_photo, found.zoom)
 
 
+def _bridged(lattice: Lattice, found: Located, groups: Sequence[np.ndarray]) -> bool:
+    """True when every group of centres lies on the one lattice, each within ``BRIDGE_STEPS`` cells of the largest.
+
+    A palace in deep shadow can show as groups of tiles whose masks do not touch, a tile between them
+    unseen; a second palace lies off the first one's grid or further away. The unseen tile is then
+    looked for in the ring of cells read around the tiles.
+    """
+    on_grid = {np.asarray(point).tobytes(): cell for cell, point in lattice.cells.items()}
+    cells = [[on_grid.get(np.asarray(found.points[index]).tobytes()) for index in group] for group in groups]
+    if any(cell is None for group in cells for cell in group):
+        return False
+    main = np.array(cells[0], dtype=np.int64).reshape(-1, 2)
+    for group in cells[1:]:
+        others = np.array(group, dtype=np.int64).reshape(-1, 2)
+        steps = np.abs(others[:, None, :] - main[None, :, :]).sum(axis=2)
+        if steps.min() > BRIDGE_STEPS:
+            return False
+    return True
+
+
 def check_two_palaces(photo: Photo, lattice: Lattice, found: Located) -> None:
     """Refuse a photo whose tile centres form a second group: off the palace's grid or in a second tile area.
 
@@ -388,8 +409,9 @@ def check_two_palaces(photo: Photo, lattice: Lattice, found: Located) -> None:
         BoardNotFoundError: two palaces (or one and a second group of tiles) in view.
     """
     peaks = len(found.points)
-    groups = [len(group) for group in peak_groups(found)]
-    if len(groups) >= 2 and groups[1] >= 3:
+    grouped = peak_groups(found)
+    groups = [len(group) for group in grouped]
+    if len(groups) >= 2 and groups[1] >= 3 and not _bridged(lattice, found, grouped):
         raise BoardNotFoundError(
             f"{photo.name}: two separate groups of tiles ({groups[0]} and {groups[1]} tiles) in view; {TWO_PALACES}",
             remedy=Remedy.SET_CORNERS,

@@ -212,6 +212,33 @@ def test_without_peaks_drops_a_group_and_its_blob():
     assert [len(group) for group in peak_groups(cleared)] == [3]
 
 
+@pytest.mark.parametrize(("second", "refused"), [([(5, 0), (6, 0), (5, 1)], False), ([(6, 0), (7, 0), (6, 1)], True)])
+def test_two_groups_on_one_lattice_with_one_cell_between_are_one_palace(second, refused):
+    # a palace in deep shadow (held-out transfer photo 6000680): the locator's mask splits it where a
+    # tile is unseen; with two cells between, the second group is another palace
+    from scanner.alhambra.lattice import Lattice, check_two_palaces
+    from scanner.alhambra.locate import Located
+    from scanner.photo import Photo
+
+    cells = [(0, 0), (1, 0), (2, 0), (3, 0), *second]
+    points = np.array([[100.0 * x + 50, 100.0 * y + 50] for x, y in cells])
+    peaks = points / 4
+    mask = np.zeros((60, 250), np.float32)
+    mask[2:23, 2:98] = 1.0  # the first group's tiles, touching (output px: a tile spans 25)
+    x0 = second[0][0]
+    mask[2:23, 25 * x0 + 2 : 25 * x0 + 48] = 1.0  # the second group's, touching each other but not the first
+    mask[23:48, 25 * x0 + 2 : 25 * x0 + 23] = 1.0
+    found = Located(np.zeros_like(mask), mask, peaks, np.ones(len(cells)), points, np.diag([4.0, 4.0, 1.0]), 1.0)
+    grid = np.array([[100.0, 0, 50], [0, 100.0, 50], [0, 0, 1]])
+    lattice = Lattice({cell: point for cell, point in zip(cells, points)}, grid, 100.0, 0)
+    photo = Photo.from_array(np.zeros((300, 1000, 3), np.uint8), "shadow.jpg")
+    if refused:
+        with pytest.raises(BoardNotFoundError, match="two separate groups of tiles"):
+            check_two_palaces(photo, lattice, found)
+    else:
+        check_two_palaces(photo, lattice, found)
+
+
 def test_fit_lattice_single_row_and_single_tile():
     pts = np.array([[100.0, 100.0], [200.0, 102.0], [300.0, 104.0]])
     lattice = fit_lattice(pts, np.ones(3))
