@@ -405,6 +405,9 @@ def _bridged(lattice: Lattice, found: Located, groups: Sequence[np.ndarray]) -> 
 def check_two_palaces(photo: Photo, lattice: Lattice, found: Located) -> None:
     """Refuse a photo whose tile centres form a second group: off the palace's grid or in a second tile area.
 
+    Groups of the tile mask that all lie on the one lattice a cell apart are one palace (``_bridged``;
+    ``lattice.cells`` holds the located points themselves, as ``fit_lattice`` links them).
+
     Raises:
         BoardNotFoundError: two palaces (or one and a second group of tiles) in view.
     """
