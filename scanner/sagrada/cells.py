@@ -132,6 +132,7 @@ def to_batch(crops: np.ndarray) -> np.ndarray:
 
 PITCH_MM, DIE_MM = 20.5, 16.0  # a window's cell pitch (square and gap) and a die's side
 GRID_W_MM, GRID_H_MM = COLS * PITCH_MM, ROWS * PITCH_MM
+GRID_CORNERS_MM = np.array([[0, 0], [GRID_W_MM, 0], [GRID_W_MM, GRID_H_MM], [0, GRID_H_MM]], np.float64)  # TL, TR, BR, BL
 TYPICAL_FOCAL = 0.85  # focal length / long side of a phone's main camera (about 26-28 mm equivalent)
 FOCAL_RANGE = (0.6, 1.6)  # focal lengths / long side a phone's main camera gives, wide to nearly 2x zoom
 
@@ -150,7 +151,6 @@ def lift_corners(corners: np.ndarray, image_size: tuple[int, int], height_mm: fl
         return corners.copy()
     width, height = image_size
     centre = np.array([width / 2, height / 2])
-    grid = np.array([[0, 0], [GRID_W_MM, 0], [GRID_W_MM, GRID_H_MM], [0, GRID_H_MM]], np.float64)
     h = _board_homography(corners, image_size)
     long_side = max(width, height)
     focal = _focal_from_homography(h, long_side) or TYPICAL_FOCAL * long_side
@@ -164,15 +164,15 @@ def lift_corners(corners: np.ndarray, image_size: tuple[int, int], height_mm: fl
     r3 = np.cross(r1, r2)
     lifted = np.column_stack([m[:, 0], m[:, 1], m[:, 2] - height_mm * r3])
     h_top = np.diag([focal, focal, 1.0]) @ lifted
-    pts = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), h_top).reshape(-1, 2)
+    pts = cv2.perspectiveTransform(GRID_CORNERS_MM.reshape(-1, 1, 2), h_top).reshape(-1, 2)
     return pts + centre
 
 
 def _board_homography(corners: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
     """The board's mm -> photo px homography, photo px taken from the photo's centre (the principal point assumed there)."""
     centre = np.array([image_size[0] / 2, image_size[1] / 2])
-    grid = np.array([[0, 0], [GRID_W_MM, 0], [GRID_W_MM, GRID_H_MM], [0, GRID_H_MM]], np.float32)
-    return cv2.getPerspectiveTransform(grid, (np.asarray(corners, np.float64).reshape(4, 2) - centre).astype(np.float32)).astype(np.float64)
+    to_centre = (np.asarray(corners, np.float64).reshape(4, 2) - centre).astype(np.float32)
+    return cv2.getPerspectiveTransform(GRID_CORNERS_MM.astype(np.float32), to_centre).astype(np.float64)
 
 
 def pose_known(corners: np.ndarray, image_size: tuple[int, int]) -> bool:
