@@ -268,16 +268,19 @@ def price_looks(patches: np.ndarray, looks: Sequence[tuple[float, float]] = PRIC
     return out
 
 
-def read_close(model: OnnxModel, temperatures: Mapping[str, float], close: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(N, 6) type and (N, 12) price probabilities, calibrated, of upright close patches (N, S, S, 3), each read once.
+def read_close(model: OnnxModel, temperatures: Mapping[str, float], close: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(N, 6) type, (N, 12) price and (N,) presence probabilities, calibrated, of upright close patches (N, S, S, 3), each read once.
+
+    The presence is P(an upright octagon) in the close patch, read as in the corner patches.
 
     Raises:
         ModelError: the reader cannot run.
     """
     if not len(close):
-        return np.zeros((0, len(BUILDING_TYPES))), np.zeros((0, len(PRICES)))
+        return np.zeros((0, len(BUILDING_TYPES))), np.zeros((0, len(PRICES))), np.zeros(0)
     out = model.run(crops_batch(close))
-    return softmax(out["kind"], temperatures.get("kind", 1.0)), softmax(out["price"], temperatures.get("price", 1.0))
+    present = 1.0 / (1.0 + np.exp(-out["present"].reshape(-1) / temperatures.get("present", 1.0)))
+    return softmax(out["kind"], temperatures.get("kind", 1.0)), softmax(out["price"], temperatures.get("price", 1.0)), present
 
 
 def read_both_prices(

@@ -219,7 +219,8 @@ class OctagonRead(NamedTuple):
 
     ``places``: where each tile's octagon outline was found (``octagon_places`` at that north,
     through the lattice ``grid_to_image``), for the lattice refitted through them; ``kinds``: each
-    tile's type as its corner and close patches read it, pooled.
+    tile's type as its corner and close patches read it, pooled; ``close_present``: P(an upright
+    octagon) in each tile's close patch (``read_close``).
     """
 
     cells: tuple[tuple[int, int], ...]
@@ -229,10 +230,22 @@ class OctagonRead(NamedTuple):
     places: np.ndarray
     grid_to_image: np.ndarray
     kinds: np.ndarray
+    close_present: np.ndarray
 
     def present(self) -> dict[tuple[int, int], np.ndarray]:
-        """P(an upright octagon) in each tile's four corners (NaN where not read), by lattice cell."""
-        return {cell: self.octagons.present[j] for j, cell in enumerate(self.cells)}
+        """P(an upright octagon) in each tile's four corners (NaN where not read), by lattice cell.
+
+        At north, the octagon was looked at twice: in the corner patch where the lattice puts it and
+        in the close patch cut where its outline is found. Either look seeing it is enough: where the
+        lattice sits a tenth of a tile or more off (small palaces), the corner patch shows the octagon
+        cut by its edge and reads it as absent, while the close patch shows it whole.
+        """
+        seen = {}
+        for j, cell in enumerate(self.cells):
+            corners = self.octagons.present[j].copy()
+            corners[self.north] = np.fmax(corners[self.north], self.close_present[j])  # a corner not read (NaN): the close look
+            seen[cell] = corners
+        return seen
 
 
 class ReadCells(NamedTuple):
@@ -509,10 +522,10 @@ class AlhambraReader:
         model, temperatures = self.octagon_model, self.octagon_temperatures
         places = octagon_places(image, lattice.grid_to_image, cells, north)
         close = price_patches(image, lattice.grid_to_image, cells, north, places=places)
-        close_kind, close_price = read_close(model, temperatures, close)
+        close_kind, close_price, close_present = read_close(model, temperatures, close)
         prices = read_both_prices(model, temperatures, upright, octagons.price[:, north], close, close_price)
         kinds = pool_readings(close_kind, octagons.kind[:, north])
-        read = OctagonRead(cells, octagons, prices, north, places, lattice.grid_to_image, kinds)
+        read = OctagonRead(cells, octagons, prices, north, places, lattice.grid_to_image, kinds, close_present)
         return merge_octagons(predictions, rows, octagons, prices, kinds), read
 
     def _locate(self, search: np.ndarray, offset: np.ndarray, zoom: float, looks: Looks) -> Located:

@@ -270,3 +270,19 @@ def test_a_palace_split_by_a_tile_unseen_in_deep_shadow_is_read_whole(scanner):
     result = scanner.scan(data, "alhambra", name="shadow.jpg")
     truth = {tuple(cell["at"]): cell["value"] for cell in label["render"]["cells"]}
     assert {cell.cell: cell.value for cell in result.cells} == truth
+
+
+@pytest.mark.parametrize("index", [178, 266])
+def test_an_octagon_the_lattice_cuts_off_is_seen_in_its_close_patch(scanner, index):
+    # held-out art, transfer photos 6000178 (5 tiles) and 6000266 (9): the lattice lies off one tile far
+    # enough that its corner patch shows the octagon cut by the patch's edge, read as absent (P 0.25
+    # and 0.45), and the tile, read right, was doubted for it. The close patch, cut where the octagon's
+    # outline is found, shows it whole: the palaces are read right and need no look.
+    from models.alhambra import transfer
+
+    data, label = transfer.photo_of(transfer.shot_for("held_out", index))
+    result = scanner.scan(data, "alhambra", name=f"cut-octagon-{index}.jpg")
+    truth = {tuple(cell["at"]): cell["value"] for cell in label["render"]["cells"]}
+    assert {cell.cell: cell.value for cell in result.cells} == truth
+    assert result.review is not None and not result.review.needed, result.review
+    assert min(cell.confidence for cell in result.cells) > 0.98

@@ -66,14 +66,14 @@ def test_octagon_reader_reads_held_out_renders():
     from scanner.alhambra.octagon import crop_octagons, price_patches, read_close, read_octagons
 
     model = OnnxModel(OCTAGON_MODEL)
-    corner_right = kind_right = price_right = close_right = close_kind_right = tiles = 0
+    corner_right = kind_right = price_right = close_right = close_kind_right = close_seen = tiles = 0
     for seed, style in ((2_000_001, "classic"), (2_000_002, "woodcut"), (2_000_003, "collage")):
         sample = render(seed, style=style, randomise=True, card=True, size=12, **OCTAGON_RENDER)
         info = sample.label["render"]
         buildings = [cell for cell in info["cells"] if cell["value"] != "fountain"]
         patches = crop_octagons(sample.image_rgb, np.asarray(info["grid_to_photo"]), [tuple(cell["at"]) for cell in buildings])
         read = read_octagons(model, dict(model.manifest.temperatures), patches)
-        close_kind, close = read_close(
+        close_kind, close, close_present = read_close(
             model,
             dict(model.manifest.temperatures),
             price_patches(sample.image_rgb, np.asarray(info["grid_to_photo"]), [tuple(cell["at"]) for cell in buildings], 0),
@@ -85,12 +85,14 @@ def test_octagon_reader_reads_held_out_renders():
             price_right += PRICES[int(read.price[i, 0].argmax())] == str(cell["price"])
             close_right += PRICES[int(close[i].argmax())] == str(cell["price"])
             close_kind_right += BUILDING_TYPES[int(close_kind[i].argmax())] == cell["value"].split(":")[0]
+            close_seen += close_present[i] >= 0.5
     assert tiles == 36
     assert corner_right == tiles and kind_right == tiles
     assert price_right >= 0.9 * tiles
     assert close_right >= 0.9 * tiles and close_kind_right >= 0.9 * tiles, (
         f"the close patches read {close_right} prices, {close_kind_right} types of {tiles}"
     )
+    assert close_seen == tiles, f"an octagon seen in {close_seen} of {tiles} close patches"
 
 
 def test_truncated_model_names_the_file_and_the_rebuild(tmp_path):

@@ -298,6 +298,21 @@ def test_a_corner_not_read_counts_as_no_octagon_seen() -> None:
     assert octagon_seen(tiles, {(11, 0): np.array([0.9, 0.1, np.nan, 0.2])}, (1, 0)) == 0.0
 
 
+def test_an_octagon_seen_in_either_look_at_north_is_seen() -> None:
+    from scanner.alhambra.reader import OctagonRead
+
+    present = np.array([[0.02, 0.9, 0.1, 0.0], [0.01, 0.03, 0.2, 0.0], [0.05, np.nan, np.nan, np.nan], [0.0, 0.99, 0.0, 0.0]])
+    predictions = OctagonPredictions(present, np.full((4, 4, len(BUILDING_TYPES)), 1 / 6), np.full((4, 4, len(PRICES)), 1 / 12))
+    cells = ((0, 0), (1, 0), (2, 0), (3, 0))
+    close = np.array([0.3, 0.97, 0.8, 0.1])
+    read = OctagonRead(cells, predictions, np.zeros((4, len(PRICES))), 1, np.zeros((4, 2)), np.eye(3), np.zeros((4, 6)), close)
+    seen = read.present()
+    # at north (corner 1) the larger of the two looks; a corner not read takes the close look; the other corners stay
+    assert [float(seen[cell][1]) for cell in cells] == [0.9, 0.97, 0.8, 0.99]
+    assert [float(seen[cell][0]) for cell in cells] == [0.02, 0.01, 0.05, 0.0] and np.isnan(seen[(2, 0)][2])
+    assert np.array_equal(present[:, 1], [0.9, 0.03, np.nan, 0.99], equal_nan=True)  # the reader's own output is left as read
+
+
 def _octagon_photo(turn: int, moved: list[tuple[float, float]]) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
     """A textured photo of a 2x3 palace whose tiles each carry an octagon (turned ``turn``) moved by ``moved`` (grid units)."""
     rng = np.random.default_rng(turn)
