@@ -77,6 +77,13 @@ ORIENTATION_SURE = 0.95  # an orientation chosen at less than this (cards and re
 # reads no surer than OFF_PHOTO_SURE and is named for review: held-out-style photos cut close to the grid at 32-40
 # degrees of tilt read a die leaning past the top edge B6 -> B1 at 98%, unflagged
 OFF_PHOTO, OFF_PHOTO_SURE = 0.25, 0.5
+# A grid the scanner placed a row or column off the window shows it in the line it took in at its edge: the
+# frame, the glass strip or the table, where no cell reads as a die or a print at EDGE_UNREAD or more; the
+# other cells then read the window's dice at their neighbours' places, surely. Where a found grid's edge
+# row or column reads so, every cell reads no surer than SHIFTED_SURE and the grid is doubted
+# (``unread_edge``). Of the transfer sets' 1,200 photos (2026-12-06), one grid so found: steep photo 38, read
+# a column off, 16 of its cells wrong at >= 90%; no other photo's grid, right or not, has such a line.
+EDGE_UNREAD, SHIFTED_SURE = 0.5, 0.8
 MIN_MEAN_CONFIDENCE = 0.6  # below this, with no pattern card recognised, the "window" is something else
 # ... and the cells read as dice alone (the model's own confidence): a palace of Alhambra tiles reads as a
 # window of sure empty cells and doubtful dice. Of the 80 palace photos of the Alhambra transfer sets scanned
@@ -501,7 +508,11 @@ class SagradaReader:
                 states, crops, grid_corners = states[::-1], crops[::-1], np.roll(grid_corners, 2, axis=0)
             decoded = decode_window(states)
         cells, overrides = cell_readings(decoded, states, crops, grid_corners, sure)
+        shifted = unread_edge(cells) if location is not None else None
         cells = beyond_the_edge(cells, off_photo_shares(grid_corners, (image.shape[1], image.shape[0])))
+        if shifted is not None:  # the grid the scanner found may sit a line off: no cell is sure
+            cells = [replace(cell, confidence=min(cell.confidence, SHIFTED_SURE)) for cell in cells]
+            notes.append(f"the grid's {shifted} reads as neither dice nor prints")
         likeness = 1.0
         if location is not None and decoded.pattern is None:
             # on the model's own reading of each cell: the rules make any grid look like a window
@@ -521,7 +532,7 @@ class SagradaReader:
             model=model,
             notes=tuple(notes),
             verdict=VERDICT,
-            grid=_given_certainty(sure, quarter) if location is None else _certainty(location, turned, sure, fit, likeness),
+            grid=_given_certainty(sure, quarter) if location is None else _certainty(location, turned, sure, fit, likeness, shifted),
         )
 
     def _locate(
@@ -577,20 +588,33 @@ def _given_certainty(sure: float, quarter: float) -> GridCertainty | None:
     )
 
 
-def _certainty(location: BoardLocation, turned: bool, sure: float, fit: WindowFit | None = None, likeness: float = 1.0) -> GridCertainty:
+def _certainty(
+    location: BoardLocation,
+    turned: bool,
+    sure: float,
+    fit: WindowFit | None = None,
+    likeness: float = 1.0,
+    shifted: str | None = None,
+) -> GridCertainty:
     """How sure the grid found is, in the orientation read (``turned``: the half turn of the refiner's, at ``sure``), how well it
-    fits the cells, and how surely the cells read as dice (``likeness``, ``refuse_unlike_window``)."""
+    fits the cells, and how surely the cells read as dice (``likeness``, ``refuse_unlike_window``).
+
+    ``shifted`` names the edge line that reads as neither dice nor prints (``unread_edge``): the grid then fits not at all.
+    """
     peaks = location.corner_peaks[2:] + location.corner_peaks[:2] if turned else location.corner_peaks
     chosen, other = sure, 1.0 - sure
     unlike = (
         f"the cells do not read clearly as a Sagrada window's (no pattern card recognised, dice read at {percent(likeness)} on average): "
         "is this a Sagrada window?"
     )
+    off = f"its {shifted} reads as neither dice nor prints: it may sit a {shifted.split()[-1]} off" if shifted else ""
     if fit is None:
         return GridCertainty(
             (peaks[0], peaks[1], peaks[2], peaks[3]),
             orientation_confidence=chosen,
             flipped_probability=other,
+            fit=0.0 if shifted else 1.0,
+            fit_words=off,
             likeness=likeness,
             likeness_words=unlike,
         )
@@ -603,8 +627,8 @@ def _certainty(location: BoardLocation, turned: bool, sure: float, fit: WindowFi
         (peaks[0], peaks[1], peaks[2], peaks[3]),
         orientation_confidence=chosen,
         flipped_probability=other,
-        fit=min(1.0, fit.confidence),
-        fit_words=words,
+        fit=0.0 if shifted else min(1.0, fit.confidence),
+        fit_words=f"{off}; {words}" if shifted else words,
         likeness=likeness,
         likeness_words=unlike,
     )
@@ -658,6 +682,28 @@ def cell_readings(
                 )
             )
     return cells, overrides
+
+
+EDGE_LINES: dict[str, tuple[int | slice, int | slice]] = {
+    "top row": (0, slice(None)),
+    "bottom row": (-1, slice(None)),
+    "left column": (slice(None), 0),
+    "right column": (slice(None), -1),
+}
+
+
+def unread_edge(cells: Sequence[CellReading]) -> str | None:
+    """The first edge line of the window (``EDGE_LINES``, as read) none of whose cells (row-major) reads at ``EDGE_UNREAD`` or more, or None.
+
+    >>> from scanner.reading import CellReading
+    >>> sure = [CellReading(divmod(i, COLS), "R1", 0.99, np.zeros((4, 2))) for i in range(ROWS * COLS)]
+    >>> unread_edge(sure) is None
+    True
+    >>> unread_edge([replace(c, confidence=0.3) if c.cell[1] == COLS - 1 else c for c in sure])
+    'right column'
+    """
+    confidences = np.array([cell.confidence for cell in cells]).reshape(ROWS, COLS)
+    return next((name for name, line in EDGE_LINES.items() if (confidences[line] < EDGE_UNREAD).all()), None)
 
 
 def beyond_the_edge(cells: Sequence[CellReading], shares: np.ndarray) -> list[CellReading]:

@@ -312,6 +312,26 @@ def test_a_die_leaning_past_the_edge_of_a_close_cut_photo_is_not_read_surely():
     assert any(reason.startswith("cell r4c1 runs off the photo's edge") for reason in result.review.reasons) and shares[15] > OFF_PHOTO
 
 
+def test_a_grid_found_a_column_off_reads_no_cell_surely_and_says_so():
+    """Steep photo 38: the grid found takes in the glass strip and leaves out the window's first column; on the true corners, 19 of 20 read right."""
+    from models.sagrada import transfer
+    from scanner.sagrada.reader import SHIFTED_SURE
+
+    sample = transfer.sample_at("steep", 38)
+    truth = [value for row in sample.label["players"][0]["window"] for value in row.split()]
+    photo = Photo.from_array(sample.image_rgb, name="steep-38")
+    found = transfer.Scanner().scan(photo, "sagrada")
+    read = [cell.value for cell in sorted(found.cells, key=lambda cell: cell.cell)]
+    assert read[1:4] == truth[2:5] and read[5:9] == truth[6:10]  # dice read at their neighbours' places
+    assert max(cell.confidence for cell in found.cells) <= SHIFTED_SURE
+    assert found.review.needed
+    assert found.review.reasons[0].startswith("the grid does not line up well with the cells seen (its right column reads as neither")
+    given = transfer.Scanner().scan(photo, "sagrada", corners=np.array(sample.label["render"]["corners"]))
+    by_hand = [cell.value for cell in sorted(given.cells, key=lambda cell: cell.cell)]
+    assert sum(value == want for value, want in zip(by_hand, truth)) >= 19
+    assert max(cell.confidence for cell in given.cells) > SHIFTED_SURE  # the players' corners: no line is doubted for it
+
+
 def test_the_steep_set_is_the_held_out_style_close_and_steep():
     from models.sagrada import transfer
 
