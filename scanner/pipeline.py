@@ -30,6 +30,20 @@ from scoring.registry import GAMES
 __all__ = ["READERS", "READER_MODULES", "ScanEvidence", "ScanResult", "Scanner", "merge_documents", "scan_evidence"]
 
 WORKING_LONG_SIDE_PX = 1600
+# A cell named by a placement rule the board as read breaks (and no tool card explains) reads no surer than
+# this: the rules say it cannot be as read, so the reading there, or next to it, is wrong.
+RULE_BROKEN_SURE = 0.5
+
+
+def doubt_broken_rules(reading: BoardReading, issues: tuple[Issue, ...]) -> BoardReading:
+    """``reading`` with each cell a broken placement rule names (``issues`` no tool card explains) no surer than ``RULE_BROKEN_SURE``."""
+    named = {tuple(cell) for issue in issues if not issue.explained_by for cell in issue.cells}
+    if not named:
+        return reading
+    cells = tuple(
+        replace(cell, confidence=min(cell.confidence, RULE_BROKEN_SURE)) if tuple(cell.cell) in named else cell for cell in reading.cells
+    )
+    return replace(reading, cells=cells)
 
 
 @dataclass(frozen=True)
@@ -181,6 +195,7 @@ class Scanner:
         with timings.stage("assemble"):
             state = _named(reading.state, player_name or Path(photo.name).stem)
             issues = tuple(GAMES[game].validate(state))
+            reading = doubt_broken_rules(reading, issues)
             review = judge(
                 reading.cells,
                 reading.verdict.wording,

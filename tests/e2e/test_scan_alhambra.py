@@ -286,3 +286,19 @@ def test_an_octagon_the_lattice_cuts_off_is_seen_in_its_close_patch(scanner, ind
     assert {cell.cell: cell.value for cell in result.cells} == truth
     assert result.review is not None and not result.review.needed, result.review
     assert min(cell.confidence for cell in result.cells) > 0.98
+
+
+def test_a_tile_the_rules_say_cannot_be_reached_is_not_read_surely(scanner):
+    # held-out art under a camera app's guide, photo 6000189: the palace is read with a chambers at (2, 3)
+    # where it has no tile (a tile placed a cell off), its octagon seen, read at 90%; its walls shut it off
+    # from the fountain, a rule the reading breaks. A tile the rules name is read no surer than half.
+    from models.alhambra import transfer
+    from scanner.pipeline import RULE_BROKEN_SURE
+
+    data, label = transfer.photo_of(transfer.shot_for("guides", 189))
+    result = scanner.scan(data, "alhambra", name="guides-189.jpg")
+    assert [(issue.rule, issue.cells) for issue in result.issues] == [("unreachable", ((2, 3),))]
+    named = next(cell for cell in result.cells if cell.cell == (2, 3))
+    assert named.value == "chambers:W" and named.confidence <= RULE_BROKEN_SURE
+    assert (2, 3) not in {tuple(cell["at"]) for cell in label["render"]["cells"]}
+    assert result.review.needed

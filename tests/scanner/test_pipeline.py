@@ -12,7 +12,8 @@ from PIL import Image
 from calibration import CameraModel, Profile, distort_points
 from scanner import Scanner, merge_documents
 from scanner.errors import PhotoError
-from scanner.reading import BoardReading, CellReading, Override, ScanEvidence
+from scanner.pipeline import RULE_BROKEN_SURE, doubt_broken_rules
+from scanner.reading import BoardReading, CellReading, Override, ScanEvidence, Timings
 from scoring.alhambra import FOUNTAIN_TILE, AlhambraPlayer, AlhambraState, Tile
 from scoring.errors import StateError
 from scoring.registry import GAMES
@@ -222,3 +223,29 @@ def test_board_reading_rejects_an_impossible_hand_off(changes: dict, message: st
 def test_a_bad_player_name_is_said_as_a_state_error(scanner: Scanner) -> None:
     with pytest.raises(StateError, match="name: expected a non-empty string"):
         scanner.scan(_jpeg(800, 600), "sagrada", player_name="  ")
+
+
+class ClashingReader(FakeReader):
+    """Reads a window whose top-left two dice are both red (a rule no tool card explains), every cell at 90%."""
+
+    def read(self, photo, *, corners, timings):
+        reading = super().read(photo, corners=corners, timings=timings)
+        window = ["R4 R3 G6 R3 B6", *WINDOW[1:]]
+        state = SagradaState((), (SagradaPlayer("IMG_0", parse_window(window)),))
+        cells = tuple(replace(cell, value=window[0].split()[cell.cell[1]]) for cell in reading.cells)
+        return replace(reading, state=state, cells=cells)
+
+
+def test_a_cell_a_broken_rule_names_is_read_no_surer_than_half(make_scanner) -> None:
+    scanner = make_scanner()
+    scanner._readers["sagrada"] = ClashingReader()
+    result = scanner.scan(_jpeg(800, 600), "sagrada")
+    assert [issue.cells for issue in result.issues] == [((0, 0), (0, 1))]
+    assert [cell.confidence for cell in result.cells] == [RULE_BROKEN_SURE, RULE_BROKEN_SURE, 0.9, 0.9, 0.9]
+    listed = result.to_json()["players"][0]["scan"]["cells"]
+    assert [cell["confidence"] for cell in listed] == [0.5, 0.5, 0.9, 0.9, 0.9]  # the document says so too
+    assert result.review.needed and any(reason.startswith("the reading breaks a rule") for reason in result.review.reasons)
+    reading = ClashingReader().read(None, corners=None, timings=Timings())
+    explained = replace(result.issues[0], explained_by=("Tap Wheel",))
+    assert doubt_broken_rules(reading, (explained,)) is reading  # a tool card may make it legal: the readings stand
+    assert doubt_broken_rules(reading, ()) is reading
