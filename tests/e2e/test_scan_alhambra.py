@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from scanner import BoardNotFoundError
 from scanner.photo import Photo
-from scanner.pipeline import Scanner
+from scanner.pipeline import RULE_BROKEN_SURE, Scanner
 from scoring.registry import GAMES
 from tablescan.cli import cli
 
@@ -23,6 +23,15 @@ PHOTOS = ["alhambra_01_straight", "alhambra_03_tilted", "alhambra_06_cluttered"]
 
 def _cells(palace):
     return {tuple(i["at"]): "fountain" if i.get("tile") == "fountain" else f"{i['type']}:{i['walls']}" for i in palace}
+
+
+def _transfer_scan(scanner, set_name, index):
+    """Render photo ``index`` of the Alhambra transfer set ``set_name`` and scan it: the result, and the truth by cell."""
+    from models.alhambra import transfer
+
+    data, label = transfer.photo_of(transfer.shot_for(set_name, index))
+    result = scanner.scan(data, "alhambra", name=f"{set_name}-{index}.jpg")
+    return result, {tuple(cell["at"]): cell["value"] for cell in label["render"]["cells"]}
 
 
 @pytest.fixture(scope="module")
@@ -214,11 +223,7 @@ def test_a_fountain_that_reads_as_the_table_is_taken_from_the_empty_square_that_
 def test_a_zigzag_cloth_is_not_taken_for_a_second_palace():
     # the held-out art's transfer photo 6000078: the locator also finds "tiles" in the cloth's pattern,
     # a second group of 12 beside the 24-tile palace; the classifier reads those cells as no tile
-    from models.alhambra import transfer
-
-    data, label = transfer.photo_of(transfer.shot_for("held_out", 78))
-    result = Scanner().scan(data, "alhambra", name="zigzag.jpg")
-    truth = {tuple(cell["at"]): cell["value"] for cell in label["render"]["cells"]}
+    result, truth = _transfer_scan(Scanner(), "held_out", 78)
     assert {cell.cell: cell.value for cell in result.cells} == truth
 
 
@@ -252,11 +257,7 @@ def test_a_wall_strip_the_lattice_cuts_off_is_still_seen(scanner, index):
     # off one corner of a garden walled N (W), whose strip then ran along the crop's edge; the classifier
     # of 2026-12-05 read "no walls" there, at 99.8% in 6000425 (unflagged). The crop now keeps 15% of a
     # pitch on every side and the classifier learnt from crops moved by up to 18%.
-    from models.alhambra import transfer
-
-    data, label = transfer.photo_of(transfer.shot_for("held_out", index))
-    result = scanner.scan(data, "alhambra", name=f"wall-{index}.jpg")
-    truth = {tuple(cell["at"]): cell["value"] for cell in label["render"]["cells"]}
+    result, truth = _transfer_scan(scanner, "held_out", index)
     assert {cell.cell: cell.value for cell in result.cells} == truth
 
 
@@ -264,11 +265,7 @@ def test_a_palace_split_by_a_tile_unseen_in_deep_shadow_is_read_whole(scanner):
     # held-out art, transfer photo 6000680 (16 tiles, dim, a shadow across it): the locator's mask split
     # the palace into 12 and 3 tiles where it saw no tile between them, and the photo was refused as two
     # palaces; both groups lie on one lattice a cell apart, and the ring read around the tiles finds it
-    from models.alhambra import transfer
-
-    data, label = transfer.photo_of(transfer.shot_for("held_out", 680))
-    result = scanner.scan(data, "alhambra", name="shadow.jpg")
-    truth = {tuple(cell["at"]): cell["value"] for cell in label["render"]["cells"]}
+    result, truth = _transfer_scan(scanner, "held_out", 680)
     assert {cell.cell: cell.value for cell in result.cells} == truth
 
 
@@ -278,11 +275,7 @@ def test_an_octagon_the_lattice_cuts_off_is_seen_in_its_close_patch(scanner, ind
     # enough that its corner patch shows the octagon cut by the patch's edge, read as absent (P 0.25
     # and 0.45), and the tile, read right, was doubted for it. The close patch, cut where the octagon's
     # outline is found, shows it whole: the palaces are read right and need no look.
-    from models.alhambra import transfer
-
-    data, label = transfer.photo_of(transfer.shot_for("held_out", index))
-    result = scanner.scan(data, "alhambra", name=f"cut-octagon-{index}.jpg")
-    truth = {tuple(cell["at"]): cell["value"] for cell in label["render"]["cells"]}
+    result, truth = _transfer_scan(scanner, "held_out", index)
     assert {cell.cell: cell.value for cell in result.cells} == truth
     assert result.review is not None and not result.review.needed, result.review
     assert min(cell.confidence for cell in result.cells) > 0.98
@@ -292,13 +285,9 @@ def test_a_tile_the_rules_say_cannot_be_reached_is_not_read_surely(scanner):
     # held-out art under a camera app's guide, photo 6000189: the palace is read with a chambers at (2, 3)
     # where it has no tile (a tile placed a cell off), its octagon seen, read at 90%; its walls shut it off
     # from the fountain, a rule the reading breaks. A tile the rules name is read no surer than half.
-    from models.alhambra import transfer
-    from scanner.pipeline import RULE_BROKEN_SURE
-
-    data, label = transfer.photo_of(transfer.shot_for("guides", 189))
-    result = scanner.scan(data, "alhambra", name="guides-189.jpg")
+    result, truth = _transfer_scan(scanner, "guides", 189)
     assert [(issue.rule, issue.cells) for issue in result.issues] == [("unreachable", ((2, 3),))]
     named = next(cell for cell in result.cells if cell.cell == (2, 3))
     assert named.value == "chambers:W" and named.confidence <= RULE_BROKEN_SURE
-    assert (2, 3) not in {tuple(cell["at"]) for cell in label["render"]["cells"]}
+    assert (2, 3) not in truth
     assert result.review.needed
