@@ -165,6 +165,11 @@ class OctagonPredictions:
         return score - np.logaddexp.reduce(score, axis=1, keepdims=True)
 
 
+def presence(logits: np.ndarray, temperatures: Mapping[str, float]) -> np.ndarray:
+    """P(an upright octagon) of each patch, flat, from the reader's ``present`` logits and its calibrated temperature."""
+    return 1.0 / (1.0 + np.exp(-np.asarray(logits).reshape(-1) / temperatures.get("present", 1.0)))
+
+
 def read_octagons(
     model: OnnxModel, temperatures: Mapping[str, float], patches: np.ndarray, turns: Sequence[int] = ALL_TURNS
 ) -> OctagonPredictions:
@@ -181,7 +186,7 @@ def read_octagons(
         return OctagonPredictions(present, kind, price)
     flat = patches.reshape(n * len(columns), *patches.shape[2:])
     out = model.run(crops_batch(flat))
-    present[:, columns] = 1.0 / (1.0 + np.exp(-out["present"].reshape(n, len(columns)) / temperatures.get("present", 1.0)))
+    present[:, columns] = presence(out["present"], temperatures).reshape(n, len(columns))
     kind[:, columns] = softmax(out["kind"], temperatures.get("kind", 1.0)).reshape(n, len(columns), -1)
     price[:, columns] = softmax(out["price"], temperatures.get("price", 1.0)).reshape(n, len(columns), -1)
     return OctagonPredictions(present, kind, price)
@@ -279,8 +284,8 @@ def read_close(model: OnnxModel, temperatures: Mapping[str, float], close: np.nd
     if not len(close):
         return np.zeros((0, len(BUILDING_TYPES))), np.zeros((0, len(PRICES))), np.zeros(0)
     out = model.run(crops_batch(close))
-    present = 1.0 / (1.0 + np.exp(-out["present"].reshape(-1) / temperatures.get("present", 1.0)))
-    return softmax(out["kind"], temperatures.get("kind", 1.0)), softmax(out["price"], temperatures.get("price", 1.0)), present
+    kind, price = softmax(out["kind"], temperatures.get("kind", 1.0)), softmax(out["price"], temperatures.get("price", 1.0))
+    return kind, price, presence(out["present"], temperatures)
 
 
 def read_both_prices(

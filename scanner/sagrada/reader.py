@@ -520,6 +520,9 @@ class SagradaReader:
             likeness = refuse_unlike_window(own, photo.name)
         if decoded.pattern is None:
             notes.append(f"pattern card not identified (best {decoded.pattern_probability:.2f})")
+        grid = _given_certainty(sure, quarter) if location is None else _certainty(location, turned, sure, fit, likeness)
+        if grid is not None and shifted is not None:
+            grid = shifted_certainty(grid, shifted)
         model = f"{self.dice.manifest.label}; {self.refiner.manifest.label}"
         if corners is None:
             model += f"; {self.locator.manifest.label}; {self.finder.manifest.label}"
@@ -532,7 +535,7 @@ class SagradaReader:
             model=model,
             notes=tuple(notes),
             verdict=VERDICT,
-            grid=_given_certainty(sure, quarter) if location is None else _certainty(location, turned, sure, fit, likeness, shifted),
+            grid=grid,
         )
 
     def _locate(
@@ -588,33 +591,20 @@ def _given_certainty(sure: float, quarter: float) -> GridCertainty | None:
     )
 
 
-def _certainty(
-    location: BoardLocation,
-    turned: bool,
-    sure: float,
-    fit: WindowFit | None = None,
-    likeness: float = 1.0,
-    shifted: str | None = None,
-) -> GridCertainty:
+def _certainty(location: BoardLocation, turned: bool, sure: float, fit: WindowFit | None = None, likeness: float = 1.0) -> GridCertainty:
     """How sure the grid found is, in the orientation read (``turned``: the half turn of the refiner's, at ``sure``), how well it
-    fits the cells, and how surely the cells read as dice (``likeness``, ``refuse_unlike_window``).
-
-    ``shifted`` names the edge line that reads as neither dice nor prints (``unread_edge``): the grid then fits not at all.
-    """
+    fits the cells, and how surely the cells read as dice (``likeness``, ``refuse_unlike_window``)."""
     peaks = location.corner_peaks[2:] + location.corner_peaks[:2] if turned else location.corner_peaks
     chosen, other = sure, 1.0 - sure
     unlike = (
         f"the cells do not read clearly as a Sagrada window's (no pattern card recognised, dice read at {percent(likeness)} on average): "
         "is this a Sagrada window?"
     )
-    off = f"its {shifted} reads as neither dice nor prints: it may sit a {shifted.split()[-1]} off" if shifted else ""
     if fit is None:
         return GridCertainty(
             (peaks[0], peaks[1], peaks[2], peaks[3]),
             orientation_confidence=chosen,
             flipped_probability=other,
-            fit=0.0 if shifted else 1.0,
-            fit_words=off,
             likeness=likeness,
             likeness_words=unlike,
         )
@@ -627,8 +617,8 @@ def _certainty(
         (peaks[0], peaks[1], peaks[2], peaks[3]),
         orientation_confidence=chosen,
         flipped_probability=other,
-        fit=0.0 if shifted else min(1.0, fit.confidence),
-        fit_words=f"{off}; {words}" if shifted else words,
+        fit=min(1.0, fit.confidence),
+        fit_words=words,
         likeness=likeness,
         likeness_words=unlike,
     )
@@ -704,6 +694,12 @@ def unread_edge(cells: Sequence[CellReading]) -> str | None:
     """
     confidences = np.array([cell.confidence for cell in cells]).reshape(ROWS, COLS)
     return next((name for name, line in EDGE_LINES.items() if (confidences[line] < EDGE_UNREAD).all()), None)
+
+
+def shifted_certainty(grid: GridCertainty, line: str) -> GridCertainty:
+    """``grid`` doubted as a whole: its edge ``line`` (``unread_edge``) reads as neither dice nor prints, so it fits not at all."""
+    off = f"its {line} reads as neither dice nor prints: it may sit a {line.split()[-1]} off"
+    return replace(grid, fit=0.0, fit_words=f"{off}; {grid.fit_words}" if grid.fit_words else off)
 
 
 def beyond_the_edge(cells: Sequence[CellReading], shares: np.ndarray) -> list[CellReading]:
