@@ -305,7 +305,10 @@ class CellClassifier:
     of a board whose corners (TL, TR, BR, BL, image pixels) are given in that order, as the reader
     would (None: the game's boards have no such corners). ``cell_label(value, cell, fields)`` is what a
     cell teaches given its value, its key and its player's fields (None: the value itself; Sagrada
-    names the pattern card's print under an empty cell when the card is known).
+    names the pattern card's print under an empty cell when the card is known). ``recall_views(crops)``
+    gives the views of crops whose readings the reader averages for a doubtful cell; an adaptation
+    remembers the players' corrected cells by their embedding pooled over them (``scanner.adapt.memory``;
+    None: no memory).
     """
 
     model: str
@@ -318,6 +321,7 @@ class CellClassifier:
     crop_features: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     grid_crops: Callable[[np.ndarray, np.ndarray], list[tuple[tuple[int, int], np.ndarray]]] | None = None
     cell_label: Callable[[str, str, Mapping[str, Any]], str] | None = None
+    recall_views: Callable[[np.ndarray], list[np.ndarray]] | None = None
 
     def __post_init__(self) -> None:
         if not self.model:

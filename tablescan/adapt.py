@@ -187,6 +187,8 @@ class AdaptOutcome:
                 if set(self.kept_models) <= checked
                 else "its heads read held-out photos better"
             )
+            if any(c.kept and "memory" in c.reason for c in self.checks):
+                why = "it remembers the dice the players corrected, and re-reading the corrected photos end to end no figure fell"
             text = f"kept the adaptation of {', '.join(self.kept_models)}: {why}"
             if refused:
                 text += f"; not {', '.join(c.model for c in refused)}: re-reading its corrected photos, {refused[0].reason}"
@@ -491,6 +493,8 @@ def adapt_profile(
     checks: list[BoardCheck] = []
     if end_to_end is None:  # with the shipped models (tests stand in toy ones, which no reader reads with)
         end_to_end = load is scanner_model.load_model
+    if store is None or not end_to_end:  # a memory of corrected dice is judged only by re-reading whole photos
+        kept = [fitted for fitted in (unremembering(f) for f in kept) if fitted is not None]
     if store is not None and end_to_end and kept:
         base = without_adaptation(profile)
         base = base if (base.camera or base.colour) else None
@@ -499,22 +503,21 @@ def adapt_profile(
             boards = corrected_boards(store, games[fitted.model])
             if not boards:
                 notes.append(f"{fitted.model}: no corrected photos to re-read end to end; kept on the held-out check alone")
+                plain = unremembering(fitted)
+                if plain is None:
+                    kept.remove(fitted)
+                else:
+                    kept[kept.index(fitted)] = plain
                 continue
-            cache: dict = {}
-            check = check_end_to_end(boards, games[fitted.model], fitted, base, cache=cache)
             report = next(r for r in reports if r.model == fitted.model)
-            held = held_out_end_to_end(load(fitted.model), sets[fitted.model], boards, games[fitted.model], fitted, base, cache, seed)
-            if check.kept and held is not None and not held.kept:
-                check = replace(check, kept=False, reason=f"{check.reason}, but photos held out read worse end to end ({held.reason})")
-            rose = check.reason != NO_FALL or report.cells_gained >= MIN_GAIN_CELLS - 1e-9 or (held is not None and held.reason != NO_FALL)
-            if check.kept and not rose:
-                # nothing read better anywhere it was checked: a change with no gain is only a risk
-                check = replace(check, kept=False, reason=f"{NO_FALL}, but none rose (nor held-out cells entirely right)")
-            checks.append(check)
-            if held is not None:
-                checks.append(held)
-            if not check.kept and fitted in kept:
+            context: tuple = (load(fitted.model), sets[fitted.model], boards, games[fitted.model], base, {}, seed)
+            chosen, settled, why = settle_end_to_end(fitted, report, context)
+            checks += settled
+            notes += why
+            if chosen is None:
                 kept.remove(fitted)
+            else:
+                kept[kept.index(fitted)] = chosen
     if not kept:
         earlier = profile.adaptation.get("models", []) if isinstance(profile.adaptation, dict) else []
         return AdaptOutcome(profile_name, tuple(reports), tuple(notes), earlier=tuple(str(m) for m in earlier), checks=tuple(checks))
@@ -528,6 +531,76 @@ def adapt_profile(
     sha256 = save_adaptation(new, path)
     save_profile(Profile(profile.name, profile.camera, profile.colour, profile_reference(path, sha256, new)), directory)
     return AdaptOutcome(profile_name, tuple(reports), tuple(notes), path, tuple(m.model for m in kept), checks=tuple(checks))
+
+
+def unremembering(fitted: ModelAdaptation) -> ModelAdaptation | None:
+    """``fitted`` without its memory of corrected cells (None where the memory was all it held): what is kept
+    where no corrected photo can be re-read end to end, the only check a memory has."""
+    if fitted.memory is None:
+        return fitted
+    return replace(fitted, memory=None) if fitted.heads else None
+
+
+def settle_end_to_end(
+    fitted: ModelAdaptation, report: ModelReport, context: tuple
+) -> tuple[ModelAdaptation | None, list[BoardCheck], list[str]]:
+    """What of ``fitted`` to keep after re-reading the corrected photos (``judge_end_to_end``, whose arguments after
+    the report ``context`` holds): the adaptation kept (None: nothing), the checks made, notes.
+
+    The residual heads are judged without the memory of corrected cells (it reads the corrected
+    photos right by itself, and would vouch for heads that read the next photos worse); the memory
+    is judged alone, and only where there are no heads or they are not kept.
+    """
+    if fitted.heads:
+        heads = replace(fitted, memory=None)
+        check, held = judge_end_to_end(heads, report, *context)
+        if check.kept or fitted.memory is None:
+            return (heads if check.kept else None), [c for c in (check, held) if c is not None], []
+        why = [f"{fitted.model}: its residual heads not kept (re-reading the corrected photos, {check.reason})"]
+        refused = [c for c in (check, held) if c is not None]
+    else:
+        why, refused = [], []
+    alone = replace(fitted, heads=())
+    check, held = judge_end_to_end(alone, report, *context)
+    if not check.kept and refused:  # the heads' refusal is what the players read about
+        return None, refused, []
+    return (alone if check.kept else None), [c for c in (check, held) if c is not None], why if check.kept else []
+
+
+def judge_end_to_end(
+    fitted: ModelAdaptation,
+    report: ModelReport,
+    model: Any,
+    examples: ExampleSet,
+    boards: list[dict],
+    game: str,
+    base: Any,
+    cache: dict,
+    seed: int,
+) -> tuple[BoardCheck, BoardCheck | None]:
+    """Re-read the corrected photos with ``fitted`` (``check_end_to_end``) and each with it fitted without that photo
+    (``held_out_end_to_end``), and judge it: the first check, its verdict folded in, and the second (None with one photo).
+
+    Residual heads are kept only where no figure fell and something rose by ``MIN_GAIN_CELLS``: a head
+    that gains one cell is a coin's chance. A memory of corrected cells alone (``scanner.adapt.memory``)
+    is kept where no figure fell in either check and the corrected photos read better with it: it
+    changes only doubtful cells that look like a die the players corrected, so its gain is the cells
+    they corrected, and the photos held out say whether it misleads other dice.
+    """
+    check = check_end_to_end(boards, game, fitted, base, cache=cache)
+    held = held_out_end_to_end(model, examples, boards, game, fitted, base, cache, seed)
+    if check.kept and held is not None and not held.kept:
+        check = replace(check, kept=False, reason=f"{check.reason}, but photos held out read worse end to end ({held.reason})")
+    if fitted.heads:
+        rose = check.reason != NO_FALL or report.cells_gained >= MIN_GAIN_CELLS - 1e-9 or (held is not None and held.reason != NO_FALL)
+    else:
+        rose = check.right_after > check.right_before or (held is not None and held.reason != NO_FALL)
+    if check.kept and not rose:
+        # nothing read better anywhere it was checked: a change with no gain is only a risk
+        check = replace(check, kept=False, reason=f"{NO_FALL}, but none rose (nor held-out cells entirely right)")
+    if check.kept and not fitted.heads:
+        check = replace(check, reason=f"{check.reason}: the memory of {len(fitted.memory or ())} corrected dice alone")
+    return check, held
 
 
 def corrected_boards(store: Store, game: str, limit: int = MAX_CHECK_BOARDS) -> list[dict]:
@@ -666,7 +739,8 @@ def held_out_end_to_end(
 
     A head that only learnt the corrected photos themselves shows here: the players' next photos
     are read as these are. It is judged on the share of cells right (boards entirely right are
-    judged on the re-read of all corrected photos).
+    judged on the re-read of all corrected photos). Each fold is made of what ``fitted`` is made of:
+    residual heads, a memory of corrected cells, or both.
     """
     groups = examples.groups
     ids = [board.get("photo_id") for board in boards]
@@ -677,6 +751,8 @@ def held_out_end_to_end(
     for train, test in holdout_folds(groups, examples.item_ids, seed):
         held = set(np.unique(groups[test]).tolist())
         fold, _ = adapt_model(model, examples.subset(train), temperatures=temperatures, seed=seed)
+        if fold is not None:  # made of what ``fitted`` is made of: its heads, its memory, or both
+            fold = replace(fold, heads=fold.heads if fitted.heads else (), memory=fold.memory if fitted.memory is not None else None)
         for index, photo_id in enumerate(ids):
             if photo_id in held:
                 per_board[index] = fold

@@ -25,12 +25,13 @@ shipped model files are never touched, and without an adaptation nothing changes
 The package's modules: ``labels`` (which classifier a game is read with, a value's head classes),
 ``examples`` (``ExampleSet``), ``head`` (``HeadFit``, ``fit_head``), ``fitting`` (``adapt_model``
 and its held-out check), ``storage`` (``Adaptation``, the ``.npz`` file), ``adapted``
-(``AdaptedModel``, ``adapt_reader``), ``profiles`` and ``photos`` (examples from corrected photos).
+(``AdaptedModel``, ``adapt_reader``), ``memory`` (``CellMemory``: corrected dice a doubtful cell is looked up
+in), ``profiles`` and ``photos`` (examples from corrected photos).
 """
 
 import inspect
 
-from scanner.adapt import adapted, examples, fitting, head, labels, photos, profiles, storage
+from scanner.adapt import adapted, examples, fitting, head, labels, memory, photos, profiles, storage
 from scanner.adapt.adapted import AdaptedModel, adapt_reader, check_model
 from scanner.adapt.examples import (
     CROP_COLOUR,
@@ -65,6 +66,16 @@ from scanner.adapt.fitting import (
 )
 from scanner.adapt.head import LEARNING_RATE, SCALE_L2, STEPS, HeadFit, accuracy, fit_head, log_loss
 from scanner.adapt.labels import CLASSIFIERS, cell_classifier, crop_margin, head_crop_features, head_labels
+from scanner.adapt.memory import (
+    RECALL,
+    RECALL_BAR,
+    RECALL_BOOST,
+    RECALL_MARGIN,
+    CellMemory,
+    memory_from_examples,
+    pooled_embeddings,
+    unit_rows,
+)
 from scanner.adapt.photos import (
     LabelledPhoto,
     classifier_manifest,
@@ -92,7 +103,7 @@ from scanner.errors import AdaptationError
 # ``doctest.testmod(scanner.adapt)`` runs the examples of every function and class of the package's modules
 __test__ = {
     f"{module.__name__}.{name}": value
-    for module in (adapted, examples, fitting, head, labels, photos, profiles, storage)
+    for module in (adapted, examples, fitting, head, labels, memory, photos, profiles, storage)
     for name, value in vars(module).items()
     if (inspect.isfunction(value) or inspect.isclass(value)) and value.__module__ == module.__name__
 }
@@ -110,11 +121,16 @@ __all__ = [
     "L2_CHOICES",
     "LEARNING_RATE",
     "MIN_EXAMPLES",
+    "RECALL",
+    "RECALL_BAR",
+    "RECALL_BOOST",
+    "RECALL_MARGIN",
     "SCALE_L2",
     "STEPS",
     "Adaptation",
     "AdaptationError",
     "AdaptedModel",
+    "CellMemory",
     "ExampleSet",
     "HeadFit",
     "HeadReport",
@@ -151,7 +167,9 @@ __all__ = [
     "labelled_rows",
     "load_adaptation",
     "log_loss",
+    "memory_from_examples",
     "pad_cell_crop",
+    "pooled_embeddings",
     "profile_adaptation",
     "profile_reference",
     "read_labelled_photo",
@@ -160,6 +178,7 @@ __all__ = [
     "scan_examples",
     "split_holdout",
     "to_npz_bytes",
+    "unit_rows",
     "with_crop_colour",
     "without_adaptation",
 ]

@@ -12,6 +12,7 @@ import numpy as np
 from scanner.adapt.examples import CROP_FEATURES
 from scanner.adapt.fitting import ModelAdaptation
 from scanner.adapt.labels import CLASSIFIERS, cell_classifier
+from scanner.adapt.memory import CellMemory
 from scanner.adapt.storage import Adaptation
 from scanner.errors import AdaptationError, BoardNotFoundError, Remedy
 from scanner.model import OnnxModel
@@ -68,6 +69,11 @@ class AdaptedModel:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.model, name)
+
+    @property
+    def memory(self) -> CellMemory | None:
+        """The corrected cells the reader looks doubtful cells up in (``scanner.adapt.memory``), or None."""
+        return self.fitted.memory
 
     def run(self, batch: np.ndarray) -> dict[str, np.ndarray]:
         """Run the shipped model and adapt its logits.

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from scanner.adapt.labels import cell_classifier, head_labels
+from scanner.adapt.memory import RECALL, pooled_embeddings
 from scanner.errors import AdaptationError
 
 # not a model output: colour features computed from the crop itself (``crop_colour_features``)
@@ -125,6 +126,9 @@ def examples_from_crops(
     """Run ``model`` on uint8 crops (N, H, W, 3) RGB and label each with its cell value's head classes.
 
     With ``augment`` each crop is also read turned and mirrored (8 examples per cell, one item).
+    Where the game's reader pools views of a doubtful cell (``CellClassifier.recall_views``), every
+    example also carries its cell's embedding pooled over them (output ``recall``): what an
+    adaptation's memory keeps (``scanner.adapt.memory``).
 
     Raises:
         AdaptationError: the crops do not have the model's input size.
@@ -134,6 +138,7 @@ def examples_from_crops(
     if crops.ndim != 4 or crops.shape[3] != 3 or tuple(crops.shape[1:3]) != expected:
         raise AdaptationError(f"{model.manifest.name}: expected crops (N, {expected[0]}, {expected[1]}, 3), got {crops.shape}")
     copies = 8 if augment else 1
+    original = crops
     if augment:
         crops, variants = dihedral(crops)
     else:
@@ -147,6 +152,9 @@ def examples_from_crops(
         outputs.setdefault(CROP_COLOUR, []).append(crop_colour_features(batch))
         outputs.setdefault(CROP_SIDES, []).append(crop_side_features(batch))
     joined = {name: np.concatenate(parts) for name, parts in outputs.items()}
+    views = cell_classifier(game).recall_views
+    if views is not None and "embedding" in joined:  # each cell's embedding pooled as the reader pools a doubtful one
+        joined[RECALL] = np.repeat(pooled_embeddings(model, original, views), copies, axis=0)
     labels = _variant_labels(model.manifest, game, values, variants if augment else None, copies)
     items = np.repeat(np.arange(len(values)), copies)
     return ExampleSet(model.manifest.name, joined, labels, np.repeat(np.asarray(groups, dtype=np.int64), copies), items, variants)

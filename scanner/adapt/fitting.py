@@ -12,6 +12,7 @@ import numpy as np
 from scanner.adapt.examples import CROP_COLOUR, CROP_FEATURES, ExampleSet, labelled_rows, with_crop_colour
 from scanner.adapt.head import STEPS, HeadFit, accuracy, fit_head, fit_heads, log_loss
 from scanner.adapt.labels import head_crop_features
+from scanner.adapt.memory import RECALL, CellMemory, memory_from_examples
 from scanner.errors import AdaptationError
 
 EMBEDDING = "embedding"
@@ -22,15 +23,18 @@ L2_CHOICES = (3e-3, 1e-2, 1e-1, 1.0)
 
 @dataclass(frozen=True)
 class ModelAdaptation:
-    """The residual heads fitted for one shipped model (named, with its sha256).
+    """The residual heads fitted for one shipped model (named, with its sha256), and its memory of corrected cells.
 
     ``basis`` is the model-wide default basis; a head with a ``basis`` of its own reads that instead.
+    ``memory`` (``scanner.adapt.memory``) is looked up by the reader for doubtful cells; ``apply`` does
+    not use it.
     """
 
     model: str
     sha256: str
     basis: tuple[str, ...]
     heads: tuple[HeadFit, ...]
+    memory: CellMemory | None = None
 
     def head_basis(self, fit: HeadFit) -> tuple[str, ...]:
         """The outputs head ``fit`` reads its features from."""
@@ -168,6 +172,7 @@ class ModelReport:
     cells_before: float = float("nan")
     cells_after: float = float("nan")
     held_out_cells: int = 0  # how many held-out cells the two shares above are of
+    remembered: int = 0  # corrected cells the memory keeps (``scanner.adapt.memory``)
 
     @property
     def kept(self) -> bool:
@@ -193,6 +198,7 @@ class ModelReport:
             "cells_before": num(self.cells_before),
             "cells_after": num(self.cells_after),
             "kept": self.kept,
+            "remembered": self.remembered,
             "heads": [h.to_json() for h in self.heads],
         }
 
@@ -209,6 +215,8 @@ class ModelReport:
             lines.append(f"  {h.head:<9} held-out {h.held_out:>4}: {pct(h.before)} -> {pct(h.after)}  {verdict}{reads} ({h.reason})")
         if not math.isnan(self.cells_before):
             lines.append(f"  every head right, held-out cells: {pct(self.cells_before)} -> {pct(self.cells_after)} (with the heads kept)")
+        if self.remembered:
+            lines.append(f"  remembers {self.remembered} corrected cells by their look, for cells read doubtfully (checked end to end)")
         return "\n".join(lines)
 
 
@@ -574,6 +582,24 @@ def adapt_model(
         cells_after,
         int(any_cells.sum()),
     )
-    if not fitted:
+    memory = remembered(examples, heads)
+    report = replace(report, remembered=len(memory) if memory is not None else 0)
+    if not fitted and memory is None:
         return None, report
-    return ModelAdaptation(manifest.name, manifest.sha256, basis, tuple(fitted)), report
+    return ModelAdaptation(manifest.name, manifest.sha256, basis, tuple(fitted), memory), report
+
+
+def remembered(examples: ExampleSet, heads: Mapping[str, Sequence[str]]) -> CellMemory | None:
+    """The memory of the examples' cells that show something to every head (each head's class 0 is its nothing:
+    ``empty``, ``none``), by their pooled embedding; None where the examples carry none (``examples.RECALL``).
+
+    It is not checked here: a cell's own look is all it holds, so only re-reading whole photos held out
+    shows what it does (``tablescan.adapt``).
+    """
+    if RECALL not in examples.outputs:
+        return None
+    labels = {head: np.asarray(examples.labels[head]) for head in heads if head in examples.labels and np.ndim(examples.labels[head]) == 1}
+    if not labels:
+        return None
+    something = np.all(np.stack([values > 0 for values in labels.values()]), axis=0)
+    return memory_from_examples(examples.outputs[RECALL], labels, examples.as_read, something)

@@ -16,10 +16,12 @@ import numpy as np
 
 from scanner.adapt.fitting import ModelAdaptation
 from scanner.adapt.head import HeadFit
+from scanner.adapt.memory import CellMemory
 from scanner.errors import AdaptationError, Remedy
 
 ADAPTATION_FORMAT = "tablescan-adaptation"
-ADAPTATION_VERSION = 3  # 2: each head names its own basis, which may include the crop's colour features; 3: binary heads
+ADAPTATION_VERSION = 4  # 2: each head names its own basis, which may include the crop's colour features; 3: binary heads;
+# 4: a memory of corrected cells
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,14 @@ def to_npz_bytes(adaptation: Adaptation) -> bytes:
                     "binary": fit.binary,
                 }
             )
-        models.append({"model": fitted.model, "sha256": fitted.sha256, "basis": list(fitted.basis), "heads": heads})
+        entry: dict[str, Any] = {"model": fitted.model, "sha256": fitted.sha256, "basis": list(fitted.basis), "heads": heads}
+        memory = fitted.memory
+        if memory is not None:
+            arrays[f"m{i}_memory_keys"] = np.asarray(memory.keys, dtype=np.float32)
+            for head, labels in memory.labels.items():
+                arrays[f"m{i}_memory_{head}"] = np.asarray(labels, dtype=np.int64)
+            entry["memory"] = {"heads": list(memory.labels), "bar": memory.bar, "margin": memory.margin, "boost": memory.boost}
+        models.append(entry)
     meta = {
         "format": ADAPTATION_FORMAT,
         "version": ADAPTATION_VERSION,
@@ -138,7 +147,14 @@ def from_npz_bytes(data: bytes, source: str = "adaptation") -> Adaptation:
                         binary=bool(head.get("binary", False)),
                     )
                 )
-            models.append(ModelAdaptation(str(entry["model"]), str(entry["sha256"]), tuple(str(b) for b in entry["basis"]), tuple(heads)))
+            memory = None
+            if entry.get("memory") is not None:
+                kept = entry["memory"]
+                labels = {str(head): arrays[f"m{i}_memory_{head}"] for head in kept["heads"]}
+                memory = CellMemory(arrays[f"m{i}_memory_keys"], labels, float(kept["bar"]), float(kept["margin"]), float(kept["boost"]))
+            models.append(
+                ModelAdaptation(str(entry["model"]), str(entry["sha256"]), tuple(str(b) for b in entry["basis"]), tuple(heads), memory)
+            )
         report = tuple(r for r in meta.get("report", []) if isinstance(r, dict))
         return Adaptation(tuple(models), str(meta.get("created_at", "")), report, source)
     except AdaptationError as error:

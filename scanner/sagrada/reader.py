@@ -119,6 +119,22 @@ JOINT_WEIGHT = 0.5
 MAX_CONFLICTS = 2  # a tool card or two, or a misread: more and the card is not trusted
 
 
+def pooled_views(crops: np.ndarray, turns: int = TTA_TURNS, zoom: float = ZOOM) -> list[np.ndarray]:
+    """The views of uint8 crops (N, S, S, 3) whose readings are averaged for a doubtful cell: the crops as cut
+    first, then turned by 90, 180 and 270 degrees (``turns`` views in all), then, when ``zoom`` is over
+    1, the same turns ``zoom`` times closer (``cells.zoomed``).
+
+    >>> [v.shape for v in pooled_views(np.zeros((2, 48, 48, 3), np.uint8))]
+    [(2, 48, 48, 3), (2, 48, 48, 3), (2, 48, 48, 3), (2, 48, 48, 3), (2, 48, 48, 3), (2, 48, 48, 3), (2, 48, 48, 3), (2, 48, 48, 3)]
+    """
+    turns = max(1, turns)
+    views = [np.rot90(crops, k, axes=(1, 2)) for k in range(turns)]
+    if zoom > 1:
+        closer = zoomed(crops, zoom)
+        views += [np.rot90(closer, k, axes=(1, 2)) for k in range(turns)]
+    return views
+
+
 def state_probabilities(die: np.ndarray, colour: np.ndarray, value: np.ndarray) -> np.ndarray:
     """Combine the three heads' probabilities (N, 2), (N, 6), (N, 7) into (N, 42) state probabilities.
 
@@ -453,35 +469,40 @@ class SagradaReader:
         Each crop is read as it is; a crop whose likeliest state is under ``FIRST_LOOK_SURE`` is read
         again turned by 90, 180 and 270 degrees (``turns`` views in all; dice and prints read the same
         turned), and, when ``zoom`` is over 1, in the same turns ``zoom`` times closer
-        (``cells.zoomed``), all in one batch, and its heads' log-probabilities are averaged over
-        every view. A cell model adapted to the players' set is read the same way, closer views
-        included, and the adaptation is judged as it will be read: kept without them, an adaptation
-        to 5 corrected photos of the held-out style read 2 cells of the next 20 photos worse (100% ->
-        99.50%); with them nothing is kept there, and the stand-in for another copy of the game reads
-        99.17% after 5 corrected photos (99.67% without them; ``bench_adapt_loop.py``, 2026-12-06).
+        (``cells.zoomed``), all in one batch (``pooled_views``), and its heads' log-probabilities are
+        averaged over every view. A cell model adapted to the players' set is read the same way, closer
+        views included, and the adaptation is judged as it will be read: kept without them, an
+        adaptation to 5 corrected photos of the held-out style read 2 cells of the next 20 photos worse
+        (100% -> 99.50%); with them nothing is kept there, and the stand-in for another copy of the
+        game reads 99.17% after 5 corrected photos (99.67% without them; ``bench_adapt_loop.py``,
+        2026-12-06). Where the adaptation remembers the players' corrected dice
+        (``scanner.adapt.memory``), a doubtful crop's embedding pooled over the same views is looked up
+        in it.
         """
         first = self._head_logs(crops)
-        states = state_probabilities(*(softmax(logp) for logp in first))
+        states = state_probabilities(*(softmax(logp) for logp in first[:3]))
         doubtful = np.flatnonzero(states.max(axis=1) < FIRST_LOOK_SURE)
-        turns = max(1, turns)
-        if not len(doubtful) or (turns < 2 and zoom <= 1):
+        if not len(doubtful) or (max(1, turns) < 2 and zoom <= 1):
             return states
-        again = crops[doubtful]
-        views = [np.rot90(again, k, axes=(1, 2)) for k in range(1, turns)]
-        if zoom > 1:
-            closer = zoomed(again, zoom)
-            views += [np.rot90(closer, k, axes=(1, 2)) for k in range(turns)]
-        more = self._head_logs(np.concatenate(views))
-        count = len(views) + 1
+        more = self._head_logs(np.concatenate(pooled_views(crops[doubtful], turns, zoom)[1:]))
+        count = len(more[0]) // len(doubtful) + 1
         pooled = [(logp[doubtful] + extra.reshape(count - 1, len(doubtful), -1).sum(axis=0)) / count for logp, extra in zip(first, more)]
-        states[doubtful] = state_probabilities(*(softmax(logp) for logp in pooled))
+        memory = getattr(self.dice, "memory", None)
+        if memory is not None:
+            heads = dict(zip(("die", "colour", "value"), pooled[:3]))
+            pooled = list(memory.apply(heads, pooled[3]).values())
+        states[doubtful] = state_probabilities(*(softmax(logp) for logp in pooled[:3]))
         return states
 
     def _head_logs(self, crops: np.ndarray) -> list[np.ndarray]:
-        """The cell model's calibrated log-probabilities of ``crops`` for its die, colour and value heads."""
+        """The cell model's calibrated log-probabilities of ``crops`` for its die, colour and value heads,
+        and, where the model remembers corrected dice, its embedding of them."""
         out = self.dice.run(to_batch(np.ascontiguousarray(crops)))
         t = self.dice.manifest.temperature
-        return [np.log(np.maximum(softmax(out[head] / t), 1e-12)) for head in ("die", "colour", "value")]
+        logs = [np.log(np.maximum(softmax(out[head] / t), 1e-12)) for head in ("die", "colour", "value")]
+        if getattr(self.dice, "memory", None) is not None:
+            logs.append(np.asarray(out["embedding"], dtype=np.float64).reshape(len(crops), -1))
+        return logs
 
     def read(self, photo: Photo, *, corners: np.ndarray | None = None, timings: Timings | None = None) -> BoardReading:
         """Locate, rectify, classify and decode one window.

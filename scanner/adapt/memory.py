@@ -1,0 +1,145 @@
+"""A memory of the players' corrected cells: a doubtful cell that looks like one of them leans to its label.
+
+A residual head learns what many corrected cells share; one odd die of a player's set (a marbled
+yellow 2 whose body shows the pips of the faces below) is one example among a hundred and moves it
+little. Yet that very die comes back in every game. The memory keeps each corrected die's
+*pooled embedding*: the model's ``embedding`` averaged over the views the reader pools for a
+doubtful cell (``CellClassifier.recall_views``: a Sagrada crop in its four quarter turns, as cut and
+closer), scaled to unit length. A doubtful cell read later is pooled the same way; where its
+nearest remembered die lies within ``bar`` (cosine) and nearer, by ``margin``, than any remembered
+die of another label, each head's log-probability of that die's class gains ``boost`` nats. A cell
+read surely is never looked up, so the memory can only settle doubts.
+
+How the three numbers were chosen (``bench_adapt_loop.py``'s sets, 2026-12-06; the cell model's
+likeliest state before the rules, keys from photos 0-4, read on photos 5-24): one copy's real dice
+(``sagrada-real-set``) 4 misread cells fixed and none broken at (0.95, 0.04) with a gain rising from
+nothing at the bar to 4 nats at an identical look; a lower bar fixed more and broke more (0.85: 12
+fixed, 14 broken without a margin). Checked on two other copies drawn from the pool (none broken, 1
+fixed; within their corrected photos 1 and 2 fixed), the real dice drawn from all 366 (1 fixed, none
+broken) and the held-out board style (nothing changed). End to end that rising gain was too weak for
+dice recalled just over the bar (board1's marbled Y2 at cosine 0.952 and 0.969 still read Y5), so a
+recalled die gains the whole ``boost``: 5 fixed on that copy, 0 and 2 on the others (3 and 3 within
+their corrected photos), 1 on all 366 dice (2 within), none broken on any of them; on a stand-in
+for another printing whose residual heads are kept, where the memory is not used, 20 fixed and 7
+broken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from scanner.errors import AdaptationError
+
+RECALL = "recall"  # not a model output: each crop's pooled embedding, as ExampleSet.outputs carries it
+RECALL_BAR = 0.95
+RECALL_MARGIN = 0.04
+RECALL_BOOST = 4.0
+
+
+def unit_rows(x: Any) -> np.ndarray:
+    """Rows scaled to unit length (float32; an all-zero row stays zero).
+
+    >>> unit_rows([[3.0, 4.0], [0.0, 0.0]]).tolist()
+    [[0.6000000238418579, 0.800000011920929], [0.0, 0.0]]
+    """
+    x = np.asarray(x, dtype=np.float32).reshape(len(x), -1)
+    norm = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.where(norm > 0, norm, 1.0)
+
+
+@dataclass(frozen=True, eq=False)
+class CellMemory:
+    """Remembered cells: pooled embeddings ``keys`` (K, D; kept at unit length) and each one's class per head (-1: the head not taught)."""
+
+    keys: np.ndarray
+    labels: Mapping[str, np.ndarray]
+    bar: float = RECALL_BAR
+    margin: float = RECALL_MARGIN
+    boost: float = RECALL_BOOST
+
+    def __post_init__(self) -> None:
+        if self.keys.ndim != 2 or not len(self.keys) or not np.all(np.isfinite(self.keys)):
+            raise AdaptationError(f"memory keys: expected a finite (K, D) array, got shape {self.keys.shape}")
+        object.__setattr__(self, "keys", unit_rows(self.keys))  # cosines: keys of unit length
+        for head, labels in self.labels.items():
+            if np.shape(labels) != (len(self.keys),):
+                raise AdaptationError(f"memory labels[{head}]: expected {len(self.keys)} class indices, got shape {np.shape(labels)}")
+        if not (0.0 < self.bar < 1.0 and 0.0 <= self.margin < 1.0 and self.boost > 0.0):
+            raise AdaptationError(f"memory: bar {self.bar}, margin {self.margin}, boost {self.boost} out of range")
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def nearest(self, embeddings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each pooled embedding (N, D): the key it leans to (-1: none) and how many nats it gains (``boost`` or 0).
+
+        A key is recalled when its cosine is at least ``bar`` and exceeds by ``margin`` that of every
+        key whose labels differ.
+
+        Raises:
+            AdaptationError: the embeddings are not of the keys' width.
+        """
+        query = unit_rows(embeddings)
+        if query.shape[1] != self.keys.shape[1]:
+            raise AdaptationError(f"memory: expected embeddings of width {self.keys.shape[1]}, got {query.shape[1]}")
+        cosine = query @ self.keys.T  # (N, K)
+        best = cosine.argmax(axis=1)
+        top = cosine[np.arange(len(query)), best]
+        signature = np.stack([np.asarray(v) for v in self.labels.values()], axis=1) if self.labels else np.zeros((len(self), 0))
+        rival = np.array([np.max(row[np.any(signature != signature[j], axis=1)], initial=-1.0) for row, j in zip(cosine, best)])
+        recalled = (top >= self.bar) & (top - rival >= self.margin)
+        gain = np.where(recalled, self.boost, 0.0)
+        return np.where(recalled, best, -1), gain
+
+    def apply(self, log_probs: Mapping[str, np.ndarray], embeddings: np.ndarray) -> dict[str, np.ndarray]:
+        """Each head's (N, C) log-probabilities with the recalled classes raised and renormalised (a new dict).
+
+        A head the memory does not teach, or a cell that recalls nothing, comes back as it was.
+        """
+        key, gain = self.nearest(embeddings)
+        rows = np.flatnonzero(key >= 0)
+        out = {head: np.array(values, dtype=np.float64) for head, values in log_probs.items()}
+        for head, values in out.items():
+            labels = self.labels.get(head)
+            if labels is None or not len(rows):
+                continue
+            classes = np.asarray(labels)[key[rows]]
+            taught = classes >= 0
+            values[rows[taught], classes[taught]] += gain[rows[taught]]
+            values[rows] -= np.logaddexp.reduce(values[rows], axis=1, keepdims=True)
+        return out
+
+
+def pooled_embeddings(model: object, crops: np.ndarray, views: object) -> np.ndarray:
+    """Each crop's unit embedding averaged over ``views(crops)`` (a list of crop arrays, one per view), read by ``model``.
+
+    Raises:
+        AdaptationError: the model has no ``embedding`` output.
+    """
+    parts = []
+    for view in views(np.asarray(crops)):  # type: ignore[operator]
+        batch = np.ascontiguousarray(np.asarray(view).transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
+        outputs = model.run(batch)  # type: ignore[attr-defined]
+        if "embedding" not in outputs:
+            raise AdaptationError(f"{model.manifest.name}: no embedding output to remember cells by")  # type: ignore[attr-defined]
+        parts.append(np.asarray(outputs["embedding"], dtype=np.float32).reshape(len(view), -1))
+    return unit_rows(np.mean(parts, axis=0))
+
+
+def memory_from_examples(
+    recall: np.ndarray, labels: Mapping[str, np.ndarray], as_read: np.ndarray, remember: np.ndarray
+) -> CellMemory | None:
+    """The memory of the examples read as cut (``as_read``) that ``remember`` marks, by their ``recall`` rows; None if none.
+
+    ``labels`` are the examples' class indices per head (one column each; -1 unknown).
+    """
+    rows = np.flatnonzero(np.asarray(as_read, bool) & np.asarray(remember, bool))
+    if not len(rows):
+        return None
+    return CellMemory(
+        unit_rows(np.asarray(recall)[rows]), {head: np.asarray(values)[rows].astype(np.int64) for head, values in labels.items()}
+    )

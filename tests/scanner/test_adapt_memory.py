@@ -1,0 +1,228 @@
+"""The memory of corrected dice: what it recalls, how it is saved, how the reader and the checks use it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from scanner.adapt import (
+    RECALL,
+    Adaptation,
+    AdaptationError,
+    CellMemory,
+    ExampleSet,
+    ModelAdaptation,
+    adapt_model,
+    load_adaptation,
+    save_adaptation,
+)
+from scanner.sagrada.reader import STATES, SagradaReader, pooled_views
+
+
+def _memory(keys, labels, **options) -> CellMemory:
+    return CellMemory(np.asarray(keys, np.float32), {head: np.asarray(v, np.int64) for head, v in labels.items()}, **options)
+
+
+def test_an_identical_look_recalls_its_label_with_the_full_boost() -> None:
+    memory = _memory([[1, 0, 0], [0, 1, 0]], {"value": [4, 6]})
+    key, gain = memory.nearest(np.array([[2.0, 0, 0], [0, 0, 1.0]]))
+    assert key.tolist() == [0, -1]  # the second looks like neither
+    assert gain[0] == pytest.approx(memory.boost) and gain[1] == 0.0
+
+
+def test_a_look_under_the_bar_or_near_a_die_of_another_label_recalls_nothing() -> None:
+    near = np.array([[1.0, 0.2, 0]])  # cosine 0.98 to the first key
+    alone = _memory([[1, 0, 0]], {"value": [4]})
+    assert alone.nearest(near)[0].tolist() == [0]
+    rival = _memory([[1, 0, 0], [1, 0.25, 0]], {"value": [4, 6]})  # another label as near, within the margin
+    assert rival.nearest(near)[0].tolist() == [-1]
+    same = _memory([[1, 0, 0], [1, 0.25, 0]], {"value": [4, 4]})  # a second look at the same die is no rival
+    assert same.nearest(near)[0].tolist() in ([0], [1])
+    assert _memory([[1, 0, 0]], {"value": [4]}, bar=0.99).nearest(near)[0].tolist() == [-1]
+
+
+def test_recalled_classes_gain_and_every_head_stays_a_distribution() -> None:
+    memory = _memory([[1, 0]], {"colour": [4], "value": [-1]})
+    logs = {"colour": np.log(np.full((2, 6), 1 / 6)), "value": np.log(np.full((2, 7), 1 / 7)), "die": np.log([[0.5, 0.5]] * 2)}
+    out = memory.apply(logs, np.array([[1.0, 0.0], [0.0, 1.0]]))
+    assert out["colour"][0].argmax() == 4 and np.exp(out["colour"][0, 4]) > 0.9
+    np.testing.assert_allclose(out["colour"][1], logs["colour"][1])  # the second cell recalls nothing
+    np.testing.assert_allclose(out["value"], logs["value"])  # a head the die did not teach
+    np.testing.assert_allclose(out["die"], logs["die"])
+    np.testing.assert_allclose(np.exp(out["colour"]).sum(axis=1), 1.0)
+
+
+def test_bad_memories_are_refused() -> None:
+    with pytest.raises(AdaptationError, match="expected 2 class indices"):
+        _memory([[1, 0], [0, 1]], {"value": [1]})
+    with pytest.raises(AdaptationError, match="finite"):
+        _memory([[np.nan, 0]], {"value": [1]})
+    with pytest.raises(AdaptationError, match="width 2"):
+        _memory([[1, 0]], {"value": [1]}).nearest(np.zeros((1, 3)))
+
+
+def test_a_memory_is_saved_and_loaded_exactly(tmp_path) -> None:
+    memory = _memory([[0.6, 0.8], [1, 0]], {"die": [1, 1], "colour": [2, 4], "value": [5, 3]}, boost=3.0)
+    fitted = ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (), memory)
+    sha = save_adaptation(Adaptation((fitted,)), tmp_path / "p.adapt.npz")
+    loaded = load_adaptation(tmp_path / "p.adapt.npz", sha).model("sagrada_dice")
+    assert loaded is not None and loaded.heads == () and loaded.memory is not None
+    np.testing.assert_array_equal(loaded.memory.keys, memory.keys)
+    assert {h: v.tolist() for h, v in loaded.memory.labels.items()} == {"die": [1, 1], "colour": [2, 4], "value": [5, 3]}
+    assert (loaded.memory.bar, loaded.memory.margin, loaded.memory.boost) == (memory.bar, memory.margin, 3.0)
+
+
+class _Dice:
+    """A cell model that reads every crop as a blue die, a 4 or a 6 alike, and embeds it by its mean colour."""
+
+    manifest = SimpleNamespace(temperature=1.0, label="stub", name="sagrada_dice")
+
+    def __init__(self, memory: CellMemory | None = None) -> None:
+        if memory is not None:
+            self.memory = memory
+
+    def run(self, batch: np.ndarray) -> dict[str, np.ndarray]:
+        n = len(batch)
+        value = np.full((n, 7), -9.0)
+        value[:, 4] = value[:, 6] = 0.0
+        return {
+            "die": np.tile([-9.0, 9.0], (n, 1)),
+            "colour": np.tile([-9.0, -9, -9, -9, 9, -9], (n, 1)),
+            "value": value,
+            "embedding": batch.mean(axis=(2, 3)),
+        }
+
+
+def test_a_doubtful_cell_that_looks_like_a_corrected_die_reads_as_it() -> None:
+    crops = np.zeros((2, 48, 48, 3), np.uint8)
+    crops[0, ..., 2] = 200  # the corrected die's look: blue
+    crops[1, ..., 0] = 200  # another die: red light
+    key = np.mean([v.mean(axis=(1, 2)) for v in pooled_views(crops[:1])], axis=0)
+    memory = _memory(key, {"die": [1], "colour": [4], "value": [6]})
+    shipped = SagradaReader(dice=_Dice()).classify(crops)
+    remembering = SagradaReader(dice=_Dice(memory)).classify(crops)
+    b4, b6 = STATES.index("B4"), STATES.index("B6")
+    assert shipped[0, b4] == pytest.approx(shipped[0, b6], rel=1e-6)  # a coin's toss without the memory
+    assert remembering[0, b6] > 0.9 > remembering[0, b4]
+    np.testing.assert_allclose(remembering[1], shipped[1])  # a die that looks like no corrected one is read as shipped
+
+
+class _Toy:
+    """A model with an embedding and one head, ``kind`` (class 0 its nothing)."""
+
+    manifest = SimpleNamespace(
+        name="toy", sha256="1" * 64, heads=(("kind", ("none", "a", "b")),), classes=("none", "a", "b"), temperature=1.0
+    )
+
+
+def test_corrected_cells_that_show_something_are_remembered_by_their_pooled_look() -> None:
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 3, 60)
+    logits = np.eye(3)[labels] * 3.0 + rng.normal(0, 1, (60, 3))
+    recall = rng.normal(size=(60, 5))
+    outputs = {"kind": logits, "embedding": rng.normal(size=(60, 4))}
+    fitted, report = adapt_model(_Toy(), ExampleSet("toy", {**outputs, RECALL: recall}, {"kind": labels}, np.arange(60) % 3))
+    assert fitted is not None and fitted.memory is not None
+    assert len(fitted.memory) == int(np.sum(labels > 0)) == report.remembered  # "none" is not remembered
+    np.testing.assert_allclose(fitted.memory.keys[0], recall[labels > 0][0] / np.linalg.norm(recall[labels > 0][0]), rtol=1e-6)
+    assert fitted.memory.labels["kind"].tolist() == labels[labels > 0].tolist()
+    assert "remembers" in report.to_text()
+    plain, plain_report = adapt_model(_Toy(), ExampleSet("toy", outputs, {"kind": labels}, np.arange(60) % 3))
+    assert (plain is None or plain.memory is None) and plain_report.remembered == 0
+
+
+@pytest.mark.parametrize(("heads", "kept"), [(False, True), (True, False)])
+def test_a_memory_alone_is_kept_on_the_one_die_corrected(monkeypatch, heads: bool, kept: bool) -> None:
+    """One cell more read right is no evidence for residual heads, but is what a memory of that die is for."""
+    import tablescan.adapt as adapt
+    from scanner.adapt.head import HeadFit
+
+    truth = {f"{r},{c}": "B1" for r in range(4) for c in range(5)}
+    boards = [{"photo": Path(f"p{k}.jpg"), "name": f"p{k}.jpg", "truth": truth, "corners": None, "photo_id": k} for k in range(2)]
+
+    class _Adapted:
+        pass
+
+    def read(scanner, game, board):
+        if isinstance(scanner.factories.get(game)(), _Adapted) or board["name"] != "p0.jpg":
+            return dict(truth), None
+        return {**truth, "0,0": "Y2"}, None
+
+    monkeypatch.setattr(adapt, "_read_board", read)
+    monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation: _Adapted())
+    monkeypatch.setattr(adapt, "readers", lambda: {"sagrada": lambda: object()})
+    monkeypatch.setattr(adapt, "cell_classifier", lambda game: type("C", (), {"fixed_cells": ()})())
+    memory = _memory([[1, 0]], {"value": [2]})
+    head = HeadFit("value", tuple("0123456"), 1.0, np.zeros(2), np.ones(2), np.zeros((2, 7)), np.zeros(7))
+    fitted = ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (head,) if heads else (), memory)
+    report = SimpleNamespace(cells_gained=0.0)
+    check, held = adapt.judge_end_to_end(fitted, report, None, ExampleSet("x", {}, {}, np.zeros(0)), boards, "sagrada", None, {}, 0)
+    assert held is None and check.kept is kept and (check.right_before, check.right_after) == (39, 40)
+    assert ("memory of 1 corrected dice alone" in check.reason) is kept
+
+
+@pytest.mark.parametrize(
+    ("heads_kept", "memory_kept", "expected", "judged"),
+    [
+        (True, True, "heads", ["heads"]),  # heads that pass keep no memory: it would have vouched for them
+        (False, True, "memory", ["heads", "memory"]),
+        (False, False, None, ["heads", "memory"]),
+    ],
+)
+def test_heads_are_judged_without_the_memory_and_the_memory_alone_after_them(
+    monkeypatch, heads_kept: bool, memory_kept: bool, expected: str | None, judged: list[str]
+) -> None:
+    import tablescan.adapt as adapt
+    from scanner.adapt.head import HeadFit
+
+    seen: list[str] = []
+
+    def judge(fitted, report, *context):
+        what = "heads" if fitted.heads else "memory"
+        assert not (fitted.heads and fitted.memory is not None)  # never judged together
+        seen.append(what)
+        kept = heads_kept if what == "heads" else memory_kept
+        return SimpleNamespace(kept=kept, reason=what), None
+
+    monkeypatch.setattr(adapt, "judge_end_to_end", judge)
+    head = HeadFit("value", tuple("0123456"), 1.0, np.zeros(2), np.ones(2), np.zeros((2, 7)), np.zeros(7))
+    fitted = ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (head,), _memory([[1, 0]], {"value": [2]}))
+    chosen, checks, notes = adapt.settle_end_to_end(fitted, SimpleNamespace(), ())
+    assert seen == judged
+    if expected is None:
+        assert chosen is None and [c.reason for c in checks] == ["heads"]  # the players read why the heads were refused
+    elif expected == "heads":
+        assert chosen is not None and chosen.heads and chosen.memory is None
+    else:
+        assert chosen is not None and not chosen.heads and chosen.memory is not None
+        assert "residual heads not kept" in notes[0]
+
+
+@pytest.mark.parametrize("part", ["heads", "memory"])
+def test_photos_held_out_are_read_with_folds_made_of_what_is_judged(monkeypatch, part: str) -> None:
+    """Heads judged alone are checked on folds without a memory (it would read the photos right for them), and back."""
+    import tablescan.adapt as adapt
+    from scanner.adapt.head import HeadFit
+
+    head = HeadFit("value", tuple("0123456"), 1.0, np.zeros(2), np.ones(2), np.zeros((2, 7)), np.zeros(7))
+    memory = _memory([[1, 0]], {"value": [2]})
+    both = ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (head,), memory)
+    read_with: list = []
+
+    def check(boards, game, fitted, base=None, *, per_board=None, cache=None):
+        read_with.extend(per_board)
+        return SimpleNamespace(right_before=1, right_after=1, cells_before=1, cells_after=1)
+
+    monkeypatch.setattr(adapt, "adapt_model", lambda model, subset, **options: (both, None))
+    monkeypatch.setattr(adapt, "check_end_to_end", check)
+    monkeypatch.setattr(adapt, "replace", lambda obj, **changes: obj if isinstance(obj, SimpleNamespace) else replace(obj, **changes))
+    judged = replace(both, memory=None) if part == "heads" else replace(both, heads=())
+    examples = ExampleSet("sagrada_dice", {"value": np.zeros((4, 7))}, {"value": np.zeros(4, np.int64)}, np.array([1, 1, 2, 2]))
+    boards = [{"photo": Path(f"p{i}.jpg"), "name": f"p{i}.jpg", "truth": {}, "corners": None, "photo_id": i} for i in (1, 2)]
+    adapt.held_out_end_to_end(SimpleNamespace(manifest=SimpleNamespace(heads=())), examples, boards, "sagrada", judged)
+    assert len(read_with) == 2
+    assert all(bool(fold.heads) == (part == "heads") and (fold.memory is not None) == (part == "memory") for fold in read_with)
