@@ -12,8 +12,9 @@ import numpy as np
 from scanner.adapt.examples import CROP_COLOUR, CROP_FEATURES, ExampleSet, labelled_rows, with_crop_colour
 from scanner.adapt.head import STEPS, HeadFit, accuracy, fit_head, fit_heads, log_loss
 from scanner.adapt.labels import head_crop_features
-from scanner.adapt.memory import RECALL, CellMemory, memory_from_examples
+from scanner.adapt.memory import RECALL, RECALL_DOUBT, CellMemory, memory_from_examples
 from scanner.errors import AdaptationError
+from scanner.model import softmax
 
 EMBEDDING = "embedding"
 HOLDOUT_FRACTION = 0.34
@@ -582,16 +583,28 @@ def adapt_model(
         cells_after,
         int(any_cells.sum()),
     )
-    memory = remembered(examples, heads)
+    memory = remembered(examples, heads, temperatures, float(manifest.temperature or 1.0))
     report = replace(report, remembered=len(memory) if memory is not None else 0)
     if not fitted and memory is None:
         return None, report
     return ModelAdaptation(manifest.name, manifest.sha256, basis, tuple(fitted), memory), report
 
 
-def remembered(examples: ExampleSet, heads: Mapping[str, Sequence[str]]) -> CellMemory | None:
+def remembered(
+    examples: ExampleSet,
+    heads: Mapping[str, Sequence[str]],
+    temperatures: Mapping[str, float] | None = None,
+    default_temperature: float = 1.0,
+) -> CellMemory | None:
     """The memory of the examples' cells that show something to every head (each head's class 0 is its nothing:
-    ``empty``, ``none``), by their pooled embedding; None where the examples carry none (``examples.RECALL``).
+    ``empty``, ``none``) and that the shipped heads read doubtfully, by their pooled embedding; None where
+    there are none, or the examples carry no pooled embeddings (``examples.RECALL``).
+
+    A cell is read doubtfully where the heads' joint probability of its corrected labels, the crop as
+    cut, is under ``RECALL_DOUBT`` (the reader's own bar for a closer look): the dice the scanner has
+    trouble with, the ones worth remembering. A die read surely teaches the memory nothing, and as a
+    key it could only draw another die of its colour to its value (a B1 drawn to a corrected B2:
+    one copy's real dice, 2026-12-06).
 
     It is not checked here: a cell's own look is all it holds, so only re-reading whole photos held out
     shows what it does (``tablescan.adapt``).
@@ -599,7 +612,12 @@ def remembered(examples: ExampleSet, heads: Mapping[str, Sequence[str]]) -> Cell
     if RECALL not in examples.outputs:
         return None
     labels = {head: np.asarray(examples.labels[head]) for head in heads if head in examples.labels and np.ndim(examples.labels[head]) == 1}
-    if not labels:
+    if not labels or any(head not in examples.outputs for head in labels):
         return None
     something = np.all(np.stack([values > 0 for values in labels.values()]), axis=0)
-    return memory_from_examples(examples.outputs[RECALL], labels, examples.as_read, something)
+    joint = np.ones(len(examples))
+    for head, values in labels.items():
+        t = float((temperatures or {}).get(head, default_temperature))
+        probabilities = softmax(np.asarray(examples.outputs[head], dtype=np.float64) / t)
+        joint *= probabilities[np.arange(len(examples)), np.maximum(values, 0)]
+    return memory_from_examples(examples.outputs[RECALL], labels, examples.as_read, something & (joint < RECALL_DOUBT))

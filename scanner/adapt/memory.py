@@ -35,9 +35,10 @@ import numpy as np
 from scanner.errors import AdaptationError
 
 RECALL = "recall"  # not a model output: each crop's pooled embedding, as ExampleSet.outputs carries it
-RECALL_BAR = 0.95
+RECALL_BAR = 0.96
 RECALL_MARGIN = 0.04
 RECALL_BOOST = 4.0
+RECALL_DOUBT = 0.95  # a corrected cell is remembered where the shipped heads read it under this (``fitting.remembered``)
 
 
 def unit_rows(x: Any) -> np.ndarray:
