@@ -188,7 +188,7 @@ class AdaptOutcome:
                 else "its heads read held-out photos better"
             )
             if any(c.kept and "memory" in c.reason for c in self.checks):
-                why = "it remembers the dice the players corrected, and re-reading the corrected photos end to end no figure fell"
+                why = "it remembers the dice the players corrected: re-reading the corrected photos end to end no figure fell, and each read better with a memory made without it"
             text = f"kept the adaptation of {', '.join(self.kept_models)}: {why}"
             if refused:
                 text += f"; not {', '.join(c.model for c in refused)}: re-reading its corrected photos, {refused[0].reason}"

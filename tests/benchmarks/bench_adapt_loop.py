@@ -14,7 +14,7 @@ The sets:
   most dice of the photos read after adapting were never in the corrected ones;
 - ``sagrada-real-set``: the same, but every photo's dice come from one copy of the game
   (``composite.one_set``: 18 dice of each colour, 9 yellow, as a player's own set): the corrected
-  photos show dice the later photos show again;
+  photos show dice the later photos show again (``--copy N`` draws another copy from the pool);
 - ``alhambra-heldout-style``: the tile art no model trained on (``models.alhambra.transfer``'s held-out set);
 - ``sagrada-other-copy``: ``bench_adapt.render_copy``, the Sagrada renderer with shifted die and
   print colours, dark pips, flatter dice, one lamp and one phone, under warm light (a stand-in);
@@ -240,7 +240,10 @@ def main() -> None:
     parser.add_argument("--test", type=int, default=30, help="photos of each set read after adapting (default 30)")
     parser.add_argument("--sets", default=",".join(SETS), help=f"comma-separated sets (default {','.join(SETS)})")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument("--copy", type=int, default=1, help="which copy of the game sagrada-real-set draws from the pool (default 1)")
     args = parser.parse_args()
+    global ONE_SET_SEED
+    ONE_SET_SEED = args.copy
     with tempfile.TemporaryDirectory(prefix="bench_adapt_loop_") as work:
         os.environ["TABLESCAN_PROFILE_DIR"] = str(Path(work) / "profiles")
         figures = {name: run_set(name, args.test, Path(work)) for name in args.sets.split(",")}
