@@ -118,6 +118,7 @@ class BoardCheck:
     kept: bool
     reason: str
     held_out: bool = False  # each photo read with an adaptation fitted without it
+    remembered: int = 0  # judged alone: a memory of this many corrected dice (``scanner.adapt.memory``)
 
     def to_json(self) -> dict:
         """The figures as a JSON object (nan as null)."""
@@ -128,6 +129,7 @@ class BoardCheck:
         return {
             "model": self.model,
             "held_out": self.held_out,
+            "remembered": self.remembered,
             "boards": self.boards,
             "cells_right": {"shipped": self.right_before, "adapted": self.right_after},
             "cells": {"shipped": self.cells_before, "adapted": self.cells_after},
@@ -187,7 +189,7 @@ class AdaptOutcome:
                 if set(self.kept_models) <= checked
                 else "its heads read held-out photos better"
             )
-            if any(c.kept and "memory" in c.reason for c in self.checks):
+            if any(c.kept and c.remembered for c in self.checks):
                 why = "it remembers the dice the players corrected: re-reading the corrected photos end to end no figure fell, and each read better with a memory made without it"
             text = f"kept the adaptation of {', '.join(self.kept_models)}: {why}"
             if refused:
@@ -600,7 +602,8 @@ def judge_end_to_end(
         # nothing read better anywhere it was checked: a change with no gain is only a risk
         check = replace(check, kept=False, reason=f"{NO_FALL}, but none rose (nor held-out cells entirely right)")
     if check.kept and not fitted.heads:
-        check = replace(check, reason=f"{check.reason}: the memory of {len(fitted.memory or ())} corrected dice alone")
+        count = len(fitted.memory or ())
+        check = replace(check, reason=f"{check.reason}: the memory of {count} corrected dice alone", remembered=count)
     return check, held
 
 

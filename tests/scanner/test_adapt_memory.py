@@ -171,7 +171,10 @@ def test_a_memory_alone_is_kept_on_a_die_recalled_in_a_photo_held_out(monkeypatc
     check, held = adapt.judge_end_to_end(fitted, report, model, examples, boards, "sagrada", None, {}, 0)
     assert check.kept is kept and (check.right_before, check.right_after) == (39, 40)
     assert held is not None and (held.right_before, held.right_after) == ((39, 40) if held_out else (39, 39))
-    assert ("memory of 1 corrected dice alone" in check.reason) is kept
+    assert ("memory of 1 corrected dice alone" in check.reason) is kept and check.remembered == (1 if kept else 0)
+    if kept:  # what the command prints says why
+        outcome = adapt.AdaptOutcome("mine", (), saved=Path("mine.adapt.npz"), kept_models=("sagrada_dice",), checks=(check, held))
+        assert "it remembers the dice the players corrected" in outcome.summary and check.to_json()["remembered"] == 1
 
 
 @pytest.mark.parametrize(
