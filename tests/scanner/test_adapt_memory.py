@@ -238,3 +238,49 @@ def test_photos_held_out_are_read_with_folds_made_of_what_is_judged(monkeypatch,
     adapt.held_out_end_to_end(SimpleNamespace(manifest=SimpleNamespace(heads=())), examples, boards, "sagrada", judged)
     assert len(read_with) == 2
     assert all(bool(fold.heads) == (part == "heads") and (fold.memory is not None) == (part == "memory") for fold in read_with)
+
+
+def test_an_adaptation_file_of_version_3_still_loads_without_a_memory(tmp_path) -> None:
+    import io
+    import json
+
+    from scanner.adapt import from_npz_bytes, to_npz_bytes
+    from scanner.adapt.head import HeadFit
+
+    head = HeadFit("value", tuple("0123456"), 1.0, np.zeros(2), np.ones(2), np.zeros((2, 7)), np.zeros(7))
+    data = to_npz_bytes(Adaptation((ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (head,)),)))
+    with np.load(io.BytesIO(data)) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    meta = json.loads(arrays["meta"].tobytes())
+    assert meta["version"] == 4 and "memory" not in meta["models"][0]
+    meta["version"] = 3
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    loaded = from_npz_bytes(buffer.getvalue()).model("sagrada_dice")
+    assert loaded is not None and loaded.memory is None and loaded.heads[0].head == "value"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda arrays: arrays.update(m0_memory_keys=np.full((2, 2), np.nan, np.float32)), "finite"),
+        (lambda arrays: arrays.update(m0_memory_value=np.zeros(5, np.int64)), "expected 2 class indices"),
+        (lambda arrays: arrays.pop("m0_memory_keys"), "KeyError"),
+    ],
+    ids=["nan-keys", "labels-count", "missing-keys"],
+)
+def test_a_damaged_memory_is_refused_as_a_corrupt_file(change, message) -> None:
+    import io
+
+    from scanner.adapt import from_npz_bytes, to_npz_bytes
+
+    memory = _memory([[0.6, 0.8], [1, 0]], {"value": [5, 3]})
+    data = to_npz_bytes(Adaptation((ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (), memory),)))
+    with np.load(io.BytesIO(data)) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    change(arrays)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    with pytest.raises(AdaptationError, match=f"corrupt adaptation file .*{message}"):
+        from_npz_bytes(buffer.getvalue(), "mine.adapt.npz")
