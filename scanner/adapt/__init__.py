@@ -45,6 +45,8 @@ from scanner.adapt.examples import (
     examples_from_crops,
     label_indices,
     labelled_rows,
+    model_batch,
+    pooled_embeddings,
     with_crop_colour,
 )
 from scanner.adapt.fitting import (
@@ -73,7 +75,6 @@ from scanner.adapt.memory import (
     RECALL_MARGIN,
     CellMemory,
     memory_from_examples,
-    pooled_embeddings,
     unit_rows,
 )
 from scanner.adapt.photos import (
@@ -168,6 +169,7 @@ __all__ = [
     "load_adaptation",
     "log_loss",
     "memory_from_examples",
+    "model_batch",
     "pad_cell_crop",
     "pooled_embeddings",
     "profile_adaptation",

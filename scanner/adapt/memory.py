@@ -116,22 +116,6 @@ class CellMemory:
         return out
 
 
-def pooled_embeddings(model: object, crops: np.ndarray, views: object) -> np.ndarray:
-    """Each crop's unit embedding averaged over ``views(crops)`` (a list of crop arrays, one per view), read by ``model``.
-
-    Raises:
-        AdaptationError: the model has no ``embedding`` output.
-    """
-    parts = []
-    for view in views(np.asarray(crops)):  # type: ignore[operator]
-        batch = np.ascontiguousarray(np.asarray(view).transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
-        outputs = model.run(batch)  # type: ignore[attr-defined]
-        if "embedding" not in outputs:
-            raise AdaptationError(f"{model.manifest.name}: no embedding output to remember cells by")  # type: ignore[attr-defined]
-        parts.append(np.asarray(outputs["embedding"], dtype=np.float32).reshape(len(view), -1))
-    return unit_rows(np.mean(parts, axis=0))
-
-
 def memory_from_examples(
     recall: np.ndarray, labels: Mapping[str, np.ndarray], as_read: np.ndarray, remember: np.ndarray
 ) -> CellMemory | None:
