@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import math
 import os
+import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 import cv2
 import numpy as np
 
+A = TypeVar("A")
+B = TypeVar("B")
+
+HELPER_THREAD = "scan-helper"
 BANDS_MIN_PIXELS = 1_000_000  # a smaller reduction is not worth handing half to another thread
 
 
@@ -160,10 +166,21 @@ def area_resize(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
         piece = out[target]
         piece[...] = cv2.resize(image[source], (piece.shape[1], piece.shape[0]), interpolation=cv2.INTER_AREA).reshape(piece.shape)
 
-    second = _helper().submit(reduce, parts[1])
-    reduce(parts[0])
-    second.result()
+    in_pair(lambda: reduce(parts[0]), lambda: reduce(parts[1]))
     return out
+
+
+def in_pair(first: Callable[[], A], second: Callable[[], B]) -> tuple[A, B]:
+    """``(first(), second())``, the second run on the helper thread meanwhile (for work that lets go of the interpreter:
+    OpenCV, numpy); an error in either is raised here. Called on the helper thread itself, it runs both there in turn."""
+    if threading.current_thread().name.startswith(HELPER_THREAD):
+        return first(), second()
+    running = _helper().submit(second)
+    try:
+        done = first()
+    finally:
+        other = running.result()
+    return done, other
 
 
 def band_cut(height: int, out_height: int) -> int | None:
@@ -181,7 +198,7 @@ def band_cut(height: int, out_height: int) -> int | None:
 @cache
 def _helper() -> ThreadPoolExecutor:
     """The one worker thread that reduces the second part (made anew in a forked child: threads do not survive a fork)."""
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="area-resize")
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix=HELPER_THREAD)
 
 
 if hasattr(os, "register_at_fork"):  # POSIX only; where there is no fork there is nothing to clear

@@ -250,6 +250,11 @@ class OnnxModel:
         return dict(zip(self.output_names, outputs))
 
 
+def image_batch(images: np.ndarray) -> np.ndarray:
+    """uint8 RGB images (N, H, W, 3) as the models' float32 NCHW input in 0-1 (x / 255), made in one pass."""
+    return np.ascontiguousarray(np.asarray(images).transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
+
+
 def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     """Return row-wise softmax probabilities of ``logits / temperature``."""
     scaled = logits.astype(np.float64) / temperature

@@ -9,7 +9,7 @@ import numpy as np
 
 from scanner.errors import BoardNotFoundError, Remedy
 from scanner.geometry import area_resize
-from scanner.model import OnnxModel
+from scanner.model import OnnxModel, image_batch
 from scanner.photo import Photo
 
 LOCATE_MODEL = "alhambra_locate"
@@ -61,11 +61,11 @@ def locate_input(image_rgb: np.ndarray, zoom: float = 1.0) -> tuple[np.ndarray, 
         canvas[:] = np.median(small.reshape(-1, 3), axis=0).astype(np.uint8)
         x0, y0 = (out_w - new_w) // 2, (out_h - new_h) // 2
     canvas[y0 : y0 + new_h, x0 : x0 + new_w] = small
-    batch = (canvas.astype(np.float32) / 255.0).transpose(2, 0, 1)[None]
+    batch = image_batch(canvas[None])
     to_image = np.array([[width / new_w, 0, -x0 * width / new_w], [0, height / new_h, -y0 * height / new_h], [0, 0, 1]], dtype=np.float64)
     if transposed:
         to_image = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 1]], dtype=np.float64) @ to_image
-    return np.ascontiguousarray(batch), to_image
+    return batch, to_image
 
 
 def find_peaks(heat: np.ndarray, threshold: float = PEAK_THRESHOLD) -> tuple[np.ndarray, np.ndarray]:

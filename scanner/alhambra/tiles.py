@@ -12,7 +12,7 @@ from scanner.alhambra.classifier import CROP_MARGIN
 from scanner.alhambra.lattice import Lattice, local_pitch
 from scanner.alhambra.locate import sigmoid
 from scanner.geometry import PixelCentres, cell_square, project, shrink_photo, shrink_then_warp
-from scanner.model import OnnxModel, softmax
+from scanner.model import OnnxModel, image_batch, softmax
 from scoring.alhambra.palace import BUILDING_TYPES, SIDES
 
 CROP_PX = 64
@@ -115,8 +115,8 @@ def crop_squares(
 
 
 def crops_batch(crops: np.ndarray) -> np.ndarray:
-    """Return the classifier batch (N, 3, H, W) float32 in 0-1 from uint8 RGB crops."""
-    return np.ascontiguousarray(crops.astype(np.float32).transpose(0, 3, 1, 2) / 255.0)
+    """Return the classifier batch (N, 3, H, W) float32 in 0-1 from uint8 RGB crops (``image_batch``)."""
+    return image_batch(crops)
 
 
 def rotate_cell(cell: tuple[int, int], k: int) -> tuple[int, int]:

@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from scanner.geometry import PixelCentres, cell_square, footprint, padded_box, project, shrink_then_warp
+from scanner.model import image_batch
 from scanner.sagrada.lattice import grid_homography
 
 ROWS, COLS = 4, 5
@@ -126,8 +127,8 @@ def zoomed(crops: np.ndarray, zoom: float) -> np.ndarray:
 
 
 def to_batch(crops: np.ndarray) -> np.ndarray:
-    """Normalise uint8 crops (N, H, W, 3) RGB into the models' float32 NCHW input (x / 255)."""
-    return np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
+    """Normalise uint8 crops (N, H, W, 3) RGB into the models' float32 NCHW input (x / 255: ``image_batch``)."""
+    return image_batch(crops)
 
 
 PITCH_MM, DIE_MM = 20.5, 16.0  # a window's cell pitch (square and gap) and a die's side

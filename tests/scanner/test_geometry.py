@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import threading
 from unittest import mock
 
 import cv2
@@ -210,3 +211,22 @@ def test_shrink_photo_in_blocks_maps_photo_pixels_exactly(box: tuple[int, int, i
 def test_block_aligned_end_widens_inside_the_photo(box, factor, expected) -> None:
     shape = (600, 799, 3) if box[2] == 799 else (1600, 2000, 3)
     assert block_aligned_end(box, shape, factor) == expected
+
+
+def test_in_pair_runs_the_second_on_the_helper_thread_and_returns_both_in_order() -> None:
+    names = geometry.in_pair(lambda: threading.current_thread().name, lambda: threading.current_thread().name)
+    assert names[0] == threading.current_thread().name
+    assert names[1].startswith(geometry.HELPER_THREAD)
+    # asked again from the helper thread (a reduction inside work handed over), it runs both there instead of waiting on itself
+    nested = geometry.in_pair(lambda: 1, lambda: geometry.in_pair(lambda: threading.current_thread().name, lambda: 3))
+    assert nested[0] == 1 and nested[1][0].startswith(geometry.HELPER_THREAD) and nested[1][1] == 3
+
+
+def test_in_pair_raises_an_error_of_either_half() -> None:
+    def broken() -> int:
+        raise ValueError("half failed")
+
+    with pytest.raises(ValueError, match="half failed"):
+        geometry.in_pair(lambda: 1, broken)
+    with pytest.raises(ValueError, match="half failed"):
+        geometry.in_pair(broken, lambda: 1)
