@@ -264,11 +264,14 @@ def _choose_l2(
         return 0.1
     first, second = split_holdout(groups, 0.5, seed + 1, items)
     losses = np.zeros(len(L2_CHOICES))
-    for fit_idx, test_idx in ((first, second), (second, first)):
-        if len(fit_idx) == 0 or len(test_idx) == 0:
-            continue
-        fits = fit_heads(head, classes, x[fit_idx], z[fit_idx], y[fit_idx], temperature=temperature, l2s=L2_CHOICES, steps=STEPS // 2)
-        losses += [log_loss(fit.adjust(x[test_idx], z[test_idx]), y[test_idx], temperature) * len(test_idx) for fit in fits]
+    halves = [(fit_idx, test_idx) for fit_idx, test_idx in ((first, second), (second, first)) if len(fit_idx) and len(test_idx)]
+    if not halves:
+        return L2_CHOICES[0]
+    # both halves' heads in one run (``fit_heads``' parts): as fitted one half at a time, a quarter quicker
+    fits = fit_heads(head, classes, x, z, y, temperature=temperature, l2s=L2_CHOICES, steps=STEPS // 2, parts=[fit for fit, _ in halves])
+    for k, (_, test_idx) in enumerate(halves):
+        part = fits[k * len(L2_CHOICES) : (k + 1) * len(L2_CHOICES)]
+        losses += [log_loss(fit.adjust(x[test_idx], z[test_idx]), y[test_idx], temperature) * len(test_idx) for fit in part]
     return L2_CHOICES[int(np.argmin(losses))]
 
 

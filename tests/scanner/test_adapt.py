@@ -327,6 +327,44 @@ def test_heads_fitted_side_by_side_are_those_fitted_one_by_one(seed, binary) -> 
     assert np.abs(together[0].weights).sum() < np.abs(together[1].weights).sum()
 
 
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10_000), st.booleans())
+def test_heads_fitted_on_parts_together_are_those_fitted_on_each_part(seed, binary) -> None:
+    from scanner.adapt.head import fit_heads
+
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(41, 5)) * rng.uniform(0.2, 3.0, 5)
+    z = rng.normal(size=(41, 3))
+    y = (rng.random((41, 3)) < 0.4).astype(np.int64) if binary else rng.integers(-1, 3, 41)  # -1: unlabelled
+    order = rng.permutation(41)
+    parts = [np.sort(order[:17]), np.sort(order[17:])]  # of unequal sizes: the shorter part is padded
+    strengths = (1.0, 0.01)
+    together = fit_heads("h", CLASSES, x, z, y, temperature=0.8, l2s=strengths, steps=60, binary=binary, parts=parts)
+    apart = [
+        fit
+        for part in parts
+        for fit in fit_heads("h", CLASSES, x[part], z[part], y[part], temperature=0.8, l2s=strengths, steps=60, binary=binary)
+    ]
+    assert len(together) == len(apart) == 4
+    for a, b in zip(together, apart):
+        np.testing.assert_allclose(a.mean, b.mean, rtol=1e-12)
+        np.testing.assert_allclose(a.scale, b.scale, rtol=1e-12)
+        np.testing.assert_allclose(a.adjust(x, z), b.adjust(x, z), rtol=1e-9, atol=1e-9)
+        assert a.logit_scale == pytest.approx(b.logit_scale, rel=1e-9)
+    # each part learns its own rows: the two parts' heads differ
+    assert not np.allclose(together[0].weights, together[2].weights)
+
+
+def test_heads_fitted_on_parts_need_labelled_rows_in_each() -> None:
+    from scanner.adapt.head import fit_heads
+
+    rng = np.random.default_rng(0)
+    x, z = rng.normal(size=(6, 2)), rng.normal(size=(6, 3))
+    y = np.array([0, 1, 2, -1, -1, -1])
+    with pytest.raises(ValueError, match="no labelled examples"):
+        fit_heads("h", CLASSES, x, z, y, parts=[np.arange(3), np.arange(3, 6)])
+
+
 # --------------------------------------------------------------------------------------------
 # the command: learn from an export-corrections folder, keep, refuse, reset
 
