@@ -197,7 +197,7 @@ def band_cut(height: int, out_height: int) -> int | None:
 
 @cache
 def _helper() -> ThreadPoolExecutor:
-    """The one worker thread that reduces the second part (made anew in a forked child: threads do not survive a fork)."""
+    """The one helper thread that runs ``in_pair``'s second half (made anew in a forked child: threads do not survive a fork)."""
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix=HELPER_THREAD)
 
 

@@ -68,7 +68,7 @@ def find_guide_lines(image_rgb: np.ndarray) -> list[GuideLine]:
     """The guide lines drawn across or down ``image_rgb`` (RGB uint8), in its pixels; [] when none.
 
     The lines across and the lines down are looked for at once, on two threads (OpenCV and numpy
-    let go of the interpreter): 8.2 -> 4.9 ms on the 2000 x 1500 working photo of a 12 MP one, on
+    let go of the interpreter): 8.2 -> 5.6 ms on the 2000 x 1500 working photo of a 12 MP one, on
     2 cores (``tests/benchmarks/bench_scan_alhambra.py``'s photos, 2026-12-06).
     """
     across, down = in_pair(lambda: _lines_along(image_rgb, True), lambda: _lines_along(image_rgb, False))
