@@ -307,15 +307,20 @@ def test_fit_never_raises_training_loss(seed) -> None:
     assert log_loss(fit.adjust(x, z), y) <= log_loss(z, y) + 1e-9
 
 
+def _head_data(rng: np.random.Generator, rows: int, binary: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features of uneven scales, shipped logits and labels (some -1: unlabelled) of a 3-class head, or a binary one's 0/1 rows."""
+    x = rng.normal(size=(rows, 5)) * rng.uniform(0.2, 3.0, 5)
+    z = rng.normal(size=(rows, 3))
+    y = (rng.random((rows, 3)) < 0.4).astype(np.int64) if binary else rng.integers(-1, 3, rows)
+    return x, z, y
+
+
 @settings(max_examples=10, deadline=None)
 @given(st.integers(0, 10_000), st.booleans())
 def test_heads_fitted_side_by_side_are_those_fitted_one_by_one(seed, binary) -> None:
     from scanner.adapt.head import fit_heads
 
-    rng = np.random.default_rng(seed)
-    x = rng.normal(size=(40, 5)) * rng.uniform(0.2, 3.0, 5)
-    z = rng.normal(size=(40, 3))
-    y = (rng.random((40, 3)) < 0.4).astype(np.int64) if binary else rng.integers(-1, 3, 40)  # -1: unlabelled
+    x, z, y = _head_data(np.random.default_rng(seed), 40, binary)
     strengths = (1.0, 3e-3, 0.1)
     together = fit_heads("h", CLASSES, x, z, y, temperature=0.8, l2s=strengths, steps=60, binary=binary)
     alone = [fit_head("h", CLASSES, x, z, y, temperature=0.8, l2=l2, steps=60, binary=binary) for l2 in strengths]
@@ -333,9 +338,7 @@ def test_heads_fitted_on_parts_together_are_those_fitted_on_each_part(seed, bina
     from scanner.adapt.head import fit_heads
 
     rng = np.random.default_rng(seed)
-    x = rng.normal(size=(41, 5)) * rng.uniform(0.2, 3.0, 5)
-    z = rng.normal(size=(41, 3))
-    y = (rng.random((41, 3)) < 0.4).astype(np.int64) if binary else rng.integers(-1, 3, 41)  # -1: unlabelled
+    x, z, y = _head_data(rng, 41, binary)
     order = rng.permutation(41)
     parts = [np.sort(order[:17]), np.sort(order[17:])]  # of unequal sizes: the shorter part is padded
     strengths = (1.0, 0.01)
