@@ -45,7 +45,6 @@ from scanner.adapt.examples import (
     examples_from_crops,
     label_indices,
     labelled_rows,
-    model_batch,
     pooled_embeddings,
     with_crop_colour,
 )
@@ -169,7 +168,6 @@ __all__ = [
     "load_adaptation",
     "log_loss",
     "memory_from_examples",
-    "model_batch",
     "pad_cell_crop",
     "pooled_embeddings",
     "profile_adaptation",

@@ -11,6 +11,7 @@ import numpy as np
 from scanner.adapt.labels import cell_classifier, head_labels
 from scanner.adapt.memory import RECALL, unit_rows
 from scanner.errors import AdaptationError
+from scanner.model import image_batch
 
 # not a model output: colour features computed from the crop itself (``crop_colour_features``)
 CROP_COLOUR = "crop_colour"
@@ -146,7 +147,7 @@ def examples_from_crops(
     outputs: dict[str, list[np.ndarray]] = {}
     for start in range(0, len(crops), 256):
         chunk = crops[start : start + 256]
-        batch = model_batch(chunk)
+        batch = image_batch(chunk)
         for name, array in model.run(batch).items():
             outputs.setdefault(name, []).append(np.asarray(array))
         outputs.setdefault(CROP_COLOUR, []).append(crop_colour_features(batch))
@@ -160,15 +161,10 @@ def examples_from_crops(
     return ExampleSet(model.manifest.name, joined, labels, np.repeat(np.asarray(groups, dtype=np.int64), copies), items, variants)
 
 
-def model_batch(crops: np.ndarray) -> np.ndarray:
-    """uint8 crops (N, H, W, 3) RGB as a cell model's float32 NCHW input (x / 255)."""
-    return np.ascontiguousarray(np.asarray(crops).transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
-
-
 def pooled_embeddings(model: Any, crops: np.ndarray, views: Any) -> np.ndarray:
     """Each crop's ``embedding`` output, averaged over ``views(crops)`` (a list of crop arrays, one per view) and
     scaled to unit length: how the reader pools a doubtful cell, and what a memory keeps (``scanner.adapt.memory``)."""
-    parts = [np.asarray(model.run(model_batch(view))["embedding"], dtype=np.float32).reshape(len(view), -1) for view in views(crops)]
+    parts = [np.asarray(model.run(image_batch(view))["embedding"], dtype=np.float32).reshape(len(view), -1) for view in views(crops)]
     return unit_rows(np.mean(parts, axis=0))
 
 
