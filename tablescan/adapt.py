@@ -744,17 +744,22 @@ def held_out_end_to_end(
     A head that only learnt the corrected photos themselves shows here: the players' next photos
     are read as these are. It is judged on the share of cells right (boards entirely right are
     judged on the re-read of all corrected photos). Each fold is made of what ``fitted`` is made of:
-    residual heads, a memory of corrected cells, or both.
+    residual heads, a memory of corrected cells, or both. ``cache`` also keeps each fold's adaptation
+    (the same examples fit the same): the memory judged alone after the heads reuses the heads' folds.
     """
     groups = examples.groups
     ids = [board.get("photo_id") for board in boards]
     if len(np.unique(groups)) < 2 or any(i is None for i in ids):
         return None
     temperatures = _temperatures(model)
+    cache = {} if cache is None else cache
     per_board: list[ModelAdaptation | None] = [None] * len(boards)
     for train, test in holdout_folds(groups, examples.item_ids, seed):
         held = set(np.unique(groups[test]).tolist())
-        fold, _ = adapt_model(model, examples.subset(train), temperatures=temperatures, seed=seed)
+        key = ("fold", examples.model, seed, np.asarray(train).tobytes())  # beside the shipped readings, keyed by photo
+        if key not in cache:
+            cache[key] = adapt_model(model, examples.subset(train), temperatures=temperatures, seed=seed)[0]
+        fold = cache[key]
         if fold is not None:  # made of what ``fitted`` is made of: its heads, its memory, or both
             fold = replace(fold, heads=fold.heads if fitted.heads else (), memory=fold.memory if fitted.memory is not None else None)
         for index, photo_id in enumerate(ids):
