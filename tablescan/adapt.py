@@ -205,7 +205,7 @@ class AdaptOutcome:
                 f"(`tablescan adapt --profile {self.profile} --reset` drops it)"
             )
             if self.earlier
-            else "scans keep using the shipped models"
+            else f"scans keep using the shipped models (with `--profile {self.profile}` too)"
         )
         return f"kept nothing new: {why}; {still}"
 
@@ -521,6 +521,8 @@ def adapt_profile(
             else:
                 kept[kept.index(fitted)] = chosen
     if not kept:
+        if not profile_path(profile_name, directory).exists():
+            save_profile(profile, directory)  # `--profile NAME` then reads with the shipped models, not refused
         earlier = profile.adaptation.get("models", []) if isinstance(profile.adaptation, dict) else []
         return AdaptOutcome(profile_name, tuple(reports), tuple(notes), earlier=tuple(str(m) for m in earlier), checks=tuple(checks))
     new = Adaptation(tuple(kept), now_text(), tuple(r.to_json() for r in reports if r.kept))

@@ -478,6 +478,25 @@ def test_adapt_command_keeps_what_helps_and_reset_removes_it(tmp_path, toy_dice)
     assert load_profile("mine").adaptation is None and profile_adaptation(load_profile("mine")) is None
 
 
+def test_a_first_adapt_that_keeps_nothing_still_makes_the_profile_it_names(tmp_path, toy_dice) -> None:
+    """FORMATS.md: later scans with ``--profile NAME`` read with it; kept nothing, it reads with the shipped models."""
+    from click.testing import CliRunner
+
+    from calibration.errors import CalibrationError
+    from calibration.profile import load_profile
+    from tablescan.cli import cli
+
+    with pytest.raises(CalibrationError, match="not found"):
+        load_profile("first")
+    _export_folder(tmp_path / "few", OTHER_LOOK, photos=1, per_photo=3)  # too few to fit anything
+    result = CliRunner().invoke(cli, ["adapt", "--from", str(tmp_path / "few"), "--profile", "first"])
+    assert result.exit_code == 0 and "kept nothing new" in result.output, result.output
+    assert "scans keep using the shipped models (with `--profile first` too)" in result.output
+    profile = load_profile("first")
+    assert profile.adaptation is None and profile.camera is None and profile.colour is None
+    assert not (tmp_path / "profiles" / "first.adapt.npz").exists()
+
+
 def test_adapt_command_keeps_nothing_when_the_set_already_reads_right(tmp_path, toy_dice) -> None:
     from click.testing import CliRunner
 
