@@ -186,9 +186,23 @@ def _settings_help() -> str:
     return "\n\n".join(paragraphs)
 
 
+class ScannedGame(click.Choice):
+    """``--game``: a game read from photos; a game the project only scores is named as such, with what to do instead."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        entry = GAMES.get(str(value).strip().lower())
+        if entry is not None and not entry.scannable:
+            self.fail(
+                f"{entry.title} is not read from photos yet: write its game file (FORMATS.md) and run `tablescan score GAME.json`",
+                param,
+                ctx,
+            )
+        return super().convert(value, param, ctx)
+
+
 @click.command(epilog=_settings_help())
 @click.argument("photos", nargs=-1, required=True, metavar="PHOTO...")
-@click.option("--game", "game", type=click.Choice(scannable_games()), required=True, help="Which game the photos show.")
+@click.option("--game", "game", type=ScannedGame(scannable_games()), required=True, help="Which game the photos show.")
 @click.option("--json", "json_out", metavar="FILE", help="Write the board-state document here (- for standard output).")
 @click.option(
     "--overlay",

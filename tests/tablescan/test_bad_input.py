@@ -120,7 +120,8 @@ def test_a_bad_game_file_is_refused_before_the_scan(no_scan, tmp_path, content, 
 @pytest.mark.parametrize(
     ("args", "needles"),
     [
-        (["scan", str(SAGRADA_PHOTO), "--game", "splendor"], ["'splendor' is not one of 'alhambra', 'sagrada'", "scan --help"]),
+        (["scan", str(SAGRADA_PHOTO), "--game", "splendor"], ["Splendor is not read from photos yet", "tablescan score GAME.json"]),
+        (["scan", str(SAGRADA_PHOTO), "--game", "chess"], ["'chess' is not one of 'alhambra', 'sagrada'", "scan --help"]),
         (["scan", str(SAGRADA_PHOTO)], ["Missing option '--game'"]),
         (["scan", "--game", "sagrada"], ["Missing argument"]),
         (["score", "a.json", "--format", "yaml"], ["--format", "score --help"]),
