@@ -339,6 +339,58 @@ def grid_polygons(rows: int, cols: int, width_px: float, height_px: float, homog
     return polygons
 
 
+def link_lattice(
+    points: np.ndarray,
+    start: int,
+    u: np.ndarray,
+    v: np.ndarray,
+    *,
+    tolerance: float,
+    candidates: int = 1,
+    reaches: tuple[int, ...] = (1,),
+) -> dict[int, tuple[int, int]]:
+    """Lattice coordinates of ``points`` (N, 2), grown from ``start`` (at (0, 0)) with the steps ``u`` and ``v``.
+
+    From each linked centre the four neighbours are predicted with that centre's own steps, so the
+    steps follow perspective across the photo. The centre linked to a predicted place is the nearest
+    not yet linked among the ``candidates`` nearest, if it lies within ``tolerance`` steps of it;
+    ``reaches`` are the distances in steps looked at in turn (``(1, 2)``: a cell further when the
+    neighbour's centre was not seen).
+
+    >>> grid = np.array([[x * 10.0, y * 10.0] for y in range(2) for x in range(3)])
+    >>> sorted(link_lattice(grid, 0, np.array([10.0, 0]), np.array([0, 10.0]), tolerance=0.4).values())
+    [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)]
+    """
+    coords: dict[int, tuple[int, int]] = {start: (0, 0)}
+    basis = {start: (u, v)}
+    queue = [start]
+    taken = {(0, 0)}
+    while queue:
+        i = queue.pop(0)
+        bu, bv = basis[i]
+        ci = coords[i]
+        for (di, dj), offset in (((1, 0), bu), ((-1, 0), -bu), ((0, 1), bv), ((0, -1), -bv)):
+            if (ci[0] + di, ci[1] + dj) in taken:
+                continue
+            limit = tolerance * np.linalg.norm(offset)
+            for reach in reaches:
+                cell = (ci[0] + di * reach, ci[1] + dj * reach)
+                if cell in taken:
+                    break
+                gaps = np.linalg.norm(points - (points[i] + reach * offset), axis=1)
+                nearest = (int(k) for k in np.argsort(gaps, kind="stable")[:candidates])
+                j = next((k for k in nearest if k not in coords and gaps[k] <= limit), None)
+                if j is None:
+                    continue
+                coords[j] = cell
+                taken.add(cell)
+                seen = (points[j] - points[i]) / reach
+                basis[j] = (seen * di, bv) if di else (bu, seen * dj)
+                queue.append(j)
+                break
+    return coords
+
+
 def parse_corners(text: str) -> np.ndarray:
     """Parse ``x,y,x,y,x,y,x,y`` (any order of the four corners) into ordered (4, 2) float32.
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from scanner.alhambra.locate import Located
 from scanner.errors import BoardNotFoundError, Remedy
-from scanner.geometry import cell_square, project
+from scanner.geometry import cell_square, link_lattice, project
 from scanner.photo import Photo
 
 SMALL_TILE_OUT_PX = 4.6  # smaller tiles in the locator's output get a second, closer look
@@ -21,6 +21,8 @@ PLACED_FIT = 0.08  # ... nor one the refitted lattice misses by more than this (
 PLACED_SHARE = 0.6  # the refit stands only when at least this share of the tiles agree with it
 LSQ_MIN_CELLS = 5  # palaces with at least this many linked centres get a least-squares homography
 BRIDGE_STEPS = 2  # groups of centres on one lattice this many cell steps apart (one unseen tile between) are one palace
+LINK_TOLERANCE = 0.45  # a centre is linked within this many steps of the place its neighbour predicts
+LINK_CANDIDATES = 3  # the centres nearest that place tried in turn (one already linked is passed over)
 TWO_PALACES = f"photograph one palace at a time, or {Remedy.SET_CORNERS.words} around one of them"
 
 
@@ -75,7 +77,7 @@ def fit_lattice(points: np.ndarray, scores: np.ndarray, pitch_hint: float | None
     centrality = np.linalg.norm(points - np.median(points, axis=0), axis=1) - 0.2 * step * scores
     best: dict[int, tuple[int, int]] = {}
     for start in np.argsort(centrality)[:4]:  # a few starts: keep the one linking the most centres
-        coords = _link(points, int(start), u, v)
+        coords = link_lattice(points, int(start), u, v, tolerance=LINK_TOLERANCE, candidates=LINK_CANDIDATES)
         if len(coords) > len(best):
             best = coords
         if len(best) == n:
@@ -126,34 +128,6 @@ def refine_grid(grid: np.ndarray, coords: dict[int, tuple[int, int]], points: np
             return grid
         grid = homography
     return grid
-
-
-def _link(points: np.ndarray, start: int, u: np.ndarray, v: np.ndarray) -> dict[int, tuple[int, int]]:
-    """Grow grid coordinates from ``start`` by stepping to the centre nearest each predicted neighbour."""
-    coords: dict[int, tuple[int, int]] = {start: (0, 0)}
-    basis = {start: (u, v)}
-    queue = [start]
-    taken: set[tuple[int, int]] = {(0, 0)}
-    while queue:
-        i = queue.pop(0)
-        bu, bv = basis[i]
-        ci = coords[i]
-        for (di, dj), offset in (((1, 0), bu), ((-1, 0), -bu), ((0, 1), bv), ((0, -1), -bv)):
-            cell = (ci[0] + di, ci[1] + dj)
-            if cell in taken:
-                continue
-            gaps = np.linalg.norm(points - (points[i] + offset), axis=1)
-            for j in np.argsort(gaps)[:3]:
-                j = int(j)
-                if j in coords or gaps[j] > 0.45 * np.linalg.norm(offset):
-                    continue
-                coords[j] = cell
-                taken.add(cell)
-                seen = points[j] - points[i]
-                basis[j] = (seen * di, bv) if di else (bu, seen * dj)
-                queue.append(j)
-                break
-    return coords
 
 
 def _main_group(coords: dict[int, tuple[int, int]]) -> dict[int, tuple[int, int]]:

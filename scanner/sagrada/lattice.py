@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from scanner.geometry import link_lattice
+
 ROWS, COLS = 4, 5
 LOCATE_SIZE = (320, 240)  # (width, height) of the model's input, landscape (portrait photos are transposed)
 LOCATE_STRIDE = 4
@@ -29,6 +31,8 @@ PEAK_THRESHOLD = 0.3
 TARGET_SIGMA = 0.12  # the centre targets' spread, in cell pitches
 ZOOM_PITCH_OUT = 8.0  # the second look enlarges the grid so a cell spans about this many output px
 MIN_CELLS = 8  # fewer linked centres than this is not a window's grid
+LINK_TOLERANCE = 0.35  # a centre is linked within this many steps of the place its neighbour predicts
+LINK_REACHES = (1, 2)  # then a cell further, where the neighbour's centre was not seen (an empty cell, a missed die)
 INLIER = 0.3  # a centre within this many pitches of a lattice point is on it
 F_PERSPECTIVE = 3.0  # the F statistic above which a homography is preferred to an affine map (about p = 0.05)
 MAX_RESIDUAL = 0.15  # the most the centres' median distance from their lattice points may be (pitches): chance spots give ~0.2
@@ -267,37 +271,6 @@ def _local_basis(points: np.ndarray, start: int, step: float) -> tuple[np.ndarra
     return u, np.array([-u[1], u[0]])
 
 
-def _link(points: np.ndarray, start: int, u: np.ndarray, v: np.ndarray) -> dict[int, tuple[int, int]]:
-    """Grow lattice coordinates from ``start`` by stepping to the centre nearest each predicted neighbour (the step follows perspective)."""
-    coords: dict[int, tuple[int, int]] = {start: (0, 0)}
-    basis = {start: (u, v)}
-    queue = [start]
-    taken = {(0, 0)}
-    while queue:
-        i = queue.pop(0)
-        bu, bv = basis[i]
-        ci = coords[i]
-        for (di, dj), offset in (((1, 0), bu), ((-1, 0), -bu), ((0, 1), bv), ((0, -1), -bv)):
-            cell = (ci[0] + di, ci[1] + dj)
-            if cell in taken:
-                continue
-            for reach in (1, 2):  # one cell further when the neighbour's centre was not seen (an empty cell, a missed die)
-                far_cell = (ci[0] + di * reach, ci[1] + dj * reach)
-                if far_cell in taken:
-                    break
-                gaps = np.linalg.norm(points - (points[i] + reach * offset), axis=1)
-                j = int(np.argmin(gaps))
-                if j in coords or gaps[j] > 0.35 * np.linalg.norm(offset):
-                    continue
-                coords[j] = far_cell
-                taken.add(far_cell)
-                seen = (points[j] - points[i]) / reach
-                basis[j] = (seen * di, bv) if di else (bu, seen * dj)
-                queue.append(j)
-                break
-    return coords
-
-
 def _reduce_basis(coords: dict[int, tuple[int, int]], points: np.ndarray) -> dict[int, tuple[int, int]]:
     """The same lattice points in the coordinates of its shortest basis (Lagrange-Gauss reduction).
 
@@ -377,7 +350,7 @@ def fit_lattice(points: np.ndarray, heights: np.ndarray) -> tuple[np.ndarray, di
     best: dict[int, tuple[int, int]] = {}
     for start in np.argsort(centrality)[:5]:
         for bu, bv in (_local_basis(points, int(start), step), (u, v)):
-            coords = _link(points, int(start), bu, bv)
+            coords = link_lattice(points, int(start), bu, bv, tolerance=LINK_TOLERANCE, reaches=LINK_REACHES)
             if len(coords) > len(best):
                 best = coords
             if len(best) >= 0.9 * len(points):

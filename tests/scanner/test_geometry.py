@@ -19,6 +19,7 @@ from scanner.geometry import (
     band_cut,
     block_aligned_end,
     grid_polygons,
+    link_lattice,
     order_corners,
     parse_corners,
     project,
@@ -230,3 +231,43 @@ def test_in_pair_raises_an_error_of_either_half() -> None:
         geometry.in_pair(lambda: 1, broken)
     with pytest.raises(ValueError, match="half failed"):
         geometry.in_pair(broken, lambda: 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    cols=st.integers(2, 7),
+    rows=st.integers(2, 7),
+    tilt=st.floats(-0.0015, 0.0015),
+    turn=st.floats(-0.6, 0.6),
+    noise=st.floats(0, 2),
+    seed=st.integers(0, 10_000),
+)
+def test_link_lattice_gives_each_centre_its_cell(cols, rows, tilt, turn, noise, seed) -> None:
+    """Centres of a turned, tilted lattice (some missing, a spare one off it) each get their own cell."""
+    rng = np.random.default_rng(seed)
+    cells = np.array([(x, y) for y in range(rows) for x in range(cols)], np.float64)
+    c, s = np.cos(turn), np.sin(turn)
+    to_photo = np.array([[40 * c, -40 * s, 300], [40 * s, 40 * c, 300], [tilt, tilt / 2, 1]])
+
+    def at(xy: np.ndarray) -> np.ndarray:
+        seen = np.c_[xy, np.ones(len(xy))] @ to_photo.T
+        return seen[:, :2] / seen[:, 2:]
+
+    kept = np.flatnonzero((rng.random(len(cells)) >= 0.15) | (np.arange(len(cells)) == 0))
+    points = np.vstack([at(cells[kept]) + rng.normal(0, noise, (len(kept), 2)), [[-500.0, -500.0]]])
+    origin, along, down = at(np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]))
+    coords = link_lattice(points, 0, along - origin, down - origin, tolerance=0.35, reaches=(1, 2))
+    assert len(points) - 1 not in coords  # the spare centre, off the lattice, is not linked
+    for index, cell in coords.items():
+        assert cell == tuple(int(k) for k in cells[kept[index]])
+    # and every centre reached from the start by steps of one or two cells along a row or column is linked
+    shown = {tuple(int(k) for k in cells[i]) for i in kept}
+    reached, frontier = {(0, 0)}, [(0, 0)]
+    while frontier:
+        x, y = frontier.pop()
+        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            near = next((n for n in ((x + dx, y + dy), (x + 2 * dx, y + 2 * dy)) if n in shown), None)
+            if near is not None and near not in reached:
+                reached.add(near)
+                frontier.append(near)
+    assert set(coords.values()) == reached
