@@ -59,6 +59,15 @@ class FitConfig:
         return math.ceil(count / self.batch)
 
 
+def focal_heat_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """CenterNet's penalty-reduced focal loss on Gaussian centre targets (peak 1 at each centre): the locators' and the finder's heatmaps."""
+    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    positive = target > 0.99
+    pos_loss = -torch.log(p) * (1 - p) ** 2 * positive
+    neg_loss = -torch.log(1 - p) * p**2 * (1 - target) ** 4 * (~positive)
+    return (pos_loss.sum() + neg_loss.sum()) / positive.sum().clamp(min=1)
+
+
 def seeded(seed: int) -> torch.Generator:
     """Seed torch's global generator (network initialisation) and return a fresh generator for the data order and augmentation."""
     torch.manual_seed(seed)

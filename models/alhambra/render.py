@@ -39,14 +39,6 @@ ART_STYLES = ("classic", *styles.STYLES)
 CARD_THICKNESS_MM = (1.6, 2.6)  # printed tiles are thick card
 CARD_CORNER = (0.02, 0.06)  # corner radius, of the tile side
 CARD_EDGE_RGB = (168, 158, 140)  # the card's cut side: grey-brown board
-PLAYER_COLOURS = {
-    "blue": (60, 100, 190),
-    "green": (70, 150, 80),
-    "orange": (235, 140, 40),
-    "red": (200, 50, 50),
-    "white": (235, 235, 230),
-    "yellow": (240, 210, 60),
-}
 FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_COMPLEX)
 
 
@@ -322,7 +314,7 @@ def _classic_randomised(item: dict[str, Any], rng: np.random.Generator, size: in
 
 
 def _draw_fountain(img: np.ndarray, size: int, rng: np.random.Generator, player_colour: str) -> None:
-    paving = _jitter(rng, PLAYER_COLOURS[player_colour], 10)
+    paving = _jitter(rng, styles.PLAYER_RGB[player_colour], 10)
     joint = tuple(max(0, c - 45) for c in paving)
     mask = np.zeros((size, size), dtype=np.uint8)
     lobe = int(0.2 * size)
@@ -487,7 +479,7 @@ def render(
             if item.get("tile_id") is None:
                 item["tile_id"] = lookup[(item["type"], item["walls"])]["id"]
             item["price"] = prices[item["tile_id"]]
-    player_colour = list(PLAYER_COLOURS)[int(rng.integers(len(PLAYER_COLOURS)))]
+    player_colour = list(styles.PLAYER_RGB)[int(rng.integers(len(styles.PLAYER_RGB)))]
     card_rng = np.random.default_rng([seed, 2_718_281]) if card else None
     art, alpha, grid_to_art, outlines, footprints = layout_palace(
         items, rng, tile_px=tile_px, player_colour=player_colour, style=style, randomise=randomise, card_rng=card_rng

@@ -30,7 +30,7 @@ from models.alhambra.art import TRAINING_FONTS, usable
 from models.alhambra.make_dataset import ART_MIX, DATA_VERSION, PRICE_NUDGE, build, fonts_tag
 from models.alhambra.net import LocateNet, OctagonNet, TileNet
 from models.cli import CommandParser
-from models.fit import FitConfig, fit, seeded
+from models.fit import FitConfig, fit, focal_heat_loss, seeded
 from scanner.alhambra.reader import CROP_MARGIN
 from scanner.model import RecipeValue
 
@@ -101,15 +101,6 @@ class AlhambraTraining:
 
 
 CONFIG = AlhambraTraining()
-
-
-def focal_heat_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """CenterNet's penalty-reduced focal loss on a Gaussian-splatted centre heatmap."""
-    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
-    positive = target > 0.99
-    pos_loss = -torch.log(p) * (1 - p) ** 2 * positive
-    neg_loss = -torch.log(1 - p) * p**2 * (1 - target) ** 4 * (~positive)
-    return (pos_loss.sum() + neg_loss.sum()) / positive.sum().clamp(min=1)
 
 
 def _augment_images(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:

@@ -25,7 +25,7 @@ from torch import nn
 
 from models import fast
 from models.cli import CommandParser
-from models.fit import FitConfig, fit, seeded
+from models.fit import FitConfig, fit, focal_heat_loss, seeded
 from models.sagrada import evaluate, export, locate_data, make_dataset
 from models.sagrada.nets import CellEnsemble, CellNet, FinderNet, LocateNet, RefinerNet
 from models.sagrada.real_dice import RealDice, die_masks, load_real_dice, with_yellow_copies
@@ -441,15 +441,6 @@ def train_refiner(
 # --------------------------------------------------------------------------------------------- locator
 
 LOCATE_SEED = 4_000_000
-
-
-def focal_heat_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """CenterNet's penalty-reduced focal loss on Gaussian centre targets (peak 1 at each centre)."""
-    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
-    positive = target > 0.99
-    pos_loss = -torch.log(p) * (1 - p) ** 2 * positive
-    neg_loss = -torch.log(1 - p) * p**2 * (1 - target) ** 4 * (~positive)
-    return (pos_loss.sum() + neg_loss.sum()) / positive.sum().clamp(min=1)
 
 
 def train_locate(
