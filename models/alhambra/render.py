@@ -455,6 +455,7 @@ def render(
     randomise: bool = False,
     card: bool = False,
     table: str | None = None,
+    off_catalogue: float = 0.0,
 ) -> Sample:
     """Render one seeded photo of one player's palace with its exact label.
 
@@ -463,6 +464,9 @@ def render(
     pass to the scene (random when None). ``style`` is one of ``ART_STYLES`` (``randomise``: see
     the module's docstring); ``card`` prints the tiles on card stock with a random thickness,
     drawn from its own generator so the palace, its tiles and their layout stay those of the seed.
+    ``off_catalogue`` is the share of building tiles printed with a price drawn from 2-13 and, apart,
+    the share printed with walls drawn at random (their own generator too): tiles no set has, so that
+    a reader learns the digit and the strips themselves, not what the catalogue pairs with a colour.
 
     Raises:
         ValueError: ``style`` is not one of ``ART_STYLES``.
@@ -479,6 +483,17 @@ def render(
             if item.get("tile_id") is None:
                 item["tile_id"] = lookup[(item["type"], item["walls"])]["id"]
             item["price"] = prices[item["tile_id"]]
+    if off_catalogue > 0:
+        off_rng = np.random.default_rng([seed, 3_141_592])
+        for item in items:
+            if "type" not in item:
+                continue
+            price, walls = int(off_rng.integers(2, 14)), "".join(side for side in "NESW" if off_rng.random() < 0.5)
+            new_price, new_walls = off_rng.random() < off_catalogue, off_rng.random() < off_catalogue
+            drawn = (price if new_price else item["price"], walls if new_walls else item["walls"])
+            if drawn != (item["price"], item["walls"]):
+                item["price"], item["walls"] = drawn
+                item["tile_id"] = None  # no catalogue tile
     player_colour = list(styles.PLAYER_RGB)[int(rng.integers(len(styles.PLAYER_RGB)))]
     card_rng = np.random.default_rng([seed, 2_718_281]) if card else None
     art, alpha, grid_to_art, outlines, footprints = layout_palace(
