@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from calibration.profile import load_profile  # noqa: E402
 from scanner.adapt.boards import compare_boards  # noqa: E402
 from scanner.adapt.labels import cell_classifier  # noqa: E402
+from scanner.errors import AdaptationError  # noqa: E402
 from scanner.pipeline import Scanner  # noqa: E402
 from scoring.errors import TableError  # noqa: E402
 from tablescan.adapt import adapt_from_scans  # noqa: E402
@@ -220,7 +221,12 @@ def run_set(name: str, test_count: int, work: Path) -> dict:
             write_photo(folder, f"corrected{index}", image, label)
         profiles = work / f"profiles-{name}-k{k}"
         t0 = time.perf_counter()
-        outcome = adapt_from_scans(folder, f"k{k}", profiles)
+        try:
+            outcome = adapt_from_scans(folder, f"k{k}", profiles)
+        except AdaptationError as error:  # as the command stops: one photo's board not found, nothing learnt
+            print(f"{name}: K={k}  adapt stopped: {error}", flush=True)
+            figures[f"k{k}"] = {**base, "adapt_seconds": round(time.perf_counter() - t0, 1), "kept": [], "stopped": str(error)}
+            continue
         seconds = time.perf_counter() - t0
         print("    " + outcome.to_text().replace("\n", "\n    "), flush=True)
         adapted = Scanner(profile=load_profile(f"k{k}", profiles), readers=readers()) if outcome.saved else shipped
