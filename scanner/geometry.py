@@ -370,12 +370,10 @@ def link_lattice(
         bu, bv = basis[i]
         ci = coords[i]
         for (di, dj), offset in (((1, 0), bu), ((-1, 0), -bu), ((0, 1), bv), ((0, -1), -bv)):
-            if (ci[0] + di, ci[1] + dj) in taken:
-                continue
             limit = tolerance * np.linalg.norm(offset)
             for reach in reaches:
                 cell = (ci[0] + di * reach, ci[1] + dj * reach)
-                if cell in taken:
+                if cell in taken:  # a linked cell on the way ends the search that way
                     break
                 gaps = np.linalg.norm(points - (points[i] + reach * offset), axis=1)
                 nearest = (int(k) for k in np.argsort(gaps, kind="stable")[:candidates])
