@@ -24,9 +24,9 @@ from models.alhambra.make_dataset import SEED_BASE, build
 from models.alhambra.render import render
 from models.cli import CommandParser
 from models.metrics import expected_calibration_error
-from scanner.alhambra.reader import KINDS, LOCATE_MODEL, TILES_MODEL, crops_batch
+from scanner.alhambra.reader import KINDS, LOCATE_MODEL, TILES_MODEL
 from scanner.errors import BoardNotFoundError
-from scanner.model import OnnxModel, models_dir, softmax
+from scanner.model import OnnxModel, image_batch, models_dir, softmax
 from scanner.pipeline import Scanner
 
 CARD_START = "<!-- evaluate:start -->"
@@ -55,7 +55,7 @@ def evaluate_crops(count: int) -> dict[str, Any]:
     data = build("test", count)
     model = OnnxModel(TILES_MODEL)
     temps = {head: model.manifest.temperature_of(head) for head in ("kind", "walls", "price", "rotation")}
-    outs = [model.run(crops_batch(data["crops"][i : i + 256])) for i in range(0, len(data["crops"]), 256)]
+    outs = [model.run(image_batch(data["crops"][i : i + 256])) for i in range(0, len(data["crops"]), 256)]
     kind_p = softmax(np.concatenate([o["kind"] for o in outs]), temps["kind"])
     wall_p = 1 / (1 + np.exp(-np.concatenate([o["walls"] for o in outs]) / temps["walls"]))
     price_p = softmax(np.concatenate([o["price"] for o in outs]), temps["price"])

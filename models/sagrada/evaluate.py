@@ -27,9 +27,9 @@ from models.sagrada import cards, make_dataset
 from models.sagrada.real_dice import load_real_dice
 from models.sagrada.render import render
 from scanner.errors import BoardNotFoundError
-from scanner.model import OnnxModel, softmax
+from scanner.model import OnnxModel, image_batch, softmax
 from scanner.photo import Photo, load_photo
-from scanner.sagrada.cells import CROP_PX, grid_image_crops, to_batch
+from scanner.sagrada.cells import CROP_PX, grid_image_crops
 from scanner.sagrada.grid import PATCH_PX, REFINE_VIEWS
 from scanner.sagrada.lattice import LOCATE_SIZE
 from scanner.sagrada.reader import STATES, SagradaReader, cell_text, decode_window, value_probabilities
@@ -165,7 +165,7 @@ def evaluate_real_dice(reader: SagradaReader, fold: int = 1) -> dict | None:
     if real is None:
         return None
     crops, truth_arr = real
-    out = reader.dice.run(to_batch(crops))
+    out = reader.dice.run(image_batch(crops))
     got = out["value"][:, 1:].argmax(axis=1) + 1
     per_value = {str(v): float((got[truth_arr == v] == v).mean()) for v in range(1, 7)}
     # as the scanner reads a cell (a doubtful crop in its four quarter turns, and 1.2 times closer), the 30 die states summed over colour
@@ -197,7 +197,7 @@ def evaluate_real_dice_colours(reader: SagradaReader, fold: int = 1) -> dict | N
     mask = real.coloured
     crops, colours, values = real.crops[mask], real.colours[mask], real.values[mask]
     truth = [make_dataset.COLOURS[c] for c in colours]
-    out = reader.dice.run(to_batch(crops))
+    out = reader.dice.run(image_batch(crops))
     colour_p = softmax(out["colour"] / reader.dice.manifest.temperature)
     head = [make_dataset.COLOURS[k] for k in colour_p.argmax(axis=1)]
     head_right = np.array([h == t for h, t in zip(head, truth)])

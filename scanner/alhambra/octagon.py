@@ -24,8 +24,8 @@ from functools import cache
 import cv2
 import numpy as np
 
-from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions, crop_squares, crops_batch, rotate_cell_float, rotation_votes
-from scanner.model import OnnxModel, softmax
+from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions, crop_squares, rotate_cell_float, rotation_votes
+from scanner.model import OnnxModel, image_batch, softmax
 from scoring.alhambra.palace import BUILDING_TYPES
 
 MODEL = "alhambra_octagon"
@@ -185,7 +185,7 @@ def read_octagons(
     if n == 0:
         return OctagonPredictions(present, kind, price)
     flat = patches.reshape(n * len(columns), *patches.shape[2:])
-    out = model.run(crops_batch(flat))
+    out = model.run(image_batch(flat))
     present[:, columns] = presence(out["present"], temperatures).reshape(n, len(columns))
     kind[:, columns] = softmax(out["kind"], temperatures.get("kind", 1.0)).reshape(n, len(columns), -1)
     price[:, columns] = softmax(out["price"], temperatures.get("price", 1.0)).reshape(n, len(columns), -1)
@@ -283,7 +283,7 @@ def read_close(model: OnnxModel, temperatures: Mapping[str, float], close: np.nd
     """
     if not len(close):
         return np.zeros((0, len(BUILDING_TYPES))), np.zeros((0, len(PRICES))), np.zeros(0)
-    out = model.run(crops_batch(close))
+    out = model.run(image_batch(close))
     kind, price = softmax(out["kind"], temperatures.get("kind", 1.0)), softmax(out["price"], temperatures.get("price", 1.0))
     return kind, price, presence(out["present"], temperatures)
 
@@ -314,7 +314,7 @@ def read_both_prices(
         return pooled
     both = np.concatenate([corner[unsure], close[unsure]])
     flat = price_looks(both, looks).reshape(-1, *both.shape[1:])
-    again = softmax(model.run(crops_batch(flat))["price"], temperatures.get("price", 1.0)).reshape(2, len(unsure), len(looks), -1)
+    again = softmax(model.run(image_batch(flat))["price"], temperatures.get("price", 1.0)).reshape(2, len(unsure), len(looks), -1)
     logs = np.log(np.clip(again, 1e-9, 1))
     firsts = np.log(np.clip(np.stack([corner_first[unsure], close_first[unsure]]), 1e-9, 1))[:, :, None]
     corner_looked, close_looked = (softmax(np.concatenate([firsts[k], logs[k]], axis=1).mean(axis=1)) for k in range(2))

@@ -114,11 +114,6 @@ def crop_squares(
     return crops
 
 
-def crops_batch(crops: np.ndarray) -> np.ndarray:
-    """Return the classifier batch (N, 3, H, W) float32 in 0-1 from uint8 RGB crops (``image_batch``)."""
-    return image_batch(crops)
-
-
 def rotate_cell(cell: tuple[int, int], k: int) -> tuple[int, int]:
     """Map a lattice position to upright (world) coordinates when crops are ``k`` quarter turns CCW.
 
@@ -168,7 +163,7 @@ def classify_tiles(model: OnnxModel, temperatures: Mapping[str, float], crops: n
     """
     n = len(crops)
     views = np.concatenate([np.rot90(crops, j, axes=(1, 2)) for j in range(4)])
-    out = model.run(crops_batch(np.ascontiguousarray(views)))
+    out = model.run(image_batch(views))
     part = {name: [out[name][j * n : (j + 1) * n] for j in range(4)] for name in ("kind", "walls", "price", "rotation")}
     kind = np.mean(part["kind"], axis=0)
     price = np.mean(part["price"], axis=0)
@@ -189,7 +184,7 @@ def tiles_seen(model: OnnxModel, temperatures: Mapping[str, float], image: np.nd
         ModelError: the classifier cannot run.
     """
     cells = sorted(lattice.cells)
-    out = model.run(crops_batch(crop_cells(image, lattice.grid_to_image, cells)))
+    out = model.run(image_batch(crop_cells(image, lattice.grid_to_image, cells)))
     kind = softmax(out["kind"], temperatures.get("kind", 1.0))
     rotation = softmax(out["rotation"], temperatures.get("rotation", 1.0))
     k = int(np.argmax(rotation_votes(rotation)))

@@ -13,7 +13,6 @@ import cv2
 import numpy as np
 
 from scanner.geometry import PixelCentres, cell_square, footprint, padded_box, project, shrink_then_warp
-from scanner.model import image_batch
 from scanner.sagrada.lattice import grid_homography
 
 ROWS, COLS = 4, 5
@@ -124,11 +123,6 @@ def zoomed(crops: np.ndarray, zoom: float) -> np.ndarray:
     start = (side - inner) // 2
     middle = crops[:, start : start + inner, start : start + inner]
     return np.stack([cv2.resize(np.ascontiguousarray(crop), (side, side), interpolation=cv2.INTER_LINEAR) for crop in middle])
-
-
-def to_batch(crops: np.ndarray) -> np.ndarray:
-    """Normalise uint8 crops (N, H, W, 3) RGB into the models' float32 NCHW input (x / 255: ``image_batch``)."""
-    return image_batch(crops)
 
 
 PITCH_MM, DIE_MM = 20.5, 16.0  # a window's cell pitch (square and gap) and a die's side

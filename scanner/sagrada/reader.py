@@ -35,7 +35,7 @@ import numpy as np
 
 from scanner.errors import BoardNotFoundError, Remedy
 from scanner.geometry import cell_square, project
-from scanner.model import OnnxModel, load_model, softmax
+from scanner.model import OnnxModel, image_batch, load_model, softmax
 from scanner.photo import Photo
 from scanner.reading import BoardReading, CellReading, GridCertainty, Override, Timings
 from scanner.sagrada import grid as board_finder
@@ -49,7 +49,6 @@ from scanner.sagrada.cells import (
     lift_corners,
     off_photo_shares,
     rectify_grid,
-    to_batch,
     zoomed,
 )
 from scanner.sagrada.grid import BoardLocation
@@ -507,7 +506,7 @@ class SagradaReader:
     def _head_logs(self, crops: np.ndarray) -> list[np.ndarray]:
         """The cell model's calibrated log-probabilities of ``crops`` for its die, colour and value heads,
         and, where the model remembers corrected dice, its embedding of them."""
-        out = self.dice.run(to_batch(np.ascontiguousarray(crops)))
+        out = self.dice.run(image_batch(crops))
         t = self.dice.manifest.temperature
         logs = [np.log(np.maximum(softmax(out[head] / (t * HEAD_SOFTEN.get(head, 1.0))), 1e-12)) for head in ("die", "colour", "value")]
         if getattr(self.dice, "memory", None) is not None:

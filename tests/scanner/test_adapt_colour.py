@@ -22,7 +22,7 @@ from scanner.adapt import (
     from_npz_bytes,
     to_npz_bytes,
 )
-from scanner.model import Manifest, OnnxModel
+from scanner.model import Manifest, OnnxModel, image_batch
 
 HEADS = (("die", ("empty", "die")), ("colour", ("none", "R", "Y", "G", "B", "P")), ("value", ("none", "1", "2", "3", "4", "5", "6")))
 SHIPPED_LOOK = {"R": (200, 30, 30), "Y": (230, 200, 40), "G": (40, 150, 60), "B": (30, 80, 200), "P": (120, 40, 140)}
@@ -62,15 +62,11 @@ def dice(colours: str, look: dict, seed: int) -> np.ndarray:
     return np.clip(crops + rng.normal(0, 10, crops.shape), 0, 255).astype(np.uint8)
 
 
-def to_batch(crops: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
-
-
 def test_crop_colour_features_ignore_turns_and_tell_hues_apart() -> None:
     crops = dice("RYGBP", SHIPPED_LOOK, 0)
-    features = crop_colour_features(to_batch(crops))
+    features = crop_colour_features(image_batch(crops))
     assert features.shape == (5, 20) and np.all(np.isfinite(features))
-    turned = crop_colour_features(to_batch(np.ascontiguousarray(np.rot90(crops, 1, axes=(1, 2)))))
+    turned = crop_colour_features(image_batch(np.ascontiguousarray(np.rot90(crops, 1, axes=(1, 2)))))
     np.testing.assert_allclose(turned, features, atol=1e-9)
     histograms = features[:, :12]
     np.testing.assert_allclose(histograms.sum(axis=1), 1.0, atol=1e-3)
@@ -93,7 +89,7 @@ def test_a_colour_shift_the_embedding_cannot_see_is_learnt_from_the_crops() -> N
     assert colour.kept and colour.before < 0.5 and colour.after > 0.9
 
     test = "RYGBP" * 20
-    batch = to_batch(dice(test, OTHER_LOOK, 3))
+    batch = image_batch(dice(test, OTHER_LOOK, 3))
     truth = np.array([" RYGBP".index(c) for c in test])
     before = np.mean(np.argmax(model.run(batch)["colour"], axis=1) == truth)
     adapted = AdaptedModel(model, fitted)

@@ -13,10 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scanner.errors import BoardNotFoundError
+from scanner.model import image_batch
 from scanner.reading import CellReading
 from scanner.sagrada import grid as board
 from scanner.sagrada import lattice
-from scanner.sagrada.cells import CROP_PX, RECT_H, RECT_W, cell_crops, die_box_crop, grid_image_crops, rectify_grid, to_batch, zoomed
+from scanner.sagrada.cells import CROP_PX, RECT_H, RECT_W, cell_crops, die_box_crop, grid_image_crops, rectify_grid, zoomed
 from scanner.sagrada.reader import (
     DICE,
     ORIENTATION_SURE,
@@ -94,7 +95,7 @@ def test_cell_crops_checks_its_input(shape, expectation) -> None:
 def test_grid_image_crops_and_batch() -> None:
     grid = np.full((128, 160, 3), 90, np.uint8)
     crops = grid_image_crops(grid)
-    batch = to_batch(crops)
+    batch = image_batch(crops)
     assert batch.shape == (20, 3, CROP_PX, CROP_PX) and batch.dtype == np.float32
     assert np.allclose(batch[5, :, 20:28, 20:28], 90 / 255)  # inside the grid
     assert batch[0, :, 0, 0].max() < 0.1  # the margin outside the grid is the card's black
