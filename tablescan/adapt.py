@@ -856,12 +856,15 @@ def read_scans_folder(folder: Path) -> list[CorrectedScan]:
     return scans
 
 
-def store_corrected_scans(store: Store, scans: list[CorrectedScan], scan: Any = None) -> int:
+def store_corrected_scans(store: Store, scans: list[CorrectedScan], scan: Any = None) -> tuple[int, list[str]]:
     """Scan each photo into ``store`` as the review screen does, then correct every cell to its document; return
-    how many cells were corrected.
+    how many cells were corrected, and a note per photo read otherwise than asked.
 
     A Sagrada document's true corners are used as dragged corners are (the board is read on them); a
     palace is matched to the photo where the most tiles agree (its fountain, unless that was misread).
+    A palace the scanner refuses on its own (its tiles do not read like the tiles it knows: a set of
+    other art, the very set adapting is for) is read again with the whole photo as its outline, as a
+    player's hand-marked corners would be: the document says a palace is there.
 
     Raises:
         AdaptationError: a photo's board is not found (naming the photo and its document).
@@ -870,11 +873,16 @@ def store_corrected_scans(store: Store, scans: list[CorrectedScan], scan: Any = 
     if scan is None:
         scan = scan_photo  # looked up at call time, the review screen's own scanning door
     corrected = 0
+    notes: list[str] = []
     for item in scans:
         try:
             outcome = scan(item.photo, item.game, corners=item.corners, name=str(item.photo))
         except BoardNotFoundError as error:
-            raise AdaptationError(f"{error}; or give the board's corners in {item.document.name}: players[0].scan.corners") from None
+            outcome = _scan_whole_photo(item, scan) if item.corners is None and not cell_classifier(item.game).fixed_cells else None
+            if outcome is None:
+                raise AdaptationError(f"{error}; or give the board's corners in {item.document.name}: players[0].scan.corners") from None
+            refused = str(error).removeprefix(f"{item.photo}: ").split("; ")[0]
+            notes.append(f"{item.photo.name}: refused on its own ({refused}); read as the palace its document says is there")
         data = item.photo.read_bytes()
         with Image.open(item.photo) as image:
             size = image.size
@@ -896,7 +904,19 @@ def store_corrected_scans(store: Store, scans: list[CorrectedScan], scan: Any = 
             changes += [(key, "") for key, value in read.items() if key not in truth and value not in EMPTY]
         changes += list(truth.items())
         corrected += store.correct_cells(game_id, player_id, changes)
-    return corrected
+    return corrected, notes
+
+
+def _scan_whole_photo(item: CorrectedScan, scan: Any) -> Any:
+    """``item``'s photo scanned with its whole frame as the board's outline (a palace's search area), or None if
+    even so no board is found."""
+    photo = load_photo(item.photo, name=str(item.photo))
+    height, width = (np.asarray(photo.image_rgb.shape[:2], np.float64) * photo.scale).tolist()
+    whole = [[0.0, 0.0], [width - 1, 0.0], [width - 1, height - 1], [0.0, height - 1]]
+    try:
+        return scan(item.photo, item.game, corners=whole, name=str(item.photo))
+    except BoardNotFoundError:
+        return None
 
 
 def _turned(given: list[list[float]], used: list[list[float]]) -> bool:
@@ -943,10 +963,10 @@ def adapt_from_scans(folder: Path, profile_name: str = DEFAULT_PROFILE, director
     scans = read_scans_folder(folder)
     with tempfile.TemporaryDirectory(prefix="tablescan-adapt-") as work:
         store = Store(Path(work) / "scans.sqlite3")
-        corrected = store_corrected_scans(store, scans)
+        corrected, read_notes = store_corrected_scans(store, scans)
         outcome = adapt_profile(profile_name, store=store, directory=directory, seed=seed)
     note = f"learnt from {len(scans)} corrected photos in {folder} ({corrected} cells corrected)"
-    return replace(outcome, notes=(note, *outcome.notes))
+    return replace(outcome, notes=(note, *read_notes, *outcome.notes))
 
 
 def _shift_groups(examples: ExampleSet, before: ExampleSet) -> ExampleSet:

@@ -352,7 +352,7 @@ def test_from_scans_learns_as_the_review_screen_does_and_reset_returns_to_shippe
     # the same door the review screen scans through, the true corners used as dragged corners are
     scans = read_scans_folder(folder)
     store = Store(tmp_path / "check.sqlite3")
-    assert store_corrected_scans(store, scans) >= 1
+    assert store_corrected_scans(store, scans)[0] >= 1
     by_photo = {g["name"]: store.players(g["id"])[0] for g in store.list_games()}
     stored = by_photo["sagrada_straight_01"]
     assert np.allclose(stored["corners"], corners, atol=0.2)
@@ -493,3 +493,43 @@ def test_each_corrected_photo_is_also_read_with_heads_fitted_without_it(monkeypa
     assert "each fitted without it" in held.to_text()
     one_photo = ExampleSet("alhambra_tiles", {"kind": np.zeros((2, 8))}, {"kind": np.zeros(2, np.int64)}, np.array([1, 1]))
     assert adapt.held_out_end_to_end(model, one_photo, boards[:1], "alhambra", everything) is None
+
+
+@pytest.mark.e2e
+def test_a_palace_refused_on_its_own_is_read_where_its_document_says_it_is(tmp_path, monkeypatch) -> None:
+    """A set of other art reads as "not Alhambra tiles": its corrected photos are what adapting needs most."""
+    import scanner.alhambra.decode as decode
+    from tablescan.adapt import read_scans_folder, store_corrected_scans
+    from tablescan.review.db import Store
+
+    folder = tmp_path / "scans"
+    _copy_samples(folder, ["alhambra_01_straight"])
+    monkeypatch.setattr(decode, "MIN_MEAN_CONFIDENCE", 1.01)  # every palace refused unless its outline is given
+    store = Store(tmp_path / "check.sqlite3")
+    corrected, notes = store_corrected_scans(store, read_scans_folder(folder))
+    assert len(notes) == 1 and notes[0].startswith("alhambra_01_straight.jpg: refused on its own (no Alhambra palace read")
+    assert notes[0].endswith("read as the palace its document says is there")
+    stored = store.players(store.list_games()[0]["id"])[0]
+    truth = _document("alhambra_01_straight")["players"][0]["palace"]
+    assert len([r for r in stored["readings"] if r["value"] not in ("", ".")]) == len(truth)
+    labels = [row["label"] for row in store.examples(("alhambra",))]
+    assert len(labels) >= len(truth) and "fountain" in labels
+
+
+def test_a_window_refused_on_its_own_still_asks_for_its_corners(tmp_path) -> None:
+    """A grid's cells are fixed: the whole photo is no outline of it, so the photo needs its true corners."""
+    from scanner.errors import AdaptationError, BoardNotFoundError
+    from tablescan.adapt import read_scans_folder, store_corrected_scans
+    from tablescan.review.db import Store
+
+    folder = tmp_path / "scans"
+    _copy_samples(folder, ["sagrada_straight_01"])
+    asked = []
+
+    def refusing(path, game, corners=None, name=None):
+        asked.append(corners)
+        raise BoardNotFoundError(f"{name}: no Sagrada window found")
+
+    with pytest.raises(AdaptationError, match=r"give the board's corners in sagrada_straight_01.json: players\[0\].scan.corners"):
+        store_corrected_scans(Store(tmp_path / "check.sqlite3"), read_scans_folder(folder), scan=refusing)
+    assert asked == [None]
