@@ -19,7 +19,9 @@ The sets:
 - ``sagrada-other-copy``: ``bench_adapt.render_copy``, the Sagrada renderer with shifted die and
   print colours, dark pips, flatter dice, one lamp and one phone, under warm light (a stand-in);
 - ``alhambra-other-art``: the Alhambra renderer with tower and seraglio drawings swapped, every price
-  octagon in the next type's colour, grey stone walls instead of brick, under warm light (a stand-in).
+  octagon in the next type's colour, grey stone walls instead of brick, under warm light (a stand-in);
+- ``alhambra-other-print``: the same, but each octagon in its own colour printed a tenth darker: what
+  every printing of the game shares (the octagon's colour, its digit) kept, the drawings and walls not.
 
 Run: .venv/bin/python tests/benchmarks/bench_adapt_loop.py [--test 30] [--sets sagrada-heldout-style,...]
 """
@@ -60,13 +62,20 @@ ONE_SET_SEED = 1  # which of the pool's dice make the one copy of sagrada-real-s
 
 
 @contextlib.contextmanager
-def other_art():
-    """Patch the Alhambra renderer into another printing of the tiles (restored on exit)."""
+def other_art(octagons_moved: bool = True):
+    """Patch the Alhambra renderer into another printing of the tiles (restored on exit).
+
+    ``octagons_moved``: each type's octagon in the next type's colour (no real printing does that);
+    else in its own colour printed a little darker, as another print run of the game.
+    """
     from models.alhambra import render as art
 
     saved = (art.PRICE_FILL, art.DRAW, art._walls)
     colours = list(art.PRICE_FILL.values())
-    fills = dict(zip(art.PRICE_FILL, colours[1:] + colours[:1]))  # each type's octagon in the next type's colour
+    if octagons_moved:
+        fills = dict(zip(art.PRICE_FILL, colours[1:] + colours[:1]))
+    else:
+        fills = {kind: tuple(int(round(0.9 * v)) for v in rgb) for kind, rgb in art.PRICE_FILL.items()}
     draw = dict(art.DRAW)
     draw["tower"], draw["seraglio"] = art.DRAW["seraglio"], art.DRAW["tower"]
 
@@ -92,10 +101,15 @@ def warm(image: np.ndarray) -> np.ndarray:
     return (light * 255 + 0.5).astype(np.uint8)
 
 
-def alhambra_photo(index: int) -> tuple[np.ndarray, dict]:
-    with other_art() as art:
+def alhambra_photo(index: int, octagons_moved: bool = True) -> tuple[np.ndarray, dict]:
+    with other_art(octagons_moved) as art:
         sample = art.render(ALHAMBRA_SEEDS + index)
     return warm(sample.image_rgb), sample.label
+
+
+def alhambra_reprinted(index: int) -> tuple[np.ndarray, dict]:
+    """``alhambra_photo`` with each octagon in its own colour: what every printing shares kept, the rest changed."""
+    return alhambra_photo(index, octagons_moved=False)
 
 
 def sagrada_photo(index: int) -> tuple[np.ndarray, dict]:
@@ -163,6 +177,7 @@ def alhambra_held_out(index: int) -> tuple[np.ndarray, dict]:
 SETS = {
     "sagrada-other-copy": ("sagrada", sagrada_photo),
     "alhambra-other-art": ("alhambra", alhambra_photo),
+    "alhambra-other-print": ("alhambra", alhambra_reprinted),
     "sagrada-heldout-style": ("sagrada", sagrada_held_out),
     "sagrada-real-dice": ("sagrada", sagrada_composite),
     "sagrada-real-set": ("sagrada", sagrada_real_set),
