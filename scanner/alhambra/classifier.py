@@ -7,11 +7,9 @@ into the game's ``CellClassifier`` with the crops of the empty cells around a pa
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from scoring.alhambra.palace import BUILDING_TYPES
-from scoring.alhambra.tiles import CATALOGUE
 
 MODEL = "alhambra_tiles"
 CROP_MARGIN = 0.15  # extra border around a cell, in tile pitches
@@ -20,26 +18,19 @@ MIRROR = (0, 3, 2, 1)  # a crop mirrored left to right: its right wall is the le
 KINDS = ("none", "fountain", *BUILDING_TYPES)  # the kind head's classes (scanner.alhambra.tiles.KINDS)
 
 
-@cache
-def _unique_prices() -> dict[tuple[str, str], str]:
-    """(type, walls) -> price for the catalogue tiles that have no twin of the same type and walls."""
-    prices: dict[tuple[str, str], set[int]] = {}
-    for tile in CATALOGUE:
-        if tile.price is not None:
-            prices.setdefault((tile.type, tile.walls), set()).add(tile.price)
-    return {key: str(next(iter(found))) for key, found in prices.items() if len(found) == 1}
-
-
 def head_labels(value: str) -> dict[str, Any]:
     """Return the class each adapted head of ``alhambra_tiles`` should give an upright crop of a cell whose value is ``value``.
 
-    ``walls`` is 0/1 per crop side (top, right, bottom, left); ``price`` only when the type and walls
-    name one catalogue tile (four have a twin of another price); ``rotation`` is the upright crop's.
+    ``walls`` is 0/1 per crop side (top, right, bottom, left); ``rotation`` is the upright crop's.
+    The price head is not taught: a building tile's price is the price octagon reader's
+    (``scanner.alhambra.octagon.merge_octagons`` puts it in place of this model's), so an adapted
+    price head would change no reading, yet its misses among the held-out cells would count
+    against the heads that are read (``scanner.adapt.fitting``: every head right together).
 
     >>> head_labels("garden:NS")
     {'kind': 'garden', 'walls': (1, 0, 1, 0), 'rotation': '0'}
-    >>> head_labels("tower:NEW")["price"]
-    '7'
+    >>> head_labels("tower:NEW")
+    {'kind': 'tower', 'walls': (1, 1, 0, 1), 'rotation': '0'}
     >>> head_labels("fountain")
     {'kind': 'fountain', 'walls': (0, 0, 0, 0), 'rotation': '0'}
     >>> head_labels("")
@@ -53,11 +44,7 @@ def head_labels(value: str) -> dict[str, Any]:
     kind, _, walls = text.partition(":")
     if kind not in KINDS or any(side not in UPRIGHT_SIDES for side in walls):
         return {}
-    labels: dict[str, Any] = {"kind": kind, "walls": tuple(int(side in walls) for side in UPRIGHT_SIDES), "rotation": "0"}
-    price = _unique_prices().get((kind, "".join(side for side in UPRIGHT_SIDES if side in walls)))
-    if price is not None:
-        labels["price"] = price
-    return labels
+    return {"kind": kind, "walls": tuple(int(side in walls) for side in UPRIGHT_SIDES), "rotation": "0"}
 
 
 def turn_labels(labels: dict[str, Any], variant: int) -> dict[str, Any]:

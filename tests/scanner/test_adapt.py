@@ -254,14 +254,41 @@ def test_reset_restores_shipped_behaviour_exactly(tmp_path) -> None:
         ("sagrada", ".X", {}),
         ("sagrada", "X9", {}),
         ("alhambra", "fountain", {"kind": "fountain", "walls": (0, 0, 0, 0), "rotation": "0"}),
-        # every head the manifest declares: the kind, each wall (top, right, bottom, left), the price when one tile has them
-        ("alhambra", "tower:NE", {"kind": "tower", "walls": (1, 1, 0, 0), "rotation": "0", "price": "9"}),
+        # the heads a reading uses: the kind, each wall (top, right, bottom, left), the turn; not the price
+        # (the price octagon reader's: test_the_tile_classifier_price_is_never_read_so_never_taught)
+        ("alhambra", "tower:NE", {"kind": "tower", "walls": (1, 1, 0, 0), "rotation": "0"}),
         ("alhambra", "castle:NE", {}),
         ("alhambra", "", {"kind": "none"}),
     ],
 )
 def test_head_labels(game, value, expected) -> None:
     assert head_labels(game, value) == expected
+
+
+def test_the_tile_classifier_price_is_never_read_so_never_taught() -> None:
+    """A building tile's price is the octagon reader's whatever the tile classifier's price head says: adapting that
+    head would change no reading, and its held-out misses would count against the walls and kinds that are read."""
+    from scanner.alhambra.octagon import OctagonPredictions, merge_octagons
+    from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions
+    from scoring.alhambra.tiles import CATALOGUE
+
+    rng = np.random.default_rng(5)
+
+    def rows(n: int, width: int) -> np.ndarray:
+        p = rng.random((n, width))
+        return p / p.sum(axis=1, keepdims=True)
+
+    octagons = OctagonPredictions(
+        np.tile([0.9, 0.05, 0.03, 0.02], (2, 1)), rows(8, 6).reshape(2, 4, 6), rows(8, len(PRICES)).reshape(2, 4, 12)
+    )
+    merged = []
+    for _ in range(2):  # two different price heads, the same octagons
+        tiles = TilePredictions(rows(3, len(KINDS)), rng.random((3, 4)), rows(3, len(PRICES)), rows(3, 4))
+        merged.append(merge_octagons(tiles, [0, 2], octagons).price)
+    assert np.allclose(merged[0][[0, 2]], merged[1][[0, 2]]) and not np.allclose(merged[0][1], merged[1][1])
+    for tile in CATALOGUE:
+        value = "fountain" if tile.type == "fountain" else f"{tile.type}:{tile.walls}"
+        assert "price" not in head_labels("alhambra", value)
 
 
 def test_head_labels_unknown_game() -> None:
