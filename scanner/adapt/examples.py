@@ -16,7 +16,9 @@ from scanner.model import image_batch
 # not a model output: colour features computed from the crop itself (``crop_colour_features``)
 CROP_COLOUR = "crop_colour"
 CROP_SIDES = "crop_sides"
-CROP_FEATURES = (CROP_COLOUR, CROP_SIDES)
+CROP_WALLS = "crop_walls"
+CROP_FEATURES = (CROP_COLOUR, CROP_SIDES, CROP_WALLS)
+WALL_DEPTH = 0.125  # a strip of ``crop_wall_features``: this share of a cell pitch deep (a printed wall is ~0.085)
 HUE_BINS = 12
 
 
@@ -152,6 +154,7 @@ def examples_from_crops(
             outputs.setdefault(name, []).append(np.asarray(array))
         outputs.setdefault(CROP_COLOUR, []).append(crop_colour_features(batch))
         outputs.setdefault(CROP_SIDES, []).append(crop_side_features(batch))
+        outputs.setdefault(CROP_WALLS, []).append(crop_wall_features(batch, cell_classifier(game).margin))
     joined = {name: np.concatenate(parts) for name, parts in outputs.items()}
     views = cell_classifier(game).recall_views
     if views is not None and "embedding" in joined:  # each cell's embedding pooled as the reader pools a doubtful one
@@ -292,8 +295,54 @@ def crop_side_features(batch: np.ndarray) -> np.ndarray:
     return np.concatenate(parts, axis=1)
 
 
-def with_crop_colour(outputs: Mapping[str, np.ndarray], batch: np.ndarray | None, basis: Iterable[str]) -> Mapping[str, np.ndarray]:
-    """``outputs`` plus the crop colour features of ``batch`` when ``basis`` needs them (a new dict then).
+def crop_wall_features(batch: np.ndarray, margin: float) -> np.ndarray:
+    """Colour of a strip just inside each side of the cell each crop shows (top, right, bottom, left): mean and spread
+    of R, G, B and the mean less the cell's middle, (N, 36).
+
+    A crop shows its cell and ``margin`` (cell pitches) beyond it on every side; each strip lies along
+    the cell's own edge, ``WALL_DEPTH`` of a pitch deep, corners left out, where a tile prints its
+    walls. (``crop_side_features`` reads the crop's outer eighth: with a margin that is mostly the
+    gap and the neighbour beyond the cell.) Turning the crop turns the strips with it.
+
+    >>> import numpy as np
+    >>> crop = np.full((1, 3, 52, 52), 0.8, np.float32)
+    >>> crop[:, :, 6:11, 10:42] = 0.2  # a dark strip along the top, inside a 0.15-pitch margin
+    >>> features = crop_wall_features(crop, 0.15)
+    >>> features.shape, [round(float(v), 2) for v in features[0, 6:9]], [round(float(v), 2) for v in features[0, 15:18]]
+    ((1, 36), [-0.6, -0.6, -0.6], [0.0, 0.0, 0.0])
+
+    Raises:
+        AdaptationError: the batch is not (N, 3, H, W), or the margin leaves no cell.
+    """
+    batch = np.asarray(batch)
+    if batch.ndim != 4 or batch.shape[1] != 3:
+        raise AdaptationError(f"crop wall features: expected a (N, 3, H, W) RGB batch, got {batch.shape}")
+    if not 0 <= margin < 1:
+        raise AdaptationError(f"crop wall features: expected a margin of 0-1 cell pitches, got {margin}")
+    count, _, height, width = batch.shape
+    span = 1 + 2 * margin  # the crop's side in cell pitches
+    edge_y, edge_x = int(round(margin / span * height)), int(round(margin / span * width))
+    deep_y, deep_x = max(1, int(round(WALL_DEPTH / span * height))), max(1, int(round(WALL_DEPTH / span * width)))
+    along_y, along_x = slice(edge_y + deep_y, height - edge_y - deep_y), slice(edge_x + deep_x, width - edge_x - deep_x)
+    strips = (
+        batch[:, :, edge_y : edge_y + deep_y, along_x],
+        batch[:, :, along_y, width - edge_x - deep_x : width - edge_x],
+        batch[:, :, height - edge_y - deep_y : height - edge_y, along_x],
+        batch[:, :, along_y, edge_x : edge_x + deep_x],
+    )
+    middle = batch[:, :, along_y, along_x].astype(np.float64).reshape(count, 3, -1).mean(axis=2)
+    parts = []
+    for strip in strips:
+        pixels = strip.astype(np.float64).reshape(count, 3, -1)
+        parts += [pixels.mean(axis=2), pixels.std(axis=2), pixels.mean(axis=2) - middle]
+    return np.concatenate(parts, axis=1)
+
+
+def with_crop_colour(
+    outputs: Mapping[str, np.ndarray], batch: np.ndarray | None, basis: Iterable[str], margin: float = 0.0
+) -> Mapping[str, np.ndarray]:
+    """``outputs`` plus the crop colour features of ``batch`` when ``basis`` needs them (a new dict then); ``margin``
+    is the crops' context beyond their cell, in cell pitches (``crop_wall_features``).
 
     Raises:
         AdaptationError: they are needed and there is no batch to compute them from.
@@ -303,5 +352,5 @@ def with_crop_colour(outputs: Mapping[str, np.ndarray], batch: np.ndarray | None
         return outputs
     if batch is None:
         raise AdaptationError("an adapted head reads the crops' colour; pass the model's input batch")
-    compute = {CROP_COLOUR: crop_colour_features, CROP_SIDES: crop_side_features}
+    compute = {CROP_COLOUR: crop_colour_features, CROP_SIDES: crop_side_features, CROP_WALLS: lambda x: crop_wall_features(x, margin)}
     return {**outputs, **{name: compute[name](batch) for name in wanted}}

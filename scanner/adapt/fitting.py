@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from scanner.adapt.examples import CROP_COLOUR, CROP_FEATURES, ExampleSet, labelled_rows, with_crop_colour
+from scanner.adapt.examples import CROP_COLOUR, CROP_FEATURES, CROP_WALLS, ExampleSet, labelled_rows, with_crop_colour
 from scanner.adapt.head import STEPS, HeadFit, accuracy, fit_head, fit_heads, log_loss
-from scanner.adapt.labels import head_crop_features
+from scanner.adapt.labels import crop_margin, head_crop_features
 from scanner.adapt.memory import RECALL, RECALL_DOUBT, CellMemory, memory_from_examples
 from scanner.errors import AdaptationError
 from scanner.model import softmax
@@ -62,7 +62,8 @@ class ModelAdaptation:
         Raises:
             AdaptationError: outputs do not match the fitted sizes, or a needed batch is missing.
         """
-        sources = with_crop_colour(outputs, batch, self.inputs)
+        margin = crop_margin(self.model) if CROP_WALLS in self.inputs else 0.0
+        sources = with_crop_colour(outputs, batch, self.inputs, margin)
         adapted = dict(outputs)
         cache: dict[tuple[str, ...], np.ndarray] = {}
         for fit in self.heads:

@@ -58,7 +58,7 @@ def head_crop_features(model_name: str, head: str, default: tuple[str, ...]) -> 
     """The crop features head ``head`` of ``model_name`` may read (its game's ``crop_features``), else ``default``.
 
     >>> head_crop_features("alhambra_tiles", "walls", ("crop_colour",))
-    ('crop_sides',)
+    ('crop_walls',)
     >>> head_crop_features("sagrada_dice", "colour", ("crop_colour",))
     ('crop_colour',)
     """

@@ -58,5 +58,7 @@ CLASSIFIER = CellClassifier(
     turn_labels=turn_labels,
     empty_cells=empty_cells,
     fixed_cells=False,
-    crop_features={"walls": ("crop_sides",)},  # a wall is a strip along one side: its colour there, side by side
+    # a wall is a strip along one side of the tile: its colour there, beside the tile's middle. (Adaptations
+    # saved before 2026-12-06's seventh session read "crop_sides", the crop's outer edges; they still do.)
+    crop_features={"walls": ("crop_walls",)},
 )
