@@ -308,7 +308,9 @@ class CellClassifier:
     names the pattern card's print under an empty cell when the card is known). ``recall_views(crops)``
     gives the views of crops whose readings the reader averages for a doubtful cell; an adaptation
     remembers the players' corrected cells by their embedding pooled over them (``scanner.adapt.memory``;
-    None: no memory).
+    None: no memory). ``presence_head`` names the head that says whether a cell holds anything at all
+    (a tile): an adaptation keeps it only where it reads more held-out cells right, not merely more
+    surely (None: no head is held to that).
     """
 
     model: str
@@ -322,6 +324,7 @@ class CellClassifier:
     grid_crops: Callable[[np.ndarray, np.ndarray], list[tuple[tuple[int, int], np.ndarray]]] | None = None
     cell_label: Callable[[str, str, Mapping[str, Any]], str] | None = None
     recall_views: Callable[[np.ndarray], list[np.ndarray]] | None = None
+    presence_head: str | None = None
 
     def __post_init__(self) -> None:
         if not self.model:

@@ -14,7 +14,8 @@ start at zero and are pulled back towards zero (L2, strength chosen by cross-val
 few examples the head stays close to the shipped one. Each example is held out once (whole photos
 when there are several) and read by a head fitted without it: a head is kept only when that
 held-out accuracy does not drop and the held-out log-loss does (unseen cells read more surely, no
-fewer of them right). The kept heads are then re-fitted on every example.
+fewer of them right); the head that says whether a cell holds anything at all (a game's
+``presence_head``) only when that accuracy rises. The kept heads are then re-fitted on every example.
 
 The result, an ``Adaptation``, is saved as an ``.npz`` file (no pickles) beside the calibration
 profile that selects it; it records each model's sha256 and classes, and loading refuses a corrupt
@@ -68,7 +69,7 @@ from scanner.adapt.fitting import (
     split_holdout,
 )
 from scanner.adapt.head import LEARNING_RATE, SCALE_L2, STEPS, HeadFit, accuracy, fit_head, log_loss
-from scanner.adapt.labels import CLASSIFIERS, cell_classifier, crop_margin, head_crop_features, head_labels
+from scanner.adapt.labels import CLASSIFIERS, cell_classifier, crop_margin, head_crop_features, head_labels, presence_head
 from scanner.adapt.memory import (
     RECALL,
     RECALL_BAR,
@@ -166,6 +167,7 @@ __all__ = [
     "from_npz_bytes",
     "head_crop_features",
     "head_labels",
+    "presence_head",
     "holdout_folds",
     "label_indices",
     "labelled_rows",

@@ -11,7 +11,7 @@ import numpy as np
 
 from scanner.adapt.examples import CROP_COLOUR, CROP_FEATURES, CROP_WALLS, ExampleSet, labelled_rows, with_crop_colour
 from scanner.adapt.head import STEPS, HeadFit, accuracy, fit_head, fit_heads, log_loss
-from scanner.adapt.labels import crop_margin, head_crop_features
+from scanner.adapt.labels import crop_margin, head_crop_features, presence_head
 from scanner.adapt.memory import RECALL, RECALL_DOUBT, CellMemory, memory_from_examples
 from scanner.errors import AdaptationError
 from scanner.model import softmax
@@ -519,6 +519,8 @@ def adapt_model(
             before, after = accuracy(z_test, y_test), accuracy(a_test, y_test)
             loss_before, loss_after = log_loss(z_test, y_test, temperature), log_loss(a_test, y_test, temperature)
             kept, reason = _verdict(before, after, loss_before, loss_after)
+            if kept and after <= before and head == presence_head(manifest.name):
+                kept, reason = False, "same accuracy: whether a cell holds anything is kept only for more cells right"
             trials.append(
                 HeadTrial(
                     head_basis, x_head, tuple(head_members), tested, rows, a_test, before, after, loss_before, loss_after, kept, reason

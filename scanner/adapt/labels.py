@@ -66,3 +66,15 @@ def head_crop_features(model_name: str, head: str, default: tuple[str, ...]) -> 
         if classifier.model == model_name:
             return tuple(classifier.crop_features.get(head, default))
     return default
+
+
+def presence_head(model_name: str) -> str | None:
+    """The head of ``model_name`` that says whether a cell holds anything (its game's ``presence_head``), or None.
+
+    >>> presence_head("alhambra_tiles"), presence_head("sagrada_dice")
+    ('kind', None)
+    """
+    for classifier in GAME_CLASSIFIERS.values():
+        if classifier.model == model_name:
+            return classifier.presence_head
+    return None

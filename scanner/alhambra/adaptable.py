@@ -61,4 +61,7 @@ CLASSIFIER = CellClassifier(
     # a wall is a strip along one side of the tile: its colour there, beside the tile's middle. (Adaptations
     # saved before 2026-12-06's seventh session read "crop_sides", the crop's outer edges; they still do.)
     crop_features={"walls": ("crop_walls",)},
+    # "none" against a tile: a kind head sharpened on the corrected photos' tables, at the same held-out accuracy,
+    # read tables they did not show as towers (alhambra-other-print after 5: 3 phantom tiles in 20 photos)
+    presence_head="kind",
 )
