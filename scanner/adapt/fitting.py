@@ -488,6 +488,7 @@ def adapt_model(
         return options
 
     temperatures = dict(temperatures or {})
+    presence = presence_head(manifest.name)  # kept only for more held-out cells right
     items = examples.item_ids
     folds = [(train, test[examples.as_read[test]]) for train, test in holdout_folds(examples.groups, items, seed)]
     checked = np.concatenate([test for _, test in folds]) if folds else np.zeros(0, np.int64)
@@ -519,7 +520,7 @@ def adapt_model(
             before, after = accuracy(z_test, y_test), accuracy(a_test, y_test)
             loss_before, loss_after = log_loss(z_test, y_test, temperature), log_loss(a_test, y_test, temperature)
             kept, reason = _verdict(before, after, loss_before, loss_after)
-            if kept and after <= before and head == presence_head(manifest.name):
+            if kept and after <= before and head == presence:
                 kept, reason = False, "same accuracy: whether a cell holds anything is kept only for more cells right"
             trials.append(
                 HeadTrial(

@@ -28,6 +28,11 @@ def cell_classifier(game: str) -> CellClassifier:
         raise AdaptationError(f"game {game!r}: no adaptable classifier (adaptable: {', '.join(sorted(GAME_CLASSIFIERS))})") from None
 
 
+def _classifier_of(model_name: str) -> CellClassifier | None:
+    """The game's adaptable classifier whose model is ``model_name``, or None."""
+    return next((classifier for classifier in GAME_CLASSIFIERS.values() if classifier.model == model_name), None)
+
+
 def head_labels(game: str, value: str) -> dict[str, Any]:
     """Return the class each classifier head should give a cell whose (corrected) value is ``value``.
 
@@ -48,10 +53,10 @@ def crop_margin(model_name: str) -> float:
     Raises:
         AdaptationError: the model is not an adaptable classifier.
     """
-    for classifier in GAME_CLASSIFIERS.values():
-        if classifier.model == model_name:
-            return float(classifier.margin)
-    raise AdaptationError(f"model {model_name!r}: not an adaptable classifier")
+    classifier = _classifier_of(model_name)
+    if classifier is None:
+        raise AdaptationError(f"model {model_name!r}: not an adaptable classifier")
+    return float(classifier.margin)
 
 
 def head_crop_features(model_name: str, head: str, default: tuple[str, ...]) -> tuple[str, ...]:
@@ -62,10 +67,8 @@ def head_crop_features(model_name: str, head: str, default: tuple[str, ...]) -> 
     >>> head_crop_features("sagrada_dice", "colour", ("crop_colour",))
     ('crop_colour',)
     """
-    for classifier in GAME_CLASSIFIERS.values():
-        if classifier.model == model_name:
-            return tuple(classifier.crop_features.get(head, default))
-    return default
+    classifier = _classifier_of(model_name)
+    return default if classifier is None else tuple(classifier.crop_features.get(head, default))
 
 
 def presence_head(model_name: str) -> str | None:
@@ -74,7 +77,5 @@ def presence_head(model_name: str) -> str | None:
     >>> presence_head("alhambra_tiles"), presence_head("sagrada_dice")
     ('kind', None)
     """
-    for classifier in GAME_CLASSIFIERS.values():
-        if classifier.model == model_name:
-            return classifier.presence_head
-    return None
+    classifier = _classifier_of(model_name)
+    return None if classifier is None else classifier.presence_head
