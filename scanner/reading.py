@@ -20,7 +20,9 @@ class CellReading:
     ``cell`` is ``(row, col)`` for Sagrada and ``(x, y)`` for Alhambra; ``polygon`` is in pixels of
     the photo as ``Photo.image_rgb`` holds it; ``alternatives`` lists the next readings with their
     probabilities; ``crop`` is the rectified crop the model saw (kept for corrections, never output);
-    ``doubt``, when set, is a reason for review the reader sees beyond the model's confidence.
+    ``doubt``, when set, is a reason for review the reader sees beyond the model's confidence;
+    ``part`` holds the patches of the cell its game's part reader read (``CellClassifier.part``: an
+    Alhambra tile's price octagon), (V, S, S, 3), kept for corrections as ``crop`` is.
     """
 
     cell: tuple[int, int]
@@ -30,6 +32,7 @@ class CellReading:
     alternatives: tuple[tuple[str, float], ...] = ()
     crop: np.ndarray | None = field(default=None, repr=False, compare=False)
     doubt: str = ""  # why the reader doubts this cell whatever its model says (e.g. "runs off the photo's edge"), in a player's words
+    part: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.confidence <= 1.0:
@@ -286,6 +289,27 @@ def parse_key(key: str) -> tuple[int, int] | None:
 
 
 @dataclass(frozen=True)
+class PartReader:
+    """A model that reads one part of each cell beside the game's cell classifier, and how a cell value labels its heads.
+
+    An Alhambra tile's type and price are read from its price octagon, in ``views`` patches per tile
+    (the corner patch and a closer one): a reading keeps them (``CellReading.part``), and a player's
+    correction of the tile labels them. ``head_labels(value)`` gives the class each head should give
+    the patches of a cell whose value is ``value`` (an empty dict where it says nothing they show).
+    """
+
+    model: str
+    head_labels: Callable[[str], dict[str, Any]]
+    views: int = 1
+
+    def __post_init__(self) -> None:
+        if not self.model:
+            raise ValueError("model: expected a model name, got ''")
+        if self.views < 1:
+            raise ValueError(f"views: expected at least 1 patch per cell, got {self.views}")
+
+
+@dataclass(frozen=True)
 class CellClassifier:
     """A game's adaptable cell classifier: the model's name, its crops' margin, and how a cell value labels its heads.
 
@@ -310,7 +334,8 @@ class CellClassifier:
     remembers the players' corrected cells by their embedding pooled over them (``scanner.adapt.memory``;
     None: no memory). ``presence_head`` names the head that says whether a cell holds anything at all
     (a tile): an adaptation keeps it only where it reads more held-out cells right, not merely more
-    surely (None: no head is held to that).
+    surely (None: no head is held to that). ``part`` is the game's reader of a part of each cell
+    (``PartReader``), adapted from the same corrections (None: none).
     """
 
     model: str
@@ -325,6 +350,7 @@ class CellClassifier:
     cell_label: Callable[[str, str, Mapping[str, Any]], str] | None = None
     recall_views: Callable[[np.ndarray], list[np.ndarray]] | None = None
     presence_head: str | None = None
+    part: PartReader | None = None
 
     def __post_init__(self) -> None:
         if not self.model:

@@ -48,11 +48,16 @@ from scanner.adapt import (
     classifier_manifest,
     crop_margin,
     decode_crop,
+    decode_patches,
     encode_crop,
+    encode_patches,
     examples_from_crops,
+    examples_from_parts,
+    game_of_model,
     holdout_folds,
     load_adaptation,
     pad_cell_crop,
+    part_reader,
     profile_reference,
     read_labelled_photo,
     save_adaptation,
@@ -293,6 +298,7 @@ def derive_examples(store: Store, scanner: Any) -> tuple[int, list[str]]:
                 "confidence": float(reading.confidence),
                 "model": None if manifest is None else manifest.label,
                 "model_sha256": None if manifest is None else manifest.sha256,
+                "part": None if reading.part is None else encode_patches(reading.part),
             }
             for reading, key in pairs
         ]
@@ -313,6 +319,7 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
     if load is None:
         load = scanner_model.load_model  # looked up at call time (tests stand in a toy model)
     by_game: dict[str, tuple[list, list, list]] = {}
+    parts: dict[str, tuple[list, list, list]] = {}  # each game's part reader's patches (an Alhambra tile's octagon)
     unreadable = unlabelled = 0
     rows = store.examples(tuple(CLASSIFIERS))
     fields: dict[int, dict[int, dict]] = {}  # players' fields by game, read where a game's labels need them
@@ -332,6 +339,17 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
         crops.append(crop)
         values.append(cell_teaches(store, row, fields))
         groups.append(int(row["photo_id"]))
+        reader = part_reader(row["game"])
+        if reader is not None and row.get("part"):
+            try:
+                patches = decode_patches(row["part"], reader.views, f"example {row['id']}: part")
+            except AdaptationError:
+                unreadable += 1
+                continue
+            part_patches, part_values, part_groups = parts.setdefault(row["game"], ([], [], []))
+            part_patches.append(patches)
+            part_values.append(values[-1])
+            part_groups.append(groups[-1])
     if unreadable:
         notes.append(f"{unreadable} stored crops could not be decoded and were left out")
     if unlabelled:
@@ -349,6 +367,18 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
         if fits:
             sets[model.manifest.name] = examples_from_crops(
                 model, np.stack([crops[i] for i in fits]), [values[i] for i in fits], game, [groups[i] for i in fits]
+            )
+    for game, (cells, labels, photos) in parts.items():
+        reader = part_reader(game)
+        if reader is None:
+            continue
+        cells, labels, photos = cells[-max_cells:], labels[-max_cells:], photos[-max_cells:]
+        model = load(reader.model)
+        size = tuple(model.manifest.input_shape[2:])
+        fits = [i for i, patches in enumerate(cells) if patches.shape[1:3] == size]
+        if fits:  # patches of another size were cut for another version of the reader
+            sets[model.manifest.name] = examples_from_parts(
+                model, np.stack([cells[i] for i in fits]), [labels[i] for i in fits], reader, [photos[i] for i in fits]
             )
     return sets, notes
 
@@ -500,7 +530,7 @@ def adapt_profile(
     if store is not None and end_to_end and kept:
         base = without_adaptation(profile)
         base = base if (base.camera or base.colour) else None
-        games = {model: game for game, model in CLASSIFIERS.items()}
+        games = {fitted.model: game_of_model(fitted.model) for fitted in kept}
         for fitted in list(kept):
             boards = corrected_boards(store, games[fitted.model])
             if not boards:

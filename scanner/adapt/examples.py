@@ -164,6 +164,38 @@ def examples_from_crops(
     return ExampleSet(model.manifest.name, joined, labels, np.repeat(np.asarray(groups, dtype=np.int64), copies), items, variants)
 
 
+def examples_from_parts(model: Any, patches: np.ndarray, values: Sequence[str], reader: Any, groups: Sequence[int]) -> ExampleSet:
+    """Run the part reader ``model`` on each cell's patches (N, V, S, S, 3) uint8 RGB and label them with its cell value.
+
+    Each of a cell's V patches is an example as the reader saw it (one item: held out together),
+    labelled by ``reader.head_labels`` (a ``PartReader``).
+
+    Raises:
+        AdaptationError: the patches do not have the model's input size.
+    """
+    patches = np.asarray(patches)
+    expected = tuple(model.manifest.input_shape[2:])
+    if patches.ndim != 5 or patches.shape[4] != 3 or tuple(patches.shape[2:4]) != expected:
+        raise AdaptationError(f"{model.manifest.name}: expected patches (N, V, {expected[0]}, {expected[1]}, 3), got {patches.shape}")
+    count, views = patches.shape[:2]
+    flat = patches.reshape(count * views, *patches.shape[2:])
+    outputs: dict[str, list[np.ndarray]] = {}
+    for start in range(0, len(flat), 256):
+        for name, array in model.run(image_batch(flat[start : start + 256])).items():
+            outputs.setdefault(name, []).append(np.asarray(array))
+    joined = {name: np.concatenate(parts) for name, parts in outputs.items()}
+    per_cell = [reader.head_labels(value) for value in values]
+    heads = dict(model.manifest.heads)
+    labels = {
+        head: np.repeat(label_indices(heads[head], [cell.get(head) for cell in per_cell]), views)
+        for head in sorted({h for cell in per_cell for h in cell})
+        if head in heads
+    }
+    items = np.repeat(np.arange(count), views)
+    groups_per_row = np.repeat(np.asarray(groups, dtype=np.int64), views)
+    return ExampleSet(model.manifest.name, joined, labels, groups_per_row, items, np.zeros(count * views, np.int64))
+
+
 def pooled_embeddings(model: Any, crops: np.ndarray, views: Any) -> np.ndarray:
     """Each crop's ``embedding`` output, averaged over ``views(crops)`` (a list of crop arrays, one per view) and
     scaled to unit length: how the reader pools a doubtful cell, and what a memory keeps (``scanner.adapt.memory``)."""

@@ -10,10 +10,12 @@ from typing import Any
 
 from scanner.errors import AdaptationError
 from scanner.readers import CLASSIFIERS as GAME_CLASSIFIERS
-from scanner.reading import CellClassifier
+from scanner.reading import CellClassifier, PartReader
 
 # game -> its cell classifier, whose heads the adaptation re-fits
 CLASSIFIERS = {game: classifier.model for game, classifier in GAME_CLASSIFIERS.items()}
+# game -> the model reading a part of its cells (an Alhambra tile's price octagon), adapted from the same corrections
+PART_MODELS = {game: classifier.part.model for game, classifier in GAME_CLASSIFIERS.items() if classifier.part is not None}
 
 
 def cell_classifier(game: str) -> CellClassifier:
@@ -79,3 +81,30 @@ def presence_head(model_name: str) -> str | None:
     """
     classifier = _classifier_of(model_name)
     return None if classifier is None else classifier.presence_head
+
+
+def part_reader(game: str) -> PartReader | None:
+    """The reader of a part of ``game``'s cells (``CellClassifier.part``), or None.
+
+    >>> part_reader("alhambra").model, part_reader("sagrada")
+    ('alhambra_octagon', None)
+
+    Raises:
+        AdaptationError: the game has no adaptable classifier.
+    """
+    return cell_classifier(game).part
+
+
+def game_of_model(model_name: str) -> str:
+    """The game whose cell classifier or part reader ``model_name`` is.
+
+    >>> game_of_model("alhambra_octagon"), game_of_model("sagrada_dice")
+    ('alhambra', 'sagrada')
+
+    Raises:
+        AdaptationError: no game adapts ``model_name``.
+    """
+    for game, classifier in GAME_CLASSIFIERS.items():
+        if model_name == classifier.model or (classifier.part is not None and model_name == classifier.part.model):
+            return game
+    raise AdaptationError(f"model {model_name!r}: not an adaptable classifier or part reader")

@@ -91,9 +91,9 @@ def scan_examples(result: Any, game: str, manifest: Any = None) -> list[dict]:
     sha256 = None if manifest is None else manifest.sha256
     examples = []
     read = [reading for reading in result.cells if reading.crop is not None]
-    seen = [(reading.cell, reading.crop, reading.value, float(reading.confidence)) for reading in read]
-    seen += [(cell, crop, "", 0.0) for cell, crop in empty_crops(result, game)]
-    for cell, crop, value, confidence in seen:
+    seen = [(reading.cell, reading.crop, reading.value, float(reading.confidence), reading.part) for reading in read]
+    seen += [(cell, crop, "", 0.0, None) for cell, crop in empty_crops(result, game)]
+    for cell, crop, value, confidence, part in seen:
         examples.append(
             {
                 "cell": ",".join(str(int(v)) for v in cell),
@@ -102,9 +102,35 @@ def scan_examples(result: Any, game: str, manifest: Any = None) -> list[dict]:
                 "confidence": confidence,
                 "model": label,
                 "model_sha256": sha256,
+                "part": None if part is None else encode_patches(part),
             }
         )
     return examples
+
+
+def encode_patches(patches: np.ndarray) -> bytes:
+    """A cell's part patches (V, S, S, 3) uint8 as one PNG, side by side (S, V * S, 3).
+
+    Raises:
+        AdaptationError: not square uint8 RGB patches.
+    """
+    patches = np.asarray(patches)
+    if patches.ndim != 4 or patches.shape[1] != patches.shape[2] or patches.shape[0] < 1:
+        raise AdaptationError(f"part: expected (V, S, S, 3) patches, got {patches.shape}")
+    return encode_crop(np.ascontiguousarray(np.concatenate(list(patches), axis=1)))
+
+
+def decode_patches(data: bytes, views: int, source: str = "part") -> np.ndarray:
+    """PNG bytes (as ``encode_patches`` writes them) back to ``views`` square patches (V, S, S, 3).
+
+    Raises:
+        AdaptationError: not a readable image of ``views`` square patches side by side.
+    """
+    image = decode_crop(data, source)
+    size = image.shape[0]
+    if image.shape[1] != views * size:
+        raise AdaptationError(f"{source}: expected {views} square patches side by side, got a {image.shape[1]}x{size} px image")
+    return np.ascontiguousarray(np.stack([image[:, i * size : (i + 1) * size] for i in range(views)]))
 
 
 def empty_crops(result: Any, game: str) -> list[tuple[tuple[int, int], np.ndarray]]:

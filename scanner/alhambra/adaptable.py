@@ -1,4 +1,5 @@
-"""The Alhambra tile classifier as adaptation sees it (``CLASSIFIER``), with the crops of the empty cells around a palace."""
+"""The Alhambra tile classifier as adaptation sees it (``CLASSIFIER``), with the crops of the empty cells around a palace
+and the price octagon reader beside it."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import cv2
 import numpy as np
 
 from scanner.alhambra.classifier import CROP_MARGIN, MODEL, head_labels, turn_labels
+from scanner.alhambra.octagon import MODEL as OCTAGON_MODEL
+from scanner.alhambra.octagon import PATCH_VIEWS, part_labels
 from scanner.alhambra.tiles import crop_cells
-from scanner.reading import CellClassifier, CellReading
+from scanner.reading import CellClassifier, CellReading, PartReader
 
 
 def _palace_to_image(cells: tuple[CellReading, ...]) -> np.ndarray | None:
@@ -64,4 +67,7 @@ CLASSIFIER = CellClassifier(
     # "none" against a tile: a kind head sharpened on the corrected photos' tables, at the same held-out accuracy,
     # read tables they did not show as towers (alhambra-other-print after 5: 3 phantom tiles in 20 photos)
     presence_head="kind",
+    # a building tile's type and price are the price octagon's (``scanner.alhambra.octagon``): its reader learns
+    # from the same corrections, on the octagon patches each reading keeps
+    part=PartReader(OCTAGON_MODEL, part_labels, PATCH_VIEWS),
 )

@@ -26,7 +26,7 @@ import numpy as np
 
 from scanner.alhambra.tiles import KINDS, PRICES, TilePredictions, crop_squares, rotate_cell_float, rotation_votes
 from scanner.model import OnnxModel, image_batch, softmax
-from scoring.alhambra.palace import BUILDING_TYPES
+from scoring.alhambra.palace import BUILDING_TYPES, CATALOGUE, SIDES
 
 MODEL = "alhambra_octagon"
 PATCH_PX = 48
@@ -68,6 +68,43 @@ PRICE_PLACE_MAX = 0.16
 # patch's (the price with its looks): two looks at one octagon, so their log-probabilities are
 # averaged, not added.
 CLOSE_WEIGHT = 0.5
+
+
+PATCH_VIEWS = 2  # the patches of one tile a reading keeps for corrections (``tile_patches``): its corner patch and its close one
+
+
+def _prices_by_value() -> dict[str, tuple[str, ...]]:
+    """Each catalogue tile's reading text ("type:walls") -> the prices printed on the tiles that read so."""
+    prices: dict[str, set[str]] = {}
+    for tile in CATALOGUE:
+        prices.setdefault(f"{tile.type}:{tile.walls}", set()).add(str(tile.price))
+    return {value: tuple(sorted(found, key=int)) for value, found in prices.items()}
+
+
+_PRICES_BY_VALUE = _prices_by_value()
+
+
+def part_labels(value: str) -> dict[str, str]:
+    """The class each head of the octagon reader should give the octagon of a tile whose (corrected) value is ``value``.
+
+    The type is the tile's; the price is the one printed on the catalogue tile of that type and
+    those walls, where only one is (four wall-less types come in two prices: theirs is not known).
+    A fountain, an empty cell or a value no catalogue tile reads as says nothing.
+
+    >>> part_labels("garden:WSE")
+    {'kind': 'garden', 'price': '6'}
+    >>> part_labels("tower:")
+    {'kind': 'tower'}
+    >>> part_labels("fountain"), part_labels(""), part_labels("tower:NESW")
+    ({}, {}, {})
+    """
+    kind, _, walls = str(value).strip().partition(":")
+    if kind not in BUILDING_TYPES or any(side not in SIDES for side in walls):
+        return {}
+    prices = _PRICES_BY_VALUE.get(f"{kind}:{''.join(side for side in SIDES if side in walls)}")
+    if prices is None:
+        return {}
+    return {"kind": kind, "price": prices[0]} if len(prices) == 1 else {"kind": kind}
 
 
 def corner_offsets() -> tuple[tuple[float, float], ...]:

@@ -26,6 +26,7 @@ Stages (one code path, timed by the pipeline's ``Timings``), one module each:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -218,7 +219,8 @@ class OctagonRead(NamedTuple):
     ``places``: where each tile's octagon outline was found (``octagon_places`` at that north,
     through the lattice ``grid_to_image``), for the lattice refitted through them; ``kinds``: each
     tile's type as its corner and close patches read it, pooled; ``close_present``: P(an upright
-    octagon) in each tile's close patch (``read_close``).
+    octagon) in each tile's close patch (``read_close``); ``patches``: each tile's upright corner patch and
+    close patch at that north, (N, ``PATCH_VIEWS``, S, S, 3), kept with its reading for corrections (None: not kept).
     """
 
     cells: tuple[tuple[int, int], ...]
@@ -229,6 +231,7 @@ class OctagonRead(NamedTuple):
     grid_to_image: np.ndarray
     kinds: np.ndarray
     close_present: np.ndarray
+    patches: np.ndarray | None = None
 
     def present(self) -> dict[tuple[int, int], np.ndarray]:
         """P(an upright octagon) in each tile's four corners (NaN where not read), by lattice cell.
@@ -335,6 +338,8 @@ class AlhambraReader:
                 )
             joint = joint_confidences(tiles.evidence, fountain, chosen)
             reading = assemble_palace(tiles, fountain, chosen, lattice.grid_to_image, octagons, joint)
+            if octagon_read is not None and octagon_read.patches is not None and octagon_read.north == tiles.north:
+                reading = with_octagon_patches(reading, tiles, fountain, octagon_read)
             notes = [f"north: crops turned {ROTATIONS[tiles.north]} degrees", f"pitch {lattice.pitch_px:.0f} px"]
             if guessed is not None and tiles.lattice_of[fountain] == guessed:
                 kind = predictions.kind[region.cells.index(guessed)]
@@ -523,7 +528,8 @@ class AlhambraReader:
         close_kind, close_price, close_present = read_close(model, temperatures, close)
         prices = read_both_prices(model, temperatures, upright, octagons.price[:, north], close, close_price)
         kinds = pool_readings(close_kind, octagons.kind[:, north])
-        read = OctagonRead(cells, octagons, prices, north, places, lattice.grid_to_image, kinds, close_present)
+        patches = np.stack([upright, close], axis=1)
+        read = OctagonRead(cells, octagons, prices, north, places, lattice.grid_to_image, kinds, close_present, patches)
         return merge_octagons(predictions, rows, octagons, prices, kinds), read
 
     def _locate(self, search: np.ndarray, offset: np.ndarray, zoom: float, looks: Looks) -> Located:
@@ -561,6 +567,20 @@ class AlhambraReader:
         if not len(again.points):
             return lattice
         return averaged_lattice(lattice, again)
+
+
+def with_octagon_patches(reading: PalaceReading, tiles: UprightTiles, fountain: tuple[int, int], octagons: OctagonRead) -> PalaceReading:
+    """The palace's readings, each building tile's with the octagon patches read at its north (``CellReading.part``)."""
+    if octagons.patches is None:
+        return reading
+    index = {cell: j for j, cell in enumerate(octagons.cells)}
+    readings = []
+    for cell_reading in reading.readings:
+        at = cell_reading.cell
+        lattice_cell = tiles.lattice_of.get((at[0] + fountain[0], at[1] + fountain[1]))
+        j = index.get(lattice_cell) if lattice_cell is not None and cell_reading.value != "fountain" else None
+        readings.append(cell_reading if j is None else replace(cell_reading, part=octagons.patches[j]))
+    return replace(reading, readings=tuple(readings))
 
 
 def palace_state(reading: PalaceReading, name: str) -> AlhambraState:

@@ -485,7 +485,8 @@ class Store:
 
         With ``keep_corrected`` (a re-read of the same photo), cells the players corrected keep their
         corrected value; they take the new outline and confidence. The scan's ``examples`` (cell, crop
-        PNG bytes, read, confidence, model, model_sha256) replace the ones stored for this photo.
+        PNG bytes, read, confidence, model, model_sha256, and where a part reader read the cell its
+        patches, ``part``) replace the ones stored for this photo.
         """
         stamp = now_text()
         with self.transaction() as conn:
@@ -756,13 +757,14 @@ def _insert_example(
 ) -> None:
     verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
     conn.execute(
-        f"{verb} INTO examples (player_id, photo_id, cell, crop, read_value, confidence, model, model_sha256, origin, "
-        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"{verb} INTO examples (player_id, photo_id, cell, crop, part, read_value, confidence, model, model_sha256, origin, "
+        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             player_id,
             photo_id,
             str(example["cell"]),
             sqlite3.Binary(bytes(example["crop"])),
+            None if example.get("part") is None else sqlite3.Binary(bytes(example["part"])),
             example.get("read"),
             example.get("confidence"),
             example.get("model"),

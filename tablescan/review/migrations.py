@@ -134,5 +134,14 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "CREATE INDEX changes_by_game ON changes (game_id, state, id)",
         ),
     ),
+    (
+        7,
+        (
+            # beside the cell's crop, the patches of it the game's part reader read (PNG, side by side: an
+            # Alhambra tile's price octagon, its corner patch and its close one), so corrections teach that
+            # reader too; NULL for cells it does not read and examples stored before this column
+            "ALTER TABLE examples ADD COLUMN part BLOB",
+        ),
+    ),
 )
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -1,0 +1,137 @@
+"""The price octagon reader learns from the players' corrections too (issue #18: every head learns, the price digit included).
+
+A reading keeps each building tile's octagon patches (``CellReading.part``), the review database stores
+them beside the tile's crop, and ``tablescan adapt`` fits the octagon reader's type and price heads on
+them as it fits the tile classifier's on the crops.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scanner.adapt import (
+    AdaptationError,
+    AdaptedModel,
+    adapt_model,
+    decode_patches,
+    encode_patches,
+    examples_from_parts,
+    part_reader,
+)
+from scanner.alhambra.octagon import PATCH_PX, PATCH_VIEWS, part_labels
+from scanner.model import load_model
+from scoring.alhambra.palace import BUILDING_TYPES, CATALOGUE
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_images"
+PALACES = ["alhambra_01_straight", "alhambra_02_straight", "alhambra_03_tilted", "alhambra_04_tilted", "alhambra_06_cluttered"]
+
+
+def test_every_catalogue_tile_labels_its_octagon_with_its_type_and_printed_price() -> None:
+    for tile in CATALOGUE:
+        labels = part_labels(f"{tile.type}:{tile.walls}")
+        twins = [t.price for t in CATALOGUE if (t.type, t.walls) == (tile.type, tile.walls)]
+        assert labels["kind"] == tile.type
+        assert labels.get("price") == (str(tile.price) if len(twins) == 1 else None)
+    # the walls in any order, as a player may type them
+    assert part_labels("garden:WSE") == part_labels("garden:ESW") == {"kind": "garden", "price": "6"}
+
+
+def test_patches_round_trip_through_one_png_and_refuse_another_shape() -> None:
+    rng = np.random.default_rng(0)
+    patches = rng.integers(0, 256, (PATCH_VIEWS, PATCH_PX, PATCH_PX, 3), dtype=np.uint8)
+    assert np.array_equal(decode_patches(encode_patches(patches), PATCH_VIEWS), patches)
+    with pytest.raises(AdaptationError, match="expected 3 square patches side by side"):
+        decode_patches(encode_patches(patches), 3)
+
+
+@pytest.fixture(scope="module")
+def scanned() -> list[tuple[str, list]]:
+    """Each sample palace as the scanner reads it: its building tiles' readings (value, octagon patches)."""
+    from scanner.pipeline import Scanner
+    from tablescan.games import readers
+
+    scanner = Scanner(readers=readers())
+    palaces = []
+    for name in PALACES:
+        result = scanner.scan(SAMPLES / f"{name}.jpg", "alhambra")
+        palaces.append((name, [r for r in result.cells if r.value != "fountain"]))
+    return palaces
+
+
+@pytest.mark.e2e
+def test_a_reading_keeps_each_building_tiles_octagon_patches(scanned) -> None:
+    """The patches kept are upright price octagons as the reader saw them: it reads each tile's own type from them."""
+    model = load_model(part_reader("alhambra").model)
+    for name, tiles in scanned:
+        assert all(r.part is not None and r.part.shape == (PATCH_VIEWS, PATCH_PX, PATCH_PX, 3) for r in tiles), name
+        examples = examples_from_parts(
+            model, np.stack([r.part for r in tiles]), [r.value for r in tiles], part_reader("alhambra"), [0] * len(tiles)
+        )
+        kinds = np.asarray(examples.labels["kind"])
+        read = np.argmax(examples.outputs["kind"], axis=1)
+        assert np.mean(read == kinds) >= 0.9, name
+        assert np.all(np.asarray(examples.outputs["present"]).reshape(-1) > 0), name  # an upright octagon in every patch
+
+
+@pytest.mark.e2e
+def test_the_octagon_reader_learns_a_set_whose_octagons_mean_other_types(scanned) -> None:
+    """A printing whose octagon colours mean other types than ours: its corrected tiles teach the reader which.
+
+    The players' set is played as if each type's octagon showed the next type's colour (its
+    corrections say so); after four corrected palaces the fifth palace's octagons are read as that
+    set's types, where the shipped reader reads none of them so.
+    """
+    model = load_model(part_reader("alhambra").model)
+    shifted = {kind: BUILDING_TYPES[(i + 1) % len(BUILDING_TYPES)] for i, kind in enumerate(BUILDING_TYPES)}
+    patches, values, groups = [], [], []
+    for group, (_, tiles) in enumerate(scanned):
+        for reading in tiles:
+            kind, _, walls = reading.value.partition(":")
+            patches.append(reading.part)
+            values.append(f"{kind}:{walls}")
+            groups.append(group)
+    every = examples_from_parts(model, np.stack(patches), values, part_reader("alhambra"), groups)
+    kind_index = {kind: i for i, kind in enumerate(BUILDING_TYPES)}
+    truth = np.array([kind_index[shifted[BUILDING_TYPES[k]]] for k in every.labels["kind"]])
+    taught = every.__class__(every.model, every.outputs, {"kind": truth}, every.groups, every.items, every.variants)
+    train = np.flatnonzero(every.groups < len(scanned) - 1)
+    test = np.flatnonzero(every.groups == len(scanned) - 1)
+    fitted, report = adapt_model(model, taught.subset(train), temperatures={"kind": model.manifest.temperature_of("kind")})
+    assert fitted is not None and [fit.head for fit in fitted.heads] == ["kind"], report.to_text()
+    flat = np.stack(patches)[test // PATCH_VIEWS, test % PATCH_VIEWS]
+    from scanner.model import image_batch
+
+    shipped = np.argmax(model.run(image_batch(flat))["kind"], axis=1)
+    adapted = np.argmax(AdaptedModel(model, fitted).run(image_batch(flat))["kind"], axis=1)
+    assert np.mean(shipped == truth[test]) == 0.0
+    assert np.mean(adapted == truth[test]) >= 0.9
+
+
+@pytest.mark.e2e
+def test_corrections_store_the_octagon_patches_and_adapt_reads_them_back(tmp_path) -> None:
+    """Scanned into the review database as the screen scans: each building tile's example holds its octagon patches,
+    labelled by the tile's corrected value, and ``stored_examples`` gives the octagon reader its examples."""
+    from tablescan.adapt import read_scans_folder, store_corrected_scans, stored_examples
+    from tablescan.review.db import Store
+
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    for name in PALACES[:2]:
+        shutil.copy(SAMPLES / f"{name}.jpg", folder / f"{name}.jpg")
+        shutil.copy(SAMPLES / f"{name}.json", folder / f"{name}.json")
+    store = Store(tmp_path / "check.sqlite3")
+    store_corrected_scans(store, read_scans_folder(folder))
+    rows = store.examples(("alhambra",))
+    buildings = [row for row in rows if row["label"] not in ("", "fountain", None)]
+    assert buildings and all(row["part"] is not None for row in buildings)
+    assert all(row["part"] is None for row in rows if row["label"] in ("", "fountain"))
+    sets, _ = stored_examples(store)
+    octagons = sets[part_reader("alhambra").model]
+    assert len(np.unique(octagons.item_ids)) == len(buildings) and len(np.unique(octagons.groups)) == 2
+    kinds = [BUILDING_TYPES[k] for k in octagons.labels["kind"][::PATCH_VIEWS]]
+    assert kinds == [row["label"].partition(":")[0] for row in buildings]
