@@ -531,7 +531,9 @@ def adapt_profile(
         base = without_adaptation(profile)
         base = base if (base.camera or base.colour) else None
         games = {fitted.model: game_of_model(fitted.model) for fitted in kept}
-        for fitted in list(kept):
+        settled_beside: dict[str, list[ModelAdaptation]] = {}  # per game, the adaptations already settled
+        # a game's part reader first (an Alhambra tile's type is its octagon's), then its cell classifier judged with it
+        for fitted in sorted(kept, key=lambda f: (f.model in CLASSIFIERS.values(), f.model)):
             boards = corrected_boards(store, games[fitted.model])
             if not boards:
                 notes.append(f"{fitted.model}: no corrected photos to re-read end to end; kept on the held-out check alone")
@@ -542,7 +544,8 @@ def adapt_profile(
                     kept[kept.index(fitted)] = plain
                 continue
             report = next(r for r in reports if r.model == fitted.model)
-            context: tuple = (load(fitted.model), sets[fitted.model], boards, games[fitted.model], base, {}, seed)
+            beside = tuple(settled_beside.get(games[fitted.model], ()))
+            context: tuple = (load(fitted.model), sets[fitted.model], boards, games[fitted.model], base, {}, seed, beside)
             chosen, settled, why = settle_end_to_end(fitted, report, context)
             checks += settled
             notes += why
@@ -550,6 +553,7 @@ def adapt_profile(
                 kept.remove(fitted)
             else:
                 kept[kept.index(fitted)] = chosen
+                settled_beside.setdefault(games[fitted.model], []).append(chosen)
     if not kept:
         if not profile_path(profile_name, directory).exists():
             save_profile(profile, directory)  # `--profile NAME` then reads with the shipped models, not refused
@@ -611,9 +615,11 @@ def judge_end_to_end(
     base: Any,
     cache: dict,
     seed: int,
+    beside: tuple[ModelAdaptation, ...] = (),
 ) -> tuple[BoardCheck, BoardCheck | None]:
     """Re-read the corrected photos with ``fitted`` (``check_end_to_end``) and each with it fitted without that photo
     (``held_out_end_to_end``), and judge it: the first check, its verdict folded in, and the second (None with one photo).
+    ``beside``: the game's other models' adaptations already kept, read with on both sides of each comparison.
 
     Residual heads are kept only where no figure fell and something rose by ``MIN_GAIN_CELLS``: a head
     that gains one cell is a coin's chance. A memory of corrected cells alone (``scanner.adapt.memory``)
@@ -622,8 +628,8 @@ def judge_end_to_end(
     the players' next photos will need. Kept on the corrected photos' gain alone, it read the next 20
     photos of two copies' real dice a cell worse after 2 corrected photos (2026-12-06).
     """
-    check = check_end_to_end(boards, game, fitted, base, cache=cache)
-    held = held_out_end_to_end(model, examples, boards, game, fitted, base, cache, seed)
+    check = check_end_to_end(boards, game, fitted, base, cache=cache, beside=beside)
+    held = held_out_end_to_end(model, examples, boards, game, fitted, base, cache, seed, beside=beside)
     if check.kept and held is not None and not held.kept:
         check = replace(check, kept=False, reason=f"{check.reason}, but photos held out read worse end to end ({held.reason})")
     if fitted.heads:
@@ -692,21 +698,28 @@ def check_end_to_end(
     *,
     per_board: list[ModelAdaptation | None] | None = None,
     cache: dict | None = None,
+    beside: tuple[ModelAdaptation, ...] = (),
 ) -> BoardCheck:
     """Re-read ``boards`` end to end with the shipped models and with ``fitted``: keep it only if neither cells right,
     nor boards entirely right fall, and its grids lie no further from the players' corners.
 
     ``base`` is the profile without its adaptation (camera and colour), or None. ``per_board`` reads
     each board with an adaptation of its own instead (None: the shipped models), e.g. one fitted
-    without that board's photo; ``cache`` keeps the shipped readings between calls.
+    without that board's photo; ``cache`` keeps the shipped readings between calls. ``beside`` are
+    adaptations of the game's other models already kept: both readings are made with them (the
+    reader with ``fitted`` falls back to the reader with them alone, not to the shipped one).
 
     Raises:
         AdaptationError: ``fitted`` does not belong to the shipped model.
     """
     fixed = cell_classifier(game).fixed_cells
     factories = readers()
-    shipped = shipped or Scanner(profile=base, readers=factories)
-    make = factories[game]
+    shipped_make = factories[game]
+
+    def make() -> Any:
+        return adapt_reader(shipped_make(), Adaptation(beside)) if beside else shipped_make()
+
+    shipped = shipped or Scanner(profile=base, readers={**factories, game: make} if beside else factories)
     cache = {} if cache is None else cache
     scanners: dict[int, Scanner] = {}
 
@@ -769,9 +782,11 @@ def held_out_end_to_end(
     base: Any = None,
     cache: dict | None = None,
     seed: int = 0,
+    beside: tuple[ModelAdaptation, ...] = (),
 ) -> BoardCheck | None:
     """Re-read each corrected photo end to end with an adaptation fitted without it (whole photos held out, as the
-    held-out check holds them out), against the shipped models; None with fewer than two photos.
+    held-out check holds them out), against the shipped models (both read with ``beside``, as in ``check_end_to_end``);
+    None with fewer than two photos.
 
     A head that only learnt the corrected photos themselves shows here: the players' next photos
     are read as these are. It is judged on the share of cells right (boards entirely right are
@@ -797,7 +812,7 @@ def held_out_end_to_end(
         for index, photo_id in enumerate(ids):
             if photo_id in held:
                 per_board[index] = fold
-    check = check_end_to_end(boards, game, fitted, base, per_board=per_board, cache=cache)
+    check = check_end_to_end(boards, game, fitted, base, per_board=per_board, cache=cache, beside=beside)
     # judged on the share of cells right only: with two to five photos a board more or less entirely
     # right is one photo's chance (the re-read on all corrected photos judges boards too)
     fell = check.right_after * check.cells_before < check.right_before * check.cells_after

@@ -11,7 +11,7 @@ import numpy as np
 
 from scanner.adapt.examples import CROP_FEATURES
 from scanner.adapt.fitting import ModelAdaptation
-from scanner.adapt.labels import CLASSIFIERS, cell_classifier
+from scanner.adapt.labels import CLASSIFIERS, PART_MODELS, cell_classifier
 from scanner.adapt.memory import CellMemory
 from scanner.adapt.storage import Adaptation
 from scanner.errors import AdaptationError, BoardNotFoundError, Remedy
@@ -88,12 +88,22 @@ def adapt_reader(reader: Any, adaptation: Adaptation | None) -> Any:
     """Return a copy of ``reader`` whose ``OnnxModel`` attributes covered by ``adaptation`` are adapted.
 
     ``None`` (or an adaptation of other models) returns ``reader`` itself: the shipped behaviour.
+    Where the adaptation covers both the game's part reader (an Alhambra tile's octagon) and other
+    models, the reader with the part reader's adaptation alone is the one the others fall back to
+    (``read_with_fallback``): where the adapted cell classifier loses a board, what the part reader
+    learnt still reads it, as ``tablescan adapt`` judged them.
 
     Raises:
         AdaptationError: the adaptation was fitted for another version of a model the reader uses.
     """
     if adaptation is None:
         return reader
+    part = PART_MODELS.get(getattr(reader, "game", None) or "")
+    under = adaptation.model(part) if part is not None else None
+    if under is not None and len(adaptation.models) > 1:
+        others = tuple(m for m in adaptation.models if m is not under)
+        layered = replace(adaptation, models=(under,))
+        return adapt_reader(adapt_reader(reader, layered), replace(adaptation, models=others))
     swaps = {}
     for attribute, value in vars(reader).items():
         if isinstance(value, OnnxModel):

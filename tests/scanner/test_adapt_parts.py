@@ -135,3 +135,56 @@ def test_corrections_store_the_octagon_patches_and_adapt_reads_them_back(tmp_pat
     assert len(np.unique(octagons.item_ids)) == len(buildings) and len(np.unique(octagons.groups)) == 2
     kinds = [BUILDING_TYPES[k] for k in octagons.labels["kind"][::PATCH_VIEWS]]
     assert kinds == [row["label"].partition(":")[0] for row in buildings]
+
+
+def test_where_the_adapted_classifier_loses_a_palace_what_the_octagon_reader_learnt_still_reads_it() -> None:
+    """The fallback of a reader adapted in both models is the reader with the octagon reader's adaptation alone."""
+    from scanner.adapt import Adaptation, ModelAdaptation, adapt_reader
+    from scanner.errors import BoardNotFoundError
+    from scanner.model import Manifest, OnnxModel
+
+    class Toy(OnnxModel):
+        def __init__(self, name: str) -> None:
+            self.manifest = Manifest(name, "1", name[0] * 64, ("a",), (1, 3, 8, 8), 1.0, ())
+            self.output_names = ["a"]
+            self.path = f"toy/{name}.onnx"
+
+    class Reader:
+        game = "alhambra"
+
+        def __init__(self) -> None:
+            self.tiles_model, self.octagon_model = Toy("alhambra_tiles"), Toy("alhambra_octagon")
+
+        def read(self, photo, *, corners=None, timings=None):
+            if not isinstance(self.tiles_model, Toy):  # the adapted classifier finds no palace
+                raise BoardNotFoundError("photo: no board")
+            box = [[0, 0], [9, 0], [9, 9], [0, 9]]
+            return type("Reading", (), {"octagon_adapted": not isinstance(self.octagon_model, Toy), "cells": (None,) * 5, "corners": box})()
+
+    tiles = ModelAdaptation("alhambra_tiles", "a" * 64, ("embedding",), ())
+    octagon = ModelAdaptation("alhambra_octagon", "a" * 64, ("kind",), ())
+    assert adapt_reader(Reader(), Adaptation((tiles, octagon))).read("photo").octagon_adapted
+    assert not adapt_reader(Reader(), Adaptation((tiles,))).read("photo").octagon_adapted  # nothing learnt beneath: shipped
+
+
+def test_the_classifier_is_judged_end_to_end_beside_the_octagon_reader_already_kept(monkeypatch) -> None:
+    """Both readings of the never-worse check use the octagon reader's kept adaptation; only the classifier's differs."""
+    import tablescan.adapt as adapt
+    from scanner.adapt import ModelAdaptation
+
+    truth = {"0,0": "fountain", "1,0": "tower:N"}
+    boards = [{"photo": Path("p.jpg"), "name": "p.jpg", "truth": truth, "corners": None}]
+    seen = []
+
+    def read(scanner, game, board):
+        seen.append(scanner.factories[game]())
+        return dict(truth), None
+
+    monkeypatch.setattr(adapt, "_read_board", read)
+    monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation: (reader, tuple(m.model for m in adaptation.models)))
+    monkeypatch.setattr(adapt, "readers", lambda: {"alhambra": lambda: "shipped"})
+    octagon = ModelAdaptation("alhambra_octagon", "8" * 64, ("kind",), ())
+    tiles = ModelAdaptation("alhambra_tiles", "7" * 64, ("embedding",), ())
+    check = adapt.check_end_to_end(boards, "alhambra", tiles, beside=(octagon,))
+    beneath = ("shipped", ("alhambra_octagon",))
+    assert seen == [beneath, (beneath, ("alhambra_tiles",))] and check.kept
