@@ -225,7 +225,7 @@ def test_photos_held_out_are_read_with_folds_made_of_what_is_judged(monkeypatch,
     both = ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (head,), memory)
     read_with: list = []
 
-    def check(boards, game, fitted, base=None, *, per_board=None, cache=None):
+    def check(boards, game, fitted, base=None, *, per_board=None, cache=None, beside=()):
         read_with.extend(per_board)
         return SimpleNamespace(right_before=1, right_after=1, cells_before=1, cells_after=1)
 
