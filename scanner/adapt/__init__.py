@@ -66,10 +66,11 @@ from scanner.adapt.fitting import (
     feature_matrix,
     fitting_basis,
     holdout_folds,
+    holds_right,
     rows_right,
     split_holdout,
 )
-from scanner.adapt.head import LEARNING_RATE, SCALE_L2, STEPS, HeadFit, accuracy, fit_head, log_loss
+from scanner.adapt.head import LEARNING_RATE, SCALE_L2, STEPS, HeadFit, accuracy, fit_head, keep_first_class, log_loss
 from scanner.adapt.labels import (
     CLASSIFIERS,
     PART_MODELS,
@@ -187,6 +188,8 @@ __all__ = [
     "head_labels",
     "presence_head",
     "holdout_folds",
+    "holds_right",
+    "keep_first_class",
     "label_indices",
     "labelled_rows",
     "load_adaptation",

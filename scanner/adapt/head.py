@@ -23,6 +23,8 @@ class HeadFit:
     ``basis`` names the outputs its features are read from (empty: its model's basis);
     ``logit_scale`` is how far the shipped logits are still trusted (1: as shipped). A ``binary``
     head's classes are independent yes/no logits (read through a sigmoid, e.g. a tile's walls).
+    With ``kept_first`` the probability of the first class (nothing there: ``none``) stays the
+    shipped logits' (``keep_first_class``): the head adapts what a cell holds, not whether it holds anything.
     """
 
     head: str
@@ -35,6 +37,7 @@ class HeadFit:
     basis: tuple[str, ...] = ()
     logit_scale: float = 1.0
     binary: bool = False
+    kept_first: bool = False
 
     def __post_init__(self) -> None:
         dims, count = len(self.mean), len(self.classes)
@@ -66,7 +69,30 @@ class HeadFit:
         if logits.shape != (len(features), len(self.classes)):
             raise AdaptationError(f"head {self.head}: expected logits ({len(features)}, {len(self.classes)}), got {logits.shape}")
         delta = ((features.astype(np.float64) - self.mean) / self.scale) @ self.weights + self.bias
-        return (self.logit_scale * logits.astype(np.float64) + delta).astype(logits.dtype)
+        adapted = self.logit_scale * logits.astype(np.float64) + delta
+        if self.kept_first:
+            adapted = keep_first_class(adapted, logits, self.temperature)
+        return adapted.astype(logits.dtype)
+
+
+def keep_first_class(adapted: np.ndarray, shipped: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """``adapted`` logits (N, C) changed so that class 0's probability under ``softmax(logits / temperature)`` is the
+    ``shipped`` logits' and the other classes keep the adapted odds among themselves.
+
+    >>> import numpy as np
+    >>> from scanner.model import softmax
+    >>> shipped, adapted = np.array([[2.0, 1.0, 0.0]]), np.array([[-3.0, 0.0, 4.0]])
+    >>> kept = softmax(keep_first_class(adapted, shipped))
+    >>> bool(np.isclose(kept[0, 0], softmax(shipped)[0, 0])), bool(np.isclose(kept[0, 2] / kept[0, 1], np.exp(4.0)))
+    (True, True)
+    """
+    shipped = np.asarray(shipped, dtype=np.float64)
+    out = np.array(adapted, dtype=np.float64)
+    rest_shipped = np.logaddexp.reduce(shipped[:, 1:] / temperature, axis=1)
+    rest_adapted = np.logaddexp.reduce(out[:, 1:] / temperature, axis=1)
+    out[:, 1:] += temperature * (rest_shipped - rest_adapted)[:, None]
+    out[:, 0] = shipped[:, 0]
+    return out
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:

@@ -20,8 +20,8 @@ from scanner.adapt.memory import CellMemory
 from scanner.errors import AdaptationError, Remedy
 
 ADAPTATION_FORMAT = "tablescan-adaptation"
-ADAPTATION_VERSION = 4  # 2: each head names its own basis, which may include the crop's colour features; 3: binary heads;
-# 4: a memory of corrected cells
+ADAPTATION_VERSION = 5  # 2: each head names its own basis, which may include the crop's colour features; 3: binary heads;
+# 4: a memory of corrected cells; 5: heads that keep the shipped P(nothing there) (``HeadFit.kept_first``)
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,7 @@ def to_npz_bytes(adaptation: Adaptation) -> bytes:
                     "basis": list(fit.basis),
                     "logit_scale": fit.logit_scale,
                     "binary": fit.binary,
+                    "kept_first": fit.kept_first,
                 }
             )
         entry: dict[str, Any] = {"model": fitted.model, "sha256": fitted.sha256, "basis": list(fitted.basis), "heads": heads}
@@ -145,6 +146,7 @@ def from_npz_bytes(data: bytes, source: str = "adaptation") -> Adaptation:
                         basis=tuple(str(b) for b in head.get("basis", ())),
                         logit_scale=float(head.get("logit_scale", 1.0)),
                         binary=bool(head.get("binary", False)),
+                        kept_first=bool(head.get("kept_first", False)),
                     )
                 )
             memory = None

@@ -142,6 +142,55 @@ def test_whether_a_cell_holds_a_tile_is_kept_only_for_more_cells_right() -> None
     assert heads["walls"].kept and heads["walls"].reason == "same accuracy, lower held-out log-loss"
 
 
+def _repainted_examples(model: ToyTiles, paint: dict[str, tuple[int, int, int]], photos: int = 4, seed: int = 0):
+    """``_palace_examples`` of a set whose tiles of the kinds in ``paint`` have their centres in those colours."""
+    rng = np.random.default_rng(seed)
+    crops, values, groups = [], [], []
+    for photo in range(photos):
+        for value in ["garden:N", "tower:E", "garden:", "tower:NW", "garden:ES", "tower:S", "", ""]:
+            kind = value.partition(":")[0]
+            crop = _tile(rng, kind, value.partition(":")[2], (90, 50, 30))
+            if kind in paint:
+                crop[16:48, 16:48] = np.clip(np.array(paint[kind]) + rng.normal(0, 4, (32, 32, 3)), 0, 255)
+            crops.append(crop)
+            values.append(value)
+            groups.append(photo)
+    return examples_from_crops(model, np.stack(crops), values, "alhambra", groups)
+
+
+def test_a_kind_head_kept_for_its_types_leaves_whether_a_cell_holds_a_tile_as_shipped() -> None:
+    """Towers painted green-gold, which the shipped head reads as gardens: the kind head learns them, but P(no tile) stays
+    the shipped one, since the shipped head already told tiles from tables; a table the corrected photos did not
+    show cannot turn into a tile (alhambra-other-art, 5 corrected photos: 16 phantom tiles on one of 20 photos)."""
+    model = ToyTiles()
+    examples = _repainted_examples(model, {"tower": (130, 170, 60)})
+    fitted, report = adapt_model(model, examples)
+    kind = next(h for h in report.heads if h.head == "kind")
+    assert kind.kept and kind.before < 0.8 and kind.after >= 0.95 and "left as shipped" in kind.reason, report.to_text()
+    fit = next(f for f in fitted.heads if f.head == "kind")
+    assert fit.kept_first
+    rng = np.random.default_rng(3)
+    cells = np.stack([_tile(rng, "", "", (90, 50, 30)) for _ in range(10)] + [_tile(rng, "tower", "", (90, 50, 30))])
+    cells[:5, 16:48, 16:48] = (150, 175, 90)  # tables the corrected photos never showed, some greenish
+    cells[10, 16:48, 16:48] = (130, 170, 60)
+    batch = np.ascontiguousarray(cells.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+    shipped, adapted = model.run(batch)["kind"], fitted.apply(model.run(batch), batch)["kind"]
+    from scanner.model import softmax
+
+    assert np.allclose(softmax(adapted)[:, 0], softmax(shipped)[:, 0])
+    assert KINDS[int(np.argmax(adapted[10]))] == "tower" and KINDS[int(np.argmax(shipped[10]))] == "garden"
+
+
+def test_a_kind_head_that_reads_more_tiles_as_tiles_changes_whether_a_cell_holds_one() -> None:
+    """Gardens painted olive, which the shipped head reads as tables: there the head learns that they are tiles."""
+    model = ToyTiles()
+    examples = _repainted_examples(model, {"garden": (150, 150, 60)})
+    fitted, report = adapt_model(model, examples)
+    kind = next(h for h in report.heads if h.head == "kind")
+    assert kind.kept and "left as shipped" not in kind.reason, report.to_text()
+    assert not next(f for f in fitted.heads if f.head == "kind").kept_first
+
+
 def _batch(model: ToyTiles, values: list[str], seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     crops = np.stack([_tile(rng, v.partition(":")[0], v.partition(":")[2], (150, 150, 160)) for v in values])

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from scanner.adapt import (
+    ADAPTATION_VERSION,
     RECALL,
     Adaptation,
     AdaptationError,
@@ -252,7 +253,7 @@ def test_an_adaptation_file_of_version_3_still_loads_without_a_memory(tmp_path) 
     with np.load(io.BytesIO(data)) as archive:
         arrays = {name: archive[name] for name in archive.files}
     meta = json.loads(arrays["meta"].tobytes())
-    assert meta["version"] == 4 and "memory" not in meta["models"][0]
+    assert meta["version"] == ADAPTATION_VERSION and "memory" not in meta["models"][0]
     meta["version"] = 3
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
     buffer = io.BytesIO()
