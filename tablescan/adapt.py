@@ -368,6 +368,14 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
             sets[model.manifest.name] = examples_from_crops(
                 model, np.stack([crops[i] for i in fits]), [values[i] for i in fits], game, [groups[i] for i in fits]
             )
+    sets.update(part_sets(parts, load, max_cells))
+    return sets, notes
+
+
+def part_sets(parts: dict[str, tuple[list, list, list]], load: Any, max_cells: int = MAX_CELLS) -> dict[str, ExampleSet]:
+    """The example sets of each game's part reader (``CellClassifier.part``) from its cells' patches, labels and photos
+    (game -> three lists): the newest ``max_cells`` cells, those whose patches the reader reads (another version may not)."""
+    sets = {}
     for game, (cells, labels, photos) in parts.items():
         reader = part_reader(game)
         if reader is None:
@@ -376,11 +384,11 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
         model = load(reader.model)
         size = tuple(model.manifest.input_shape[2:])
         fits = [i for i, patches in enumerate(cells) if patches.shape[1:3] == size]
-        if fits:  # patches of another size were cut for another version of the reader
+        if fits:
             sets[model.manifest.name] = examples_from_parts(
                 model, np.stack([cells[i] for i in fits]), [labels[i] for i in fits], reader, [photos[i] for i in fits]
             )
-    return sets, notes
+    return sets
 
 
 def misplaced_photos(rows: list[dict]) -> tuple[set[tuple[int, int]], list[str]]:
@@ -442,6 +450,7 @@ def exported_examples(folder: Path, load: Any = None) -> dict[str, ExampleSet]:
     if isinstance(exact, list) and exact:
         items = exact
     by_game: dict[str, tuple[list, list, list]] = {}
+    parts: dict[str, tuple[list, list, list]] = {}
     photo_ids: dict[str, int] = {}
     for item in items if isinstance(items, list) else []:
         if not isinstance(item, dict) or item.get("game") not in CLASSIFIERS or not item.get("crop"):
@@ -455,7 +464,17 @@ def exported_examples(folder: Path, load: Any = None) -> dict[str, ExampleSet]:
         crops.append(crop)
         values.append(str(item.get("teaches", item.get("label", ""))))  # "teaches": what the label teaches the heads
         groups.append(photo_ids.setdefault(str(item.get("photo_sha256")), len(photo_ids)))
-    sets = {}
+        reader = part_reader(item["game"])
+        if reader is not None and item.get("part"):
+            try:
+                patches = decode_patches((folder / str(item["part"])).read_bytes(), reader.views, str(item["part"]))
+            except (OSError, AdaptationError):
+                continue
+            cells, labels, photos = parts.setdefault(item["game"], ([], [], []))
+            cells.append(patches)
+            labels.append(values[-1])
+            photos.append(groups[-1])
+    sets = part_sets(parts, load)
     for game, (crops, values, groups) in by_game.items():
         model = load(CLASSIFIERS[game])
         size = int(model.manifest.input_shape[2])

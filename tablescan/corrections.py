@@ -158,7 +158,8 @@ def cell_teaches(store: Store, row: dict, fields: dict[int, dict[int, dict]]) ->
 
 
 def _export_examples(store: Store, out_dir: Path) -> list[dict]:
-    """Write every stored, labelled example's crop (as the classifier read it) to ``examples/``; return their entries."""
+    """Write every stored, labelled example's crop (as the classifier read it) to ``examples/``, with the patches its
+    game's part reader read beside it (``ID.part.png``); return their entries."""
     entries = []
     fields: dict[int, dict[int, dict]] = {}
     for row in store.examples():
@@ -167,6 +168,10 @@ def _export_examples(store: Store, out_dir: Path) -> list[dict]:
         relative = Path("examples") / row["game"] / _safe(row["label"]) / f"{row['id']}.png"
         (out_dir / relative).parent.mkdir(parents=True, exist_ok=True)
         (out_dir / relative).write_bytes(bytes(row["crop"]))
+        part = None
+        if row.get("part"):  # the patches the game's part reader read (an Alhambra tile's octagon), side by side
+            part = relative.with_suffix(".part.png")
+            (out_dir / part).write_bytes(bytes(row["part"]))
         entries.append(
             {
                 "id": int(row["id"]),
@@ -184,6 +189,7 @@ def _export_examples(store: Store, out_dir: Path) -> list[dict]:
                 "photo_sha256": row["photo_sha256"],
                 "origin": row["origin"],
                 "crop": relative.as_posix(),
+                "part": None if part is None else part.as_posix(),
             }
         )
     return entries

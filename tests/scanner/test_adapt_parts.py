@@ -188,3 +188,27 @@ def test_the_classifier_is_judged_end_to_end_beside_the_octagon_reader_already_k
     check = adapt.check_end_to_end(boards, "alhambra", tiles, beside=(octagon,))
     beneath = ("shipped", ("alhambra_octagon",))
     assert seen == [beneath, (beneath, ("alhambra_tiles",))] and check.kept
+
+
+@pytest.mark.e2e
+def test_exported_corrections_keep_the_octagon_patches_and_adapt_reads_them_back(tmp_path) -> None:
+    from tablescan.adapt import exported_examples, read_scans_folder, store_corrected_scans, stored_examples
+    from tablescan.corrections import export_corrections
+    from tablescan.review.db import Store
+
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    for name in PALACES[:2]:
+        shutil.copy(SAMPLES / f"{name}.jpg", folder / f"{name}.jpg")
+        shutil.copy(SAMPLES / f"{name}.json", folder / f"{name}.json")
+    store = Store(tmp_path / "check.sqlite3")
+    store_corrected_scans(store, read_scans_folder(folder))
+    index = export_corrections(store, tmp_path / "out")
+    parts = [item["part"] for item in index["examples"] if item["part"]]
+    assert parts and all((tmp_path / "out" / part).is_file() for part in parts)
+    name = part_reader("alhambra").model
+    exported, stored = exported_examples(tmp_path / "out")[name], stored_examples(store)[0][name]
+    assert np.array_equal(exported.labels["kind"], stored.labels["kind"]) and np.array_equal(
+        exported.labels["price"], stored.labels["price"]
+    )
+    assert np.allclose(exported.outputs["kind"], stored.outputs["kind"], atol=1e-5)
