@@ -148,11 +148,9 @@ def test_the_octagon_reader_learns_a_set_whose_digits_read_otherwise(scanned) ->
     assert np.mean(shipped == shifted[test]) == 0.0 and np.mean(adapted == shifted[test]) >= 0.6
 
 
-@pytest.mark.e2e
-def test_corrections_store_the_octagon_patches_and_adapt_reads_them_back(tmp_path) -> None:
-    """Scanned into the review database as the screen scans: each building tile's example holds its octagon patches,
-    labelled by the tile's corrected value, and ``stored_examples`` gives the octagon reader its examples."""
-    from tablescan.adapt import read_scans_folder, store_corrected_scans, stored_examples
+def _corrected_store(tmp_path: Path):
+    """A review database holding two sample palaces scanned and corrected to their documents, as the screen stores them."""
+    from tablescan.adapt import read_scans_folder, store_corrected_scans
     from tablescan.review.db import Store
 
     folder = tmp_path / "scans"
@@ -162,6 +160,16 @@ def test_corrections_store_the_octagon_patches_and_adapt_reads_them_back(tmp_pat
         shutil.copy(SAMPLES / f"{name}.json", folder / f"{name}.json")
     store = Store(tmp_path / "check.sqlite3")
     store_corrected_scans(store, read_scans_folder(folder))
+    return store
+
+
+@pytest.mark.e2e
+def test_corrections_store_the_octagon_patches_and_adapt_reads_them_back(tmp_path) -> None:
+    """Scanned into the review database as the screen scans: each building tile's example holds its octagon patches,
+    labelled by the tile's corrected value, and ``stored_examples`` gives the octagon reader its examples."""
+    from tablescan.adapt import stored_examples
+
+    store = _corrected_store(tmp_path)
     rows = store.examples(("alhambra",))
     buildings = [row for row in rows if row["label"] not in ("", "fountain", None)]
     assert buildings and all(row["part"] is not None for row in buildings)
@@ -228,17 +236,10 @@ def test_the_classifier_is_judged_end_to_end_beside_the_octagon_reader_already_k
 
 @pytest.mark.e2e
 def test_exported_corrections_keep_the_octagon_patches_and_adapt_reads_them_back(tmp_path) -> None:
-    from tablescan.adapt import exported_examples, read_scans_folder, store_corrected_scans, stored_examples
+    from tablescan.adapt import exported_examples, stored_examples
     from tablescan.corrections import export_corrections
-    from tablescan.review.db import Store
 
-    folder = tmp_path / "scans"
-    folder.mkdir()
-    for name in PALACES[:2]:
-        shutil.copy(SAMPLES / f"{name}.jpg", folder / f"{name}.jpg")
-        shutil.copy(SAMPLES / f"{name}.json", folder / f"{name}.json")
-    store = Store(tmp_path / "check.sqlite3")
-    store_corrected_scans(store, read_scans_folder(folder))
+    store = _corrected_store(tmp_path)
     index = export_corrections(store, tmp_path / "out")
     parts = [item["part"] for item in index["examples"] if item["part"]]
     assert parts and all((tmp_path / "out" / part).is_file() for part in parts)
