@@ -23,7 +23,11 @@ file or one fitted for another model. Readers use it through ``adapt_reader`` (w
 reader's ``OnnxModel`` attributes so their ``run`` returns adapted logits) or ``apply_head``; the
 shipped model files are never touched, and without an adaptation nothing changes at all.
 
-The package's modules: ``labels`` (which classifier a game is read with, a value's head classes),
+A game's part reader (``CellClassifier.part``: the Alhambra price octagon reader, which gives a tile
+its type and price) is adapted the same way, on the patches each reading keeps of its cells
+(``examples_from_parts``).
+
+The package's modules: ``labels`` (which classifier and part reader a game is read with, a value's head classes),
 ``examples`` (``ExampleSet``), ``head`` (``HeadFit``, ``fit_head``), ``fitting`` (``adapt_model``
 and its held-out check), ``storage`` (``Adaptation``, the ``.npz`` file), ``adapted``
 (``AdaptedModel``, ``adapt_reader``), ``memory`` (``CellMemory``: corrected dice a doubtful cell is looked up
