@@ -272,7 +272,12 @@ class AlhambraReader:
         self.octagon_temperatures = (
             {} if octagon is None else {head: octagon.manifest.temperature_of(head) for head, _ in octagon.manifest.heads}
         )
-        self.model_label = "; ".join(model.manifest.label for model in (locate, tiles, octagon) if model is not None)
+
+    @property
+    def model_label(self) -> str:
+        """The models read with, as a scan names them (an adapted one as "<name> <version>+adapted")."""
+        models = (self.locate_model, self.tiles_model, self.octagon_model)
+        return "; ".join(model.manifest.label for model in models if model is not None)
 
     def read(
         self, photo: Photo, *, corners: np.ndarray | None = None, timings: Timings | None = None, trace: dict[str, Any] | None = None

@@ -249,3 +249,15 @@ def test_exported_corrections_keep_the_octagon_patches_and_adapt_reads_them_back
         exported.labels["price"], stored.labels["price"]
     )
     assert np.allclose(exported.outputs["kind"], stored.outputs["kind"], atol=1e-5)
+
+
+def test_a_palace_read_with_adapted_models_names_them_so() -> None:
+    """A scan says which models it read with; with a profile's adaptation, the adapted ones say so."""
+    from scanner.adapt import Adaptation, ModelAdaptation, adapt_reader
+    from scanner.alhambra.reader import make_reader
+
+    reader = make_reader()
+    octagon = reader.octagon_model.manifest
+    adapted = adapt_reader(reader, Adaptation((ModelAdaptation(octagon.name, octagon.sha256, ("kind",), ()),)))
+    assert f"{octagon.name} {octagon.version}+adapted" in adapted.model_label
+    assert "+adapted" not in reader.model_label
