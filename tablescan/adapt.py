@@ -320,7 +320,7 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
         load = scanner_model.load_model  # looked up at call time (tests stand in a toy model)
     by_game: dict[str, tuple[list, list, list]] = {}
     parts: dict[str, tuple[list, list, list]] = {}  # each game's part reader's patches (an Alhambra tile's octagon)
-    unreadable = unlabelled = 0
+    unreadable = unlabelled = unreadable_parts = 0
     rows = store.examples(tuple(CLASSIFIERS))
     fields: dict[int, dict[int, dict]] = {}  # players' fields by game, read where a game's labels need them
     misplaced, notes = misplaced_photos(rows)
@@ -344,7 +344,7 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
             try:
                 patches = decode_patches(row["part"], reader.views, f"example {row['id']}: part")
             except AdaptationError:
-                unreadable += 1
+                unreadable_parts += 1
                 continue
             part_patches, part_values, part_groups = parts.setdefault(row["game"], ([], [], []))
             part_patches.append(patches)
@@ -352,6 +352,10 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
             part_groups.append(groups[-1])
     if unreadable:
         notes.append(f"{unreadable} stored crops could not be decoded and were left out")
+    if unreadable_parts:
+        notes.append(
+            f"{unreadable_parts} stored part patches (a tile's price octagon) could not be decoded and were left out; their crops were not"
+        )
     if unlabelled:
         notes.append(f"{unlabelled} stored crops belong to cells no longer on their board and were left out")
     sets = {}

@@ -261,3 +261,19 @@ def test_a_palace_read_with_adapted_models_names_them_so() -> None:
     adapted = adapt_reader(reader, Adaptation((ModelAdaptation(octagon.name, octagon.sha256, ("kind",), ()),)))
     assert f"{octagon.name} {octagon.version}+adapted" in adapted.model_label
     assert "+adapted" not in reader.model_label
+
+
+@pytest.mark.e2e
+def test_a_damaged_octagon_patch_is_left_out_with_a_note_and_its_crop_kept(tmp_path) -> None:
+    from tablescan.adapt import stored_examples
+
+    store = _corrected_store(tmp_path)
+    before, _ = stored_examples(store)
+    with store.transaction() as conn:
+        damaged = conn.execute("SELECT id FROM examples WHERE part IS NOT NULL ORDER BY id LIMIT 1").fetchone()["id"]
+        conn.execute("UPDATE examples SET part = ? WHERE id = ?", (b"not a png", damaged))
+    sets, notes = stored_examples(store)
+    name = part_reader("alhambra").model
+    assert len(np.unique(sets[name].item_ids)) == len(np.unique(before[name].item_ids)) - 1
+    assert len(sets["alhambra_tiles"]) == len(before["alhambra_tiles"])
+    assert notes == ["1 stored part patches (a tile's price octagon) could not be decoded and were left out; their crops were not"]
