@@ -359,3 +359,28 @@ def test_adapt_learns_from_the_newest_cells_when_there_are_many(tmp_path, toy) -
     examples = sets["sagrada_dice"]
     assert len(np.unique(examples.item_ids)) == 30 and np.bincount(examples.groups[examples.as_read]).tolist()[1:] == [10, 20]
     assert notes == ["sagrada: learning from the newest 30 of 40 stored cells"]
+
+
+PALACE = ROOT / "sample_images" / "alhambra_01_straight.jpg"
+
+
+@pytest.mark.e2e
+def test_the_review_screen_keeps_each_scanned_tiles_price_octagon(client, db_path) -> None:
+    """A palace uploaded on the screen: each building tile's example holds its octagon patches, the fountain's none;
+    a tile corrected on the screen relabels them, as it relabels the crop."""
+    from scanner.adapt import decode_patches, part_reader
+
+    view = client.post("/api/games", json={"game": "alhambra", "players": ["Ana", "Ben"], "name": "t"}).json()
+    player = view["players"][0]
+    url = f"/api/games/{view['id']}/players/{player['id']}"
+    response = client.post(f"{url}/photo", files={"photo": (PALACE.name, PALACE.read_bytes(), "image/jpeg")})
+    assert response.status_code == 200, response.text
+    rows = Store(db_path).examples()
+    buildings = [row for row in rows if row["read_value"] not in ("", "fountain")]
+    views = part_reader("alhambra").views
+    assert buildings and all(decode_patches(row["part"], views).shape == (views, 48, 48, 3) for row in buildings)
+    assert all(row["part"] is None for row in rows if row["read_value"] in ("", "fountain"))
+    cell = buildings[0]["cell"]
+    client.put(f"{url}/cells", json={"cell": cell, "value": "tower:N" if buildings[0]["read_value"] != "tower:N" else "garden:"})
+    relabelled = next(row for row in Store(db_path).examples() if row["cell"] == cell)
+    assert relabelled["label"] != buildings[0]["label"] and relabelled["part"] == buildings[0]["part"]
