@@ -84,14 +84,15 @@ class AdaptedModel:
         return self.fitted.apply(self.model.run(batch), batch)
 
 
-def adapt_reader(reader: Any, adaptation: Adaptation | None) -> Any:
+def adapt_reader(reader: Any, adaptation: Adaptation | None, *, fallback: Any = None) -> Any:
     """Return a copy of ``reader`` whose ``OnnxModel`` attributes covered by ``adaptation`` are adapted.
 
     ``None`` (or an adaptation of other models) returns ``reader`` itself: the shipped behaviour.
     Where the adaptation covers both the game's part reader (an Alhambra tile's octagon) and other
     models, the reader with the part reader's adaptation alone is the one the others fall back to
     (``read_with_fallback``): where the adapted cell classifier loses a board, what the part reader
-    learnt still reads it, as ``tablescan adapt`` judged them.
+    learnt still reads it, as ``tablescan adapt`` judged them. ``fallback`` is another reader of
+    the same models as ``reader`` to fall back to instead (one that recalls its readings).
 
     Raises:
         AdaptationError: the adaptation was fitted for another version of a model the reader uses.
@@ -103,7 +104,7 @@ def adapt_reader(reader: Any, adaptation: Adaptation | None) -> Any:
     if under is not None and len(adaptation.models) > 1:
         others = tuple(m for m in adaptation.models if m is not under)
         layered = replace(adaptation, models=(under,))
-        return adapt_reader(adapt_reader(reader, layered), replace(adaptation, models=others))
+        return adapt_reader(adapt_reader(reader, layered), replace(adaptation, models=others), fallback=fallback)
     swaps = {}
     for attribute, value in vars(reader).items():
         if isinstance(value, OnnxModel):
@@ -115,7 +116,7 @@ def adapt_reader(reader: Any, adaptation: Adaptation | None) -> Any:
     adapted = copy.copy(reader)
     for attribute, value in swaps.items():
         setattr(adapted, attribute, value)
-    adapted.read = functools.partial(read_with_fallback, type(reader).read.__get__(adapted), reader)
+    adapted.read = functools.partial(read_with_fallback, type(reader).read.__get__(adapted), reader if fallback is None else fallback)
     return adapted
 
 

@@ -292,7 +292,7 @@ def test_end_to_end_check_refuses_phantom_tiles(monkeypatch) -> None:
         pass
 
     monkeypatch.setattr(adapt, "_read_board", read)
-    monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation: _Adapted())
+    monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation, **_: _Adapted())
     monkeypatch.setattr(adapt, "readers", lambda: {"alhambra": lambda: object()})
     from scanner.adapt import ModelAdaptation
 
@@ -320,7 +320,7 @@ def test_one_cell_more_read_right_is_no_evidence(monkeypatch, fixed: int, reason
         return {**truth, **{cell: "R2" for cell, name in misread if name == board["name"]}}, None
 
     monkeypatch.setattr(adapt, "_read_board", read)
-    monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation: _Adapted())
+    monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation, **_: _Adapted())
     monkeypatch.setattr(adapt, "readers", lambda: {"sagrada": lambda: object()})
     monkeypatch.setattr(adapt, "cell_classifier", lambda game: type("C", (), {"fixed_cells": ()})())
     from scanner.adapt import ModelAdaptation
@@ -574,7 +574,7 @@ def test_each_corrected_photo_is_also_read_with_heads_fitted_without_it(monkeypa
 
     monkeypatch.setattr(adapt, "adapt_model", fit)
     monkeypatch.setattr(adapt, "_read_board", read)
-    monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation: _Adapted())
+    monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation, **_: _Adapted())
     monkeypatch.setattr(adapt, "readers", lambda: {"alhambra": lambda: object()})
     model = type("M", (), {"manifest": ToyTiles().manifest})()
     everything = ModelAdaptation("alhambra_tiles", "7" * 64, ("embedding",), ())

@@ -160,7 +160,7 @@ def test_a_memory_alone_is_kept_on_a_die_recalled_in_a_photo_held_out(monkeypatc
     monkeypatch.setattr(adapt, "adapt_model", lambda model, subset, **options: (fits.get(held_out), None))
 
     monkeypatch.setattr(adapt, "_read_board", read)
-    monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation: _Adapted())
+    monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation, **_: _Adapted())
     monkeypatch.setattr(adapt, "readers", lambda: {"sagrada": lambda: object()})
     monkeypatch.setattr(adapt, "cell_classifier", lambda game: type("C", (), {"fixed_cells": ()})())
     memory = _memory([[1, 0]], {"value": [2]})

@@ -225,13 +225,19 @@ def test_the_classifier_is_judged_end_to_end_beside_the_octagon_reader_already_k
         return dict(truth), None
 
     monkeypatch.setattr(adapt, "_read_board", read)
-    monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation: (reader, tuple(m.model for m in adaptation.models)))
+    monkeypatch.setattr(
+        adapt,
+        "adapt_reader",
+        lambda reader, adaptation, **options: (reader, tuple(m.model for m in adaptation.models), options.get("fallback")),
+    )
     monkeypatch.setattr(adapt, "readers", lambda: {"alhambra": lambda: "shipped"})
     octagon = ModelAdaptation("alhambra_octagon", "8" * 64, ("kind",), ())
     tiles = ModelAdaptation("alhambra_tiles", "7" * 64, ("embedding",), ())
     check = adapt.check_end_to_end(boards, "alhambra", tiles, beside=(octagon,))
-    beneath = ("shipped", ("alhambra_octagon",))
-    assert seen == [beneath, (beneath, ("alhambra_tiles",))] and check.kept
+    beneath = ("shipped", ("alhambra_octagon",), None)
+    # the comparison reads through a reader that recalls its readings; the adapted reader falls back to that one
+    assert isinstance(seen[0], adapt.RecallingReader) and seen[0].reader == beneath
+    assert seen[1] == (beneath, ("alhambra_tiles",), seen[0]) and check.kept
 
 
 @pytest.mark.e2e
@@ -277,3 +283,36 @@ def test_a_damaged_octagon_patch_is_left_out_with_a_note_and_its_crop_kept(tmp_p
     assert len(np.unique(sets[name].item_ids)) == len(np.unique(before[name].item_ids)) - 1
     assert len(sets["alhambra_tiles"]) == len(before["alhambra_tiles"])
     assert notes == ["1 stored part patches (a tile's price octagon) could not be decoded and were left out; their crops were not"]
+
+
+def test_the_comparison_reader_reads_each_photo_once_and_recalls_it() -> None:
+    """An adapted palace reader reads the photo with the compared models again to count tiles: recalled, not re-read."""
+    from scanner.errors import BoardNotFoundError
+    from scanner.photo import Photo
+    from tablescan.adapt import RecallingReader
+
+    class Counting:
+        game = "alhambra"
+
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def read(self, photo, *, corners=None, timings=None):
+            self.calls += 1
+            if photo.name == "none.jpg":
+                raise BoardNotFoundError("none.jpg: no palace")
+            return ("reading", photo.name, None if corners is None else tuple(corners))
+
+    inner = Counting()
+    recall = RecallingReader(inner)
+    image = np.zeros((40, 60, 3), np.uint8)
+    first = recall.read(Photo.from_array(image, name="a.jpg"))
+    assert recall.read(Photo.from_array(image.copy(), name="a.jpg")) is first and inner.calls == 1
+    image[0, 0] = 1  # other pixels: another photo
+    recall.read(Photo.from_array(image, name="a.jpg"))
+    recall.read(Photo.from_array(image, name="a.jpg"), corners=(1, 2))  # given corners are always read
+    assert inner.calls == 3
+    for _ in range(2):
+        with pytest.raises(BoardNotFoundError, match="no palace"):
+            recall.read(Photo.from_array(image, name="none.jpg"))
+    assert inner.calls == 4 and recall.game == "alhambra"
