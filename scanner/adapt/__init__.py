@@ -37,7 +37,7 @@ in), ``profiles`` and ``photos`` (examples from corrected photos).
 import inspect
 
 from scanner.adapt import adapted, examples, fitting, head, labels, memory, photos, profiles, storage
-from scanner.adapt.adapted import AdaptedModel, adapt_reader, check_model
+from scanner.adapt.adapted import AdaptedModel, adapt_reader, changes_presence, check_model
 from scanner.adapt.examples import (
     CROP_COLOUR,
     CROP_FEATURES,
@@ -167,6 +167,7 @@ __all__ = [
     "adaptation_file",
     "apply_head",
     "cell_classifier",
+    "changes_presence",
     "check_model",
     "choose_basis",
     "classifier_manifest",

@@ -11,7 +11,7 @@ import numpy as np
 
 from scanner.adapt.examples import CROP_FEATURES
 from scanner.adapt.fitting import ModelAdaptation
-from scanner.adapt.labels import CLASSIFIERS, PART_MODELS, cell_classifier
+from scanner.adapt.labels import CLASSIFIERS, PART_MODELS, cell_classifier, presence_head
 from scanner.adapt.memory import CellMemory
 from scanner.adapt.storage import Adaptation
 from scanner.errors import AdaptationError, BoardNotFoundError, Remedy
@@ -116,19 +116,34 @@ def adapt_reader(reader: Any, adaptation: Adaptation | None, *, fallback: Any = 
     adapted = copy.copy(reader)
     for attribute, value in swaps.items():
         setattr(adapted, attribute, value)
-    adapted.read = functools.partial(read_with_fallback, type(reader).read.__get__(adapted), reader if fallback is None else fallback)
+    counted = changes_presence(Adaptation(tuple(model.fitted for model in swaps.values())))
+    adapted.read = functools.partial(
+        read_with_fallback, type(reader).read.__get__(adapted), reader if fallback is None else fallback, count_cells=counted
+    )
     return adapted
 
 
-def read_with_fallback(adapted_read: Any, shipped: Any, photo: Any, **options: Any) -> Any:
+def changes_presence(adaptation: Adaptation) -> bool:
+    """Whether ``adaptation`` may change whether a cell holds anything at all: its game's presence head adapted
+    in full (``HeadFit.kept_first`` keeps the shipped P(nothing there)).
+
+    >>> changes_presence(Adaptation(()))
+    False
+    """
+    return any(fit.head == presence_head(model.model) and not fit.kept_first for model in adaptation.models for fit in model.heads)
+
+
+def read_with_fallback(adapted_read: Any, shipped: Any, photo: Any, *, count_cells: bool = True, **options: Any) -> Any:
     """Read with the adapted models; where they find no board, or fewer cells than the shipped reader, read its board.
 
     The readers judge the boards they find by how surely their cells read, so adapted heads may
     choose another grid or lattice than the shipped ones; where that loses the board, the shipped
     reader's board is read instead (with the adapted heads, on its corners): adapting never loses a
     board. On boards of cells relative to one another (a palace: ``fixed_cells`` false) adapted heads
-    may also call tiles empty that the shipped ones see; a reading of fewer cells than the shipped
-    reader's is read again on its board, and when that still sees fewer, the shipped reading stands.
+    that say whether a cell holds anything (``count_cells``: ``changes_presence``) may also call
+    tiles empty that the shipped ones see; a reading of fewer cells than the shipped reader's is
+    read again on its board, and when that still sees fewer, the shipped reading stands. Heads that
+    leave that to the shipped model are not counted against it: the reading is made once.
 
     Raises:
         BoardNotFoundError: neither finds a board (the shipped reader's error).
@@ -141,7 +156,7 @@ def read_with_fallback(adapted_read: Any, shipped: Any, photo: Any, **options: A
             raise
         reading = None
     game = getattr(shipped, "game", None)
-    counts = game in CLASSIFIERS and not cell_classifier(game).fixed_cells
+    counts = count_cells and game in CLASSIFIERS and not cell_classifier(game).fixed_cells
     if given or (reading is not None and not counts):
         return reading
     try:

@@ -471,7 +471,9 @@ def test_from_scans_learns_as_the_review_screen_does_and_reset_returns_to_shippe
 
 def test_adapted_reader_never_loses_a_board_or_tiles_the_shipped_one_finds() -> None:
     """Adapted heads judge retried grids differently; where they find no board, or fewer tiles, the shipped reader's is read."""
-    from scanner.adapt import Adaptation, ModelAdaptation, adapt_reader
+    from dataclasses import replace
+
+    from scanner.adapt import Adaptation, HeadFit, ModelAdaptation, adapt_reader
     from scanner.errors import BoardNotFoundError
 
     box = [[0, 0], [9, 0], [9, 9], [0, 9]]
@@ -492,7 +494,8 @@ def test_adapted_reader_never_loses_a_board_or_tiles_the_shipped_one_finds() -> 
                 raise BoardNotFoundError("photo: no board")
             return type("Reading", (), {"corners": np.array(box), "adapted": adapted, "cells": (None,) * cells})()
 
-    adaptation = Adaptation((ModelAdaptation("alhambra_tiles", "7" * 64, ("embedding",), ()),))
+    kind = HeadFit("kind", KINDS, 1.0, np.zeros(2), np.ones(2), np.zeros((2, len(KINDS))), np.zeros(len(KINDS)))
+    adaptation = Adaptation((ModelAdaptation("alhambra_tiles", "7" * 64, ("embedding",), (kind,)),))  # it says where tiles are
     # no board: the shipped reader finds it, the adapted heads read it there
     shipped = Reader(None, 6)
     reading = adapt_reader(shipped, adaptation).read("photo")
@@ -507,6 +510,16 @@ def test_adapted_reader_never_loses_a_board_or_tiles_the_shipped_one_finds() -> 
     shipped = Reader(7, 0)
     reading = adapt_reader(shipped, adaptation).read("photo")
     assert reading.adapted and len(reading.cells) == 7 and len(shipped.calls) == 2
+    # heads that leave whether a cell holds a tile to the shipped model (P(no tile) kept, or no kind head at all):
+    # the adapted reading is made once, never counted against the shipped one
+    for heads in ((replace(kind, kept_first=True),), ()):
+        shipped = Reader(2, 6)
+        plain = Adaptation((ModelAdaptation("alhambra_tiles", "7" * 64, ("embedding",), heads),))
+        reading = adapt_reader(shipped, plain).read("photo")
+        assert reading.adapted and len(reading.cells) == 2 and shipped.calls == [(True, None)]
+    # a board the adapted heads do not find is still read where the shipped reader finds it
+    shipped = Reader(None, 6)
+    assert adapt_reader(shipped, plain).read("photo").adapted and shipped.calls == [(True, None), (False, None), (True, box)]
 
 
 def test_a_board_read_turned_round_is_left_out() -> None:
