@@ -346,10 +346,7 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
             except AdaptationError:
                 unreadable_parts += 1
                 continue
-            part_patches, part_values, part_groups = parts.setdefault(row["game"], ([], [], []))
-            part_patches.append(patches)
-            part_values.append(values[-1])
-            part_groups.append(groups[-1])
+            _add_part(parts, row["game"], patches, values[-1], groups[-1])
     if unreadable:
         notes.append(f"{unreadable} stored crops could not be decoded and were left out")
     if unreadable_parts:
@@ -374,6 +371,14 @@ def stored_examples(store: Store, load: Any = None, max_cells: int = MAX_CELLS) 
             )
     sets.update(part_sets(parts, load, max_cells))
     return sets, notes
+
+
+def _add_part(parts: dict[str, tuple[list, list, list]], game: str, patches: np.ndarray, value: str, group: int) -> None:
+    """Add one cell's part patches, the value it teaches and its photo to ``parts`` (game -> three lists, as ``part_sets`` reads)."""
+    cells, labels, photos = parts.setdefault(game, ([], [], []))
+    cells.append(patches)
+    labels.append(value)
+    photos.append(group)
 
 
 def part_sets(parts: dict[str, tuple[list, list, list]], load: Any, max_cells: int = MAX_CELLS) -> dict[str, ExampleSet]:
@@ -474,10 +479,7 @@ def exported_examples(folder: Path, load: Any = None) -> dict[str, ExampleSet]:
                 patches = decode_patches((folder / str(item["part"])).read_bytes(), reader.views, str(item["part"]))
             except (OSError, AdaptationError):
                 continue
-            cells, labels, photos = parts.setdefault(item["game"], ([], [], []))
-            cells.append(patches)
-            labels.append(values[-1])
-            photos.append(groups[-1])
+            _add_part(parts, item["game"], patches, values[-1], groups[-1])
     sets = part_sets(parts, load)
     for game, (crops, values, groups) in by_game.items():
         model = load(CLASSIFIERS[game])

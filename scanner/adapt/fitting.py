@@ -319,13 +319,16 @@ def rows_right(logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return np.argmax(logits, axis=1) == labels
 
 
-def _verdict(before: float, after: float, loss_before: float, loss_after: float) -> tuple[bool, str]:
+def _verdict(before: float, after: float, loss_before: float, loss_after: float, presence: bool = False) -> tuple[bool, str]:
+    """Whether a head passes the held-out check, and why; a ``presence`` head (whether a cell holds anything) only for more cells right."""
     if after < before:
         return False, "held-out accuracy dropped"
     if not loss_after < loss_before:
         return False, "held-out log-loss did not drop"
     if after > before:
         return True, "more held-out cells right"
+    if presence:
+        return False, "same accuracy: whether a cell holds anything is kept only for more cells right"
     return True, "same accuracy, lower held-out log-loss"
 
 
@@ -453,9 +456,7 @@ def _presence_settled(trial: HeadTrial, labels: np.ndarray, shipped: np.ndarray,
         return trial
     adapted = keep_first_class(trial.adapted, shipped, temperature)
     after, loss_after = accuracy(adapted, labels), log_loss(adapted, labels, temperature)
-    kept, reason = _verdict(trial.before, after, trial.loss_before, loss_after)
-    if kept and after <= trial.before:
-        kept, reason = False, "same accuracy: whether a cell holds anything is kept only for more cells right"
+    kept, reason = _verdict(trial.before, after, trial.loss_before, loss_after, presence=True)
     if kept:
         reason = f"{reason}; whether a cell holds anything left as shipped"
     return replace(trial, adapted=adapted, after=after, loss_after=loss_after, kept=kept, reason=reason, kept_first=kept)
@@ -550,9 +551,7 @@ def adapt_model(
             y_test, z_test, a_test = y_all[rows], z_all[rows], adapted[tested]
             before, after = accuracy(z_test, y_test), accuracy(a_test, y_test)
             loss_before, loss_after = log_loss(z_test, y_test, temperature), log_loss(a_test, y_test, temperature)
-            kept, reason = _verdict(before, after, loss_before, loss_after)
-            if kept and after <= before and head == presence:
-                kept, reason = False, "same accuracy: whether a cell holds anything is kept only for more cells right"
+            kept, reason = _verdict(before, after, loss_before, loss_after, presence=head == presence)
             trials.append(
                 HeadTrial(
                     head_basis, x_head, tuple(head_members), tested, rows, a_test, before, after, loss_before, loss_after, kept, reason
