@@ -622,6 +622,99 @@ def test_rivals_far_below_the_reading_are_not_searched_and_change_nothing(seed, 
         assert full and min(full.values()) < 0.99  # the palaces hold doubtful tiles: the search is exercised
 
 
+def _assembled(evidence: dict) -> tuple[decode.PalaceReading, decode.UprightTiles, tuple[int, int], dict]:
+    """Decode ``evidence`` (world cell -> TileEvidence, as read upright) and assemble its palace as a scan does."""
+    fountain, chosen = decode_palace(evidence)
+    tiles = decode.UprightTiles(0, evidence, {cell: cell for cell in evidence}, {cell: np.zeros((4, 4, 3), np.uint8) for cell in evidence})
+    joint = joint_confidences(evidence, fountain, chosen)
+    return decode.assemble_palace(tiles, fountain, chosen, np.eye(3), joint=joint), tiles, fountain, chosen
+
+
+def _phantom_above_a_tower(phantom_sure: float) -> dict:
+    """A tower east of the fountain, its N wall read at 99.9%, and north of it a square read as chambers at
+    ``phantom_sure`` with nothing else beside it: reachable only through the tower, so the tower cannot have
+    that wall (a wall there would shut the chambers off, or face a side without one)."""
+    tower = _tile("tower", "N")
+    return {
+        (0, 0): _evidence("fountain", "", 2),
+        (1, 0): _evidence("tower", "N", tower.price, 0.999),
+        (1, -1): _evidence("chambers", "", _tile("chambers", "").price, phantom_sure),
+    }
+
+
+def test_a_tile_the_rules_force_is_no_surer_than_the_doubtful_tile_forcing_it():
+    reading, tiles, fountain, chosen = _assembled(_phantom_above_a_tower(0.4))
+    by_cell = {r.cell: r for r in reading.readings}
+    phantom = by_cell[(1, -1)].confidence
+    assert by_cell[(1, 0)].value == "tower:" and by_cell[(1, 0)].confidence > 0.99  # the rules leave no rival
+    assert phantom < 0.6
+    doubted = decode.doubt_forced(reading, tiles, fountain, chosen)
+    after = {r.cell: r for r in doubted.readings}
+    assert after[(1, 0)].value == "tower:" and after[(1, 0)].confidence == pytest.approx(phantom)
+    assert [o.chosen_confidence for o in doubted.overrides if o.cell == (1, 0)] == [pytest.approx(phantom)]
+    assert after[(1, -1)] == by_cell[(1, -1)]  # the doubtful tile itself is as read
+
+
+def test_a_tile_forced_among_sure_tiles_keeps_the_rules_confidence():
+    """The same tower, forced by a sure tile north of it, stays as sure as every other tile (not flagged); and a
+    tile the rules read as its own evidence mostly does (a faint E wall dropped) is not forced at all."""
+    reading, tiles, fountain, chosen = _assembled(_phantom_above_a_tower(0.999))
+    before = {r.cell: r.confidence for r in reading.readings}
+    after = {r.cell: r.confidence for r in decode.doubt_forced(reading, tiles, fountain, chosen).readings}
+    assert after == {**before, (1, 0): min(before.values())} and min(before.values()) >= 0.98
+    garden = _tile("garden", "NSW")
+    sure = _evidence("garden", "NSW", garden.price)
+    walls = sure.walls.copy()
+    walls[1] = 0.55  # E too, barely: no garden has four walls
+    evidence = {
+        (0, 0): _evidence("fountain", "", 2),
+        (-1, 0): TileEvidence(sure.kind, walls, sure.price),
+        (1, 0): _evidence("seraglio", "", _tile("seraglio", "").price, 0.6),
+    }
+    reading, tiles, fountain, chosen = _assembled(evidence)
+    assert [(o.cell, o.model_value, o.chosen_value) for o in reading.overrides] == [((-1, 0), "garden:NESW", "garden:NSW")]
+    assert min(r.confidence for r in reading.readings) < 0.98  # the seraglio is doubtful, yet the garden is not forced
+    assert decode.doubt_forced(reading, tiles, fountain, chosen) == reading
+
+
+def _palace_of(confidences: dict) -> decode.PalaceReading:
+    square = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
+    readings = tuple(CellReading(cell, "fountain" if cell == (0, 0) else "garden:", p, square) for cell, p in confidences.items())
+    return decode.PalaceReading((), readings, ())
+
+
+def test_a_tile_joined_only_through_a_doubtful_tile_hangs_on_it():
+    """A line east of the fountain through a tile read at 20%: what lies beyond it is no surer than 20%."""
+    line = {(0, 0): 1.0, (1, 0): 0.2, (2, 0): 0.999, (3, 0): 0.98, (0, 1): 0.99}
+    after = {r.cell: r.confidence for r in decode.doubt_hanging(_palace_of(line)).readings}
+    assert after == {(0, 0): 1.0, (1, 0): 0.2, (2, 0): 0.2, (3, 0): 0.2, (0, 1): 0.99}
+    # a second way round, through sure tiles south of the line, and nothing hangs
+    ring = {**line, (1, 1): 0.99, (2, 1): 0.97}
+    assert decode.doubt_hanging(_palace_of(ring)) == _palace_of(ring)
+    # a link read at over HANGING_LINK is not doubted as one
+    assert decode.doubt_hanging(_palace_of({**line, (1, 0): 0.6})) == _palace_of({**line, (1, 0): 0.6})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.tuples(st.integers(-3, 3), st.integers(-3, 3)), st.floats(0.0, 1.0), min_size=1, max_size=20))
+def test_hanging_doubts_lower_only_tiles_and_never_the_palace_least_sure(confidences):
+    """No tile reads surer or otherwise, and the least sure tile (what flags a palace) is unchanged."""
+    palace = _palace_of({(0, 0): 1.0, **{cell: p for cell, p in confidences.items() if cell != (0, 0)}})
+    after = decode.doubt_hanging(palace)
+    pairs = list(zip(palace.readings, after.readings))
+    assert all(a.cell == b.cell and a.value == b.value and b.confidence <= a.confidence for a, b in pairs)
+    assert min(r.confidence for r in after.readings) == min(r.confidence for r in palace.readings)
+
+
+def test_walls_are_read_softer_than_their_fitted_temperature(reader):
+    """The walls head's temperature is its manifest's times WALLS_SOFTEN; the other heads' are as fitted."""
+    from scanner.alhambra.reader import WALLS_SOFTEN
+
+    fitted = {head: reader.tiles_model.manifest.temperature_of(head) for head, _ in reader.tiles_model.manifest.heads}
+    assert WALLS_SOFTEN > 1
+    assert reader.temperatures == {head: t * (WALLS_SOFTEN if head == "walls" else 1.0) for head, t in fitted.items()}
+
+
 def test_the_search_finds_nothing_under_its_floor():
     from scanner.alhambra.decode import _candidates, _search
 
