@@ -246,16 +246,15 @@ def judge_photo(scanner: Scanner, tracer: _TracingReader, data: bytes, label: di
 _WORKER: dict[str, Any] = {}  # one reader per process, made on its first photo
 
 
-def cached_photo_of(shot: Shot, set_name: str, index: int, cache: Path | None) -> tuple[bytes, dict[str, Any]]:
-    """``photo_of(shot)``, kept in (and then read from) ``cache`` as ``SET-INDEX[-WxH].jpg`` and its label ``.json``.
+def cached_photo_of(shot: Shot, stem: str, cache: Path | None) -> tuple[bytes, dict[str, Any]]:
+    """``photo_of(shot)``, kept in (and then read from) ``cache`` as ``STEM.jpg`` and its label ``STEM.json``.
 
     Rendering takes five times as long as reading; a folder of photos read again after a change to the
     scanner (not to the renderer: then empty it) gives the same figures in a fifth of the time.
     """
     if cache is None:
         return photo_of(shot)
-    size = "" if shot.out_size is None else f"-{shot.out_size[0]}x{shot.out_size[1]}"
-    path = cache / f"{set_name}-{index}{size}.jpg"
+    path = cache / f"{stem}.jpg"
     label_path = path.with_suffix(".json")
     if path.is_file() and label_path.is_file():
         return path.read_bytes(), json.loads(label_path.read_text(encoding="utf-8"))
@@ -264,6 +263,15 @@ def cached_photo_of(shot: Shot, set_name: str, index: int, cache: Path | None) -
     path.write_bytes(data)
     label_path.write_text(json.dumps(label), encoding="utf-8")
     return data, label
+
+
+def photo_stem(set_name: str, index: int, out_size: tuple[int, int] | None) -> str:
+    """The name a photo of the benchmark is kept under: ``SET-INDEX``, and ``-WxH`` where ``--size`` forced one.
+
+    >>> photo_stem("held_out", 7, None), photo_stem("guides", 3, (640, 480))
+    ('held_out-7', 'guides-3-640x480')
+    """
+    return f"{set_name}-{index}" + ("" if out_size is None else f"-{out_size[0]}x{out_size[1]}")
 
 
 def read_shot(job: tuple[str, int, tuple[int, int] | None, Path | None]) -> tuple[Shot, dict[str, Any], float, float]:
@@ -275,7 +283,7 @@ def read_shot(job: tuple[str, int, tuple[int, int] | None, Path | None]) -> tupl
     set_name, index, out_size, cache = job
     shot = shot_for(set_name, index, out_size)
     start = time.perf_counter()
-    data, label = cached_photo_of(shot, set_name, index, cache)
+    data, label = cached_photo_of(shot, photo_stem(set_name, index, out_size), cache)
     rendered = time.perf_counter()
     outcome = judge_photo(_WORKER["scanner"], _WORKER["tracer"], data, label, f"transfer-{shot.seed}.jpg")
     return shot, outcome, rendered - start, time.perf_counter() - rendered

@@ -160,16 +160,16 @@ def test_the_benchmark_seeds_are_its_own():
 def test_a_cached_photo_is_the_rendered_one_read_back(tmp_path, monkeypatch):
     """``--cache``: the first call renders and keeps the photo, the next reads it back to the byte without rendering."""
     shot = transfer.shot_for("guides", 3, (640, 480))
-    rendered = transfer.cached_photo_of(shot, "guides", 3, tmp_path)
+    rendered = transfer.cached_photo_of(shot, "guides-3-640x480", tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["guides-3-640x480.jpg", "guides-3-640x480.json"]
 
     def no_render(_shot):
         raise AssertionError("rendered again")
 
     monkeypatch.setattr(transfer, "photo_of", no_render)
-    assert transfer.cached_photo_of(shot, "guides", 3, tmp_path) == rendered
+    assert transfer.cached_photo_of(shot, "guides-3-640x480", tmp_path) == rendered
     with pytest.raises(AssertionError, match="rendered again"):
-        transfer.cached_photo_of(transfer.shot_for("guides", 4, (640, 480)), "guides", 4, tmp_path)
+        transfer.cached_photo_of(transfer.shot_for("guides", 4, (640, 480)), "guides-4-640x480", tmp_path)
 
 
 def _mean_colours(style: str, randomise: bool, per_type: int) -> dict[str, np.ndarray]:
