@@ -70,10 +70,26 @@ def compare_boards(truth: Mapping[str, str], read: Mapping[str, str] | None, fix
 def align(truth: Mapping[str, str], read: Mapping[str, str]) -> tuple[int, int]:
     """The offset to add to the true board's keys to put it where the read board lies (boards of relative cells).
 
+    The board's shape counts as much as its values: at each offset, every true tile on a cell read as a
+    tile scores one, and one more where the value read is its own (the smallest board of cells on a
+    tie). A set the scanner misreads throughout (the very set a player adapts to) agrees in few values,
+    and a few chance agreements one cell over must not move every correction off its tile.
+
     >>> align({"0,0": "fountain", "1,0": "tower:N"}, {"-1,0": "fountain", "0,0": "tower:N"})
     (-1, 0)
+    >>> align({"0,0": "fountain", "1,0": "tower:N", "2,0": "garden:"}, {"0,0": "chambers:", "1,0": "garden:", "2,0": "pavilion:"})
+    (0, 0)
     """
-    return _best_offset(_tiles(truth), _tiles(read))[0]
+    true_tiles, read_tiles = _tiles(truth), _tiles(read)
+    offsets = {(0, 0)} | {(r[0] - t[0], r[1] - t[1]) for t in true_tiles for r in read_tiles}
+    best, where = (0, -(len(true_tiles) + len(read_tiles))), (0, 0)
+    for dx, dy in sorted(offsets):
+        shifted = {(x + dx, y + dy): value for (x, y), value in true_tiles.items()}
+        score = sum((at in read_tiles) + (read_tiles.get(at) == value) for at, value in shifted.items())
+        key = (score, -len(set(shifted) | set(read_tiles)))
+        if key > best:
+            best, where = key, (dx, dy)
+    return where
 
 
 def _best_offset(true_tiles: dict[tuple[int, int], str], read_tiles: dict[tuple[int, int], str]) -> tuple[tuple[int, int], BoardScore]:

@@ -242,6 +242,20 @@ def test_boards_are_compared_cell_by_cell(truth, read, fixed, right, cells) -> N
     assert score.entirely_right == (right == cells)
 
 
+def test_a_palace_read_in_other_types_throughout_is_aligned_by_its_shape() -> None:
+    """The stand-in printing's corrected photo (every octagon in the next type's colour), read with the whole photo
+    as its outline and its fountain missed: the only values that agree lie a cell over; the shape puts it back."""
+    order = ["pavilion", "seraglio", "arcades", "chambers", "garden", "tower"]
+    truth = {"0,0": "fountain", "1,0": "tower:N", "2,0": "garden:", "0,1": "arcades:", "1,1": "chambers:S", "-1,0": "pavilion:"}
+    moved = {
+        key: ("chambers:" if value == "fountain" else f"{order[(order.index(value.split(':')[0]) + 1) % 6]}:")
+        for key, value in truth.items()
+    }
+    moved["1,1"] = "garden:"  # one chance agreement: the garden of 2,0 one cell below
+    assert align(truth, {f"{int(k.split(',')[0]) + 3},{int(k.split(',')[1]) - 2}": v for k, v in moved.items()}) == (3, -2)
+    assert compare_boards(truth, moved, fixed=False).right == 1  # the benchmark still scores the best agreement
+
+
 def test_align_and_corner_error() -> None:
     assert align({"0,0": "fountain", "0,1": "tower:"}, {"2,3": "fountain", "2,4": "tower:"}) == (2, 3)
     square = [[0, 0], [100, 0], [100, 100], [0, 100]]
