@@ -557,10 +557,7 @@ def doubt_forced(
     forced = {o.cell for o in reading.overrides if own.get(o.cell, 1.0) < FORCED_OWN}
     if not forced:
         return reading
-    caps = {}
-    for cell in forced:
-        caps[cell] = min((r.confidence for r in reading.readings if r.cell != cell), default=1.0)
-    return _capped(reading, caps)
+    return _capped(reading, {cell: min((r.confidence for r in reading.readings if r.cell != cell), default=1.0) for cell in forced})
 
 
 def doubt_hanging(reading: PalaceReading) -> PalaceReading:
