@@ -52,7 +52,7 @@ from scanner.sagrada.cells import (
     zoomed,
 )
 from scanner.sagrada.grid import BoardLocation
-from scanner.sagrada.lattice import WindowFit
+from scanner.sagrada.lattice import WindowFit, grid_homography
 from scanner.sagrada.verdict import VERDICT
 from scanner.verdict import percent
 from scoring.sagrada import PATTERNS, Die, SagradaPlayer, SagradaState, identify_patterns, pattern_log_likelihood
@@ -83,6 +83,12 @@ OFF_PHOTO, OFF_PHOTO_SURE = 0.25, 0.5
 # (``unread_edge``). Of the transfer sets' 1,200 photos (2026-12-06), one grid so found: steep photo 38, read
 # a column off, 16 of its cells wrong at >= 90%; no other photo's grid, right or not, has such a line.
 EDGE_UNREAD, SHIFTED_SURE = 0.5, 0.8
+# ... and the grid is read again one line over, away from that edge (``moved_grid``); where every line reads
+# there, a pattern card is recognised and the cells read more surely on average, that reading is kept, its
+# grid doubted (its fit at MOVED_FIT, under the verdict's bar: players check its corners). Steep photo 38:
+# 0 -> 19 of 20 cells right; no other photo of the five transfer sets (1,200) changes. Without the card, one
+# of the 200 dice-tray photos (IMG_20191208_111718) was read, one column over, as a window (flagged).
+MOVED_FIT = 0.5
 MIN_MEAN_CONFIDENCE = 0.6  # below this, with no pattern card recognised, the "window" is something else
 # ... and the cells read as dice alone (the model's own confidence): a palace of Alhambra tiles reads as a
 # window of sure empty cells and doubtful dice. Of the 80 palace photos of the Alhambra transfer sets scanned
@@ -203,6 +209,20 @@ class Decoded:
     log_probability: float
     # (20, 42) each cell's state probabilities given the whole window, its card and the rules (``row_marginals``)
     joint: np.ndarray | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class ReadGrid:
+    """One grid's reading (``SagradaReader._read_on``): its corners as read (turned when the cards say so), the cells'
+    state probabilities, whether it was turned and how surely, the decoded window, its cells and the rules' overrides."""
+
+    grid_corners: np.ndarray
+    states: np.ndarray
+    turned: bool
+    sure: float
+    decoded: Decoded
+    cells: list[CellReading]
+    overrides: list[Override]
 
 
 def _evidence(states: np.ndarray) -> list[list[dict[str, float]]]:
@@ -503,6 +523,29 @@ class SagradaReader:
         states[doubtful] = state_probabilities(*(softmax(logp) for logp in pooled[:3]))
         return states
 
+    def _read_on(
+        self,
+        image: np.ndarray,
+        grid_corners: np.ndarray,
+        refiner_turn: tuple,
+        judged: dict[bytes, tuple[np.ndarray, np.ndarray]],
+        timings: Timings,
+    ) -> ReadGrid:
+        """Cut, classify and decode the cells on ``grid_corners`` (as found: turned here when the cards say so); a grid
+        the locating stage's judge read already (``judged``) is not read again."""
+        read_before = judged.get(np.asarray(grid_corners, np.float64).tobytes())
+        with timings.stage("rectify"):
+            crops = read_before[0] if read_before else self.crops(image, grid_corners)
+        with timings.stage("classify"):
+            states = read_before[1] if read_before else self.classify(crops)
+        with timings.stage("decode"):
+            turned, sure = choose_orientation(states, *refiner_turn)
+            if turned:
+                states, crops, grid_corners = states[::-1], crops[::-1], np.roll(grid_corners, 2, axis=0)
+            decoded = decode_window(states)
+        cells, overrides = cell_readings(decoded, states, crops, grid_corners, sure)
+        return ReadGrid(np.asarray(grid_corners, np.float64), states, turned, sure, decoded, cells, overrides)
+
     def _head_logs(self, crops: np.ndarray) -> list[np.ndarray]:
         """The cell model's calibrated log-probabilities of ``crops`` for its die, colour and value heads,
         and, where the model remembers corrected dice, its embedding of them."""
@@ -526,20 +569,25 @@ class SagradaReader:
         with timings.stage("locate"):
             grid_corners, location, fit, refiner_turn, quarter = self._locate(photo, corners, notes, judged)
             refuse_colourless(image, photo.name)  # a window in grey: its dice cannot be told apart
-        read_before = judged.get(np.asarray(grid_corners, np.float64).tobytes())
-        with timings.stage("rectify"):
-            crops = read_before[0] if read_before else self.crops(image, grid_corners)
-        with timings.stage("classify"):
-            states = read_before[1] if read_before else self.classify(crops)
-        with timings.stage("decode"):
-            turned, sure = choose_orientation(states, *refiner_turn)
-            if turned:
-                notes.append("orientation chosen by the pattern cards (board turned 180 degrees)")
-                states, crops, grid_corners = states[::-1], crops[::-1], np.roll(grid_corners, 2, axis=0)
-            decoded = decode_window(states)
-        cells, overrides = cell_readings(decoded, states, crops, grid_corners, sure)
-        shifted = unread_edge(cells) if location is not None else None
-        cells = beyond_the_edge(cells, off_photo_shares(grid_corners, (image.shape[1], image.shape[0])))
+        on = self._read_on(image, grid_corners, refiner_turn, judged, timings)
+        shifted = unread_edge(on.cells) if location is not None else None
+        moved_by = None
+        if shifted is not None:  # the grid found may have taken in a line beside the window: read it one line over
+            over = self._read_on(image, moved_grid(on.grid_corners, shifted, on.turned), refiner_turn, judged, timings)
+            if (
+                over.decoded.pattern is not None
+                and unread_edge(over.cells) is None
+                and _mean_confidence(over.cells) > _mean_confidence(on.cells)
+            ):
+                on, moved_by, shifted = over, shifted, None
+        grid_corners, states, turned, sure, decoded, overrides = on.grid_corners, on.states, on.turned, on.sure, on.decoded, on.overrides
+        if turned:
+            notes.append("orientation chosen by the pattern cards (board turned 180 degrees)")
+        if moved_by is not None:
+            notes.append(
+                f"the grid found took in a {moved_by.split()[-1]} beside the window as its {moved_by}: read one {moved_by.split()[-1]} over"
+            )
+        cells = beyond_the_edge(on.cells, off_photo_shares(grid_corners, (image.shape[1], image.shape[0])))
         if shifted is not None:  # the grid the scanner found may sit a line off: no cell is sure
             cells = [replace(cell, confidence=min(cell.confidence, SHIFTED_SURE)) for cell in cells]
             notes.append(f"the grid's {shifted} reads as neither dice nor prints")
@@ -553,6 +601,8 @@ class SagradaReader:
         grid = _given_certainty(sure, quarter) if location is None else _certainty(location, turned, sure, fit, likeness)
         if grid is not None and shifted is not None:
             grid = shifted_certainty(grid, shifted)
+        if grid is not None and moved_by is not None:
+            grid = moved_certainty(grid, moved_by)
         model = f"{self.dice.manifest.label}; {self.refiner.manifest.label}"
         if corners is None:
             model += f"; {self.locator.manifest.label}; {self.finder.manifest.label}"
@@ -724,6 +774,36 @@ def unread_edge(cells: Sequence[CellReading]) -> str | None:
     """
     confidences = np.array([cell.confidence for cell in cells]).reshape(ROWS, COLS)
     return next((name for name, line in EDGE_LINES.items() if (confidences[line] < EDGE_UNREAD).all()), None)
+
+
+# One grid line's step in grid units (columns, rows) away from each edge line, toward the window's other side.
+EDGE_STEPS = {"top row": (0, 1), "bottom row": (0, -1), "left column": (1, 0), "right column": (-1, 0)}
+
+
+def moved_grid(grid_corners: np.ndarray, line: str, turned: bool) -> np.ndarray:
+    """The grid ``grid_corners`` (TL, TR, BR, BL as read) moved one cell away from its edge ``line`` (``unread_edge``):
+    where the window lies if that line is the frame, the glass strip or the table beside it. Returned as found
+    (turned back when the cards turned the reading), for ``SagradaReader._read_on`` to read again.
+
+    >>> square = np.array([[0, 0], [50, 0], [50, 40], [0, 40]], float)
+    >>> moved_grid(square, "right column", False).round(6).tolist()
+    [[-10.0, 0.0], [40.0, 0.0], [40.0, 40.0], [-10.0, 40.0]]
+    """
+    dx, dy = EDGE_STEPS[line]
+    unit = np.array([[dx, dy], [COLS + dx, dy], [COLS + dx, ROWS + dy], [dx, ROWS + dy]], np.float64)
+    moved = project(unit, grid_homography(grid_corners))
+    return np.roll(moved, 2, axis=0) if turned else moved
+
+
+def moved_certainty(grid: GridCertainty, line: str) -> GridCertainty:
+    """``grid`` doubted for its place: the grid found took in the line beside the window as its edge ``line`` and was
+    read one line over, where every line reads (``moved_grid``); players check its corners."""
+    words = f"the grid found took in what lies beside the window as its {line} and was read one {line.split()[-1]} over: check its corners"
+    return replace(grid, fit=min(grid.fit, MOVED_FIT), fit_words=f"{words}; {grid.fit_words}" if grid.fit_words else words)
+
+
+def _mean_confidence(cells: Sequence[CellReading]) -> float:
+    return float(np.mean([cell.confidence for cell in cells]))
 
 
 def shifted_certainty(grid: GridCertainty, line: str) -> GridCertainty:

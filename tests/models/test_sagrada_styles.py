@@ -312,24 +312,47 @@ def test_a_die_leaning_past_the_edge_of_a_close_cut_photo_is_not_read_surely():
     assert any(reason.startswith("cell r4c1 runs off the photo's edge") for reason in result.review.reasons) and shares[15] > OFF_PHOTO
 
 
-def test_a_grid_found_a_column_off_reads_no_cell_surely_and_says_so():
-    """Steep photo 38: the grid found takes in the glass strip and leaves out the window's first column; on the true corners, 19 of 20 read right."""
+def test_a_grid_found_a_column_off_is_read_a_column_over_and_says_so():
+    """Steep photo 38: the grid found takes in the glass strip and leaves out the window's first column, so every die
+    read at its neighbour's place (the right column reading as neither dice nor prints). Read one column over, where
+    every line reads, 19 of 20 cells are right, as on the true corners; the grid is still doubted, and says why."""
     from models.sagrada import transfer
-    from scanner.sagrada.reader import SHIFTED_SURE
+    from scanner.sagrada.reader import SHIFTED_SURE, moved_grid
 
     sample = transfer.sample_at("steep", 38)
     truth = [value for row in sample.label["players"][0]["window"] for value in row.split()]
     photo = Photo.from_array(sample.image_rgb, name="steep-38")
     found = transfer.Scanner().scan(photo, "sagrada")
     read = [cell.value for cell in sorted(found.cells, key=lambda cell: cell.cell)]
-    assert read[1:4] == truth[2:5] and read[5:9] == truth[6:10]  # dice read at their neighbours' places
-    assert max(cell.confidence for cell in found.cells) <= SHIFTED_SURE
+    assert sum(value == want for value, want in zip(read, truth)) >= 19
+    assert max(cell.confidence for cell in found.cells) > SHIFTED_SURE
     assert found.review.needed
-    assert found.review.reasons[0].startswith("the grid does not line up well with the cells seen (its right column reads as neither")
+    assert found.review.reasons[0].startswith(
+        "the grid does not line up well with the cells seen (the grid found took in what lies beside the window as its right column"
+    )
+    # read where it was found, the dice lie at their neighbours' places
+    where_found = moved_grid(np.asarray(found.corners, np.float64), "left column", False)
+    first = transfer.Scanner().scan(photo, "sagrada", corners=where_found)
+    at_found = [cell.value for cell in sorted(first.cells, key=lambda cell: cell.cell)]
+    assert at_found[1:4] == truth[2:5] and at_found[5:9] == truth[6:10]
     given = transfer.Scanner().scan(photo, "sagrada", corners=np.array(sample.label["render"]["corners"]))
     by_hand = [cell.value for cell in sorted(given.cells, key=lambda cell: cell.cell)]
     assert sum(value == want for value, want in zip(by_hand, truth)) >= 19
-    assert max(cell.confidence for cell in given.cells) > SHIFTED_SURE  # the players' corners: no line is doubted for it
+
+
+TRAY_READ_A_COLUMN_OVER = REALDATA / "dice-nellbyler-d6" / "images" / "IMG_20191208_111718.jpg"
+
+
+@pytest.mark.skipif(not TRAY_READ_A_COLUMN_OVER.is_file(), reason="needs ../shared/realdata")
+def test_a_dice_tray_is_not_made_a_window_by_reading_its_grid_a_column_over():
+    """A photo of loose dice in a tray whose found grid has an edge column that reads as nothing: one column over the
+    dice read at 60% on average, but no pattern card is there, so it is not taken for a window and stays refused."""
+    from scanner.errors import BoardNotFoundError
+    from scanner.photo import load_photo
+    from scanner.readers import READERS
+
+    with pytest.raises(BoardNotFoundError, match="no Sagrada window found"):
+        READERS["sagrada"]().read(load_photo(TRAY_READ_A_COLUMN_OVER, min_long_side_px=1600))
 
 
 def test_the_steep_set_is_the_held_out_style_close_and_steep():
