@@ -44,6 +44,7 @@ JOINT_NEGLIGIBLE = 12.0  # a rival palace this many nats below the chosen one ad
 # in reviews. Weighing every link, not only those under HANGING_LINK, named 124.
 FORCED_OWN = 0.5  # a tile the rules read as what its own evidence gives under this is forced by the others
 HANGING_LINK = 0.5  # a tile joined to the fountain only through a tile read under this hangs on that tile
+HANGING_WORDS = "joins the palace only through doubtful tiles (it may lie a cell off)"  # the review's reason for such a tile
 PRICE_WEIGHT = (
     1.0  # how much the price read counts in naming a catalogue tile (log-linear, beside type and walls): the octagon reader's digits
 )
@@ -580,14 +581,17 @@ def doubt_hanging(reading: PalaceReading) -> PalaceReading:
                 widest[other] = through
                 frontier.append(other)
     caps = {cell: width for cell, width in widest.items() if width < HANGING_LINK and cell != (0, 0)}
-    return _capped(reading, caps)
+    return _capped(reading, caps, doubt=HANGING_WORDS)
 
 
-def _capped(reading: PalaceReading, caps: dict[tuple[int, int], float]) -> PalaceReading:
-    """``reading`` with each cell of ``caps`` no surer than its cap, in its reading and its override alike."""
+def _capped(reading: PalaceReading, caps: dict[tuple[int, int], float], doubt: str = "") -> PalaceReading:
+    """``reading`` with each cell of ``caps`` no surer than its cap, in its reading and its override alike, and with
+    ``doubt`` as the review's reason for it (unless the reader gave one already)."""
     if not caps:
         return reading
-    readings = tuple(replace(r, confidence=min(r.confidence, caps[r.cell])) if r.cell in caps else r for r in reading.readings)
+    readings = tuple(
+        replace(r, confidence=min(r.confidence, caps[r.cell]), doubt=r.doubt or doubt) if r.cell in caps else r for r in reading.readings
+    )
     overrides = tuple(
         replace(o, chosen_confidence=min(o.chosen_confidence, caps[o.cell])) if o.cell in caps else o for o in reading.overrides
     )
