@@ -136,26 +136,23 @@ def examples_from_crops(
     Raises:
         AdaptationError: the crops do not have the model's input size.
     """
-    crops = np.asarray(crops)
-    expected = tuple(model.manifest.input_shape[2:])
-    if crops.ndim != 4 or crops.shape[3] != 3 or tuple(crops.shape[1:3]) != expected:
-        raise AdaptationError(f"{model.manifest.name}: expected crops (N, {expected[0]}, {expected[1]}, 3), got {crops.shape}")
+    crops = _model_images(model, crops, "crops (N,")
     copies = 8 if augment else 1
     original = crops
     if augment:
         crops, variants = dihedral(crops)
     else:
         variants = np.zeros(len(crops), np.int64)
-    outputs: dict[str, list[np.ndarray]] = {}
-    for start in range(0, len(crops), 256):
-        chunk = crops[start : start + 256]
-        batch = image_batch(chunk)
-        for name, array in model.run(batch).items():
-            outputs.setdefault(name, []).append(np.asarray(array))
-        outputs.setdefault(CROP_COLOUR, []).append(crop_colour_features(batch))
-        outputs.setdefault(CROP_SIDES, []).append(crop_side_features(batch))
-        outputs.setdefault(CROP_WALLS, []).append(crop_wall_features(batch, cell_classifier(game).margin))
-    joined = {name: np.concatenate(parts) for name, parts in outputs.items()}
+    margin = cell_classifier(game).margin
+    joined = _run_in_chunks(
+        model,
+        crops,
+        lambda batch: {
+            CROP_COLOUR: crop_colour_features(batch),
+            CROP_SIDES: crop_side_features(batch),
+            CROP_WALLS: crop_wall_features(batch, margin),
+        },
+    )
     views = cell_classifier(game).recall_views
     if views is not None and "embedding" in joined:  # each cell's embedding pooled as the reader pools a doubtful one
         joined[RECALL] = np.repeat(pooled_embeddings(model, original, views), copies, axis=0)
@@ -173,17 +170,9 @@ def examples_from_parts(model: Any, patches: np.ndarray, values: Sequence[str], 
     Raises:
         AdaptationError: the patches do not have the model's input size.
     """
-    patches = np.asarray(patches)
-    expected = tuple(model.manifest.input_shape[2:])
-    if patches.ndim != 5 or patches.shape[4] != 3 or tuple(patches.shape[2:4]) != expected:
-        raise AdaptationError(f"{model.manifest.name}: expected patches (N, V, {expected[0]}, {expected[1]}, 3), got {patches.shape}")
+    patches = _model_images(model, patches, "patches (N, V,")
     count, views = patches.shape[:2]
-    flat = patches.reshape(count * views, *patches.shape[2:])
-    outputs: dict[str, list[np.ndarray]] = {}
-    for start in range(0, len(flat), 256):
-        for name, array in model.run(image_batch(flat[start : start + 256])).items():
-            outputs.setdefault(name, []).append(np.asarray(array))
-    joined = {name: np.concatenate(parts) for name, parts in outputs.items()}
+    joined = _run_in_chunks(model, patches.reshape(count * views, *patches.shape[2:]))
     per_cell = [reader.head_labels(value) for value in values]
     heads = dict(model.manifest.heads)
     labels = {
@@ -194,6 +183,32 @@ def examples_from_parts(model: Any, patches: np.ndarray, values: Sequence[str], 
     items = np.repeat(np.arange(count), views)
     groups_per_row = np.repeat(np.asarray(groups, dtype=np.int64), views)
     return ExampleSet(model.manifest.name, joined, labels, groups_per_row, items, np.zeros(count * views, np.int64))
+
+
+def _model_images(model: Any, images: Any, shape: str) -> np.ndarray:
+    """``images`` as an array whose last three axes are the model's input (H, W, 3), with one leading axis per ``N,`` or
+    ``V,`` that ``shape`` names (e.g. ``"crops (N,"``).
+
+    Raises:
+        AdaptationError: they are not, naming the shape expected.
+    """
+    images = np.asarray(images)
+    expected = tuple(model.manifest.input_shape[2:])
+    if images.ndim != shape.count(",") + 3 or images.shape[-1] != 3 or tuple(images.shape[-3:-1]) != expected:
+        raise AdaptationError(f"{model.manifest.name}: expected {shape} {expected[0]}, {expected[1]}, 3), got {images.shape}")
+    return images
+
+
+def _run_in_chunks(model: Any, images: np.ndarray, features: Any = None, chunk: int = 256) -> dict[str, np.ndarray]:
+    """``model``'s outputs on uint8 ``images`` (N, H, W, 3), read ``chunk`` at a time, and ``features(batch)`` of each
+    model batch beside them (name -> array), joined over the chunks."""
+    outputs: dict[str, list[np.ndarray]] = {}
+    for start in range(0, len(images), chunk):
+        batch = image_batch(images[start : start + chunk])
+        found = {**model.run(batch), **(features(batch) if features is not None else {})}
+        for name, array in found.items():
+            outputs.setdefault(name, []).append(np.asarray(array))
+    return {name: np.concatenate(parts) for name, parts in outputs.items()}
 
 
 def pooled_embeddings(model: Any, crops: np.ndarray, views: Any) -> np.ndarray:
