@@ -584,9 +584,8 @@ class SagradaReader:
         if turned:
             notes.append("orientation chosen by the pattern cards (board turned 180 degrees)")
         if moved_by is not None:
-            notes.append(
-                f"the grid found took in a {moved_by.split()[-1]} beside the window as its {moved_by}: read one {moved_by.split()[-1]} over"
-            )
+            line = moved_by.split()[-1]  # row or column
+            notes.append(f"the grid found took in a {line} beside the window as its {moved_by}: read one {line} over")
         cells = beyond_the_edge(on.cells, off_photo_shares(grid_corners, (image.shape[1], image.shape[0])))
         if shifted is not None:  # the grid the scanner found may sit a line off: no cell is sure
             cells = [replace(cell, confidence=min(cell.confidence, SHIFTED_SURE)) for cell in cells]
