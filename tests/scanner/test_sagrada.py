@@ -858,3 +858,46 @@ def test_a_cell_model_adapted_to_the_players_set_is_read_closer_too() -> None:
     states = SagradaReader(dice=adapted).classify(crop)  # type: ignore[arg-type]
     assert adapted.seen == shipped.seen and len(adapted.seen) == 2 * TTA_TURNS
     assert STATES[int(states[0].argmax())] == "B5"
+
+
+def _grid_at(shift_x: float, shift_y: float, stretch: float = 1.0) -> np.ndarray:
+    """A 4x5 grid of pitch 40 px, moved by (shift_x, shift_y) pitches and its width stretched by ``stretch``."""
+    unit = np.array([[0, 0], [5 * stretch, 0], [5 * stretch, 4], [0, 4]], np.float64) + [shift_x, shift_y]
+    return 100 + 40 * unit
+
+
+def test_a_grid_found_a_third_of_a_pitch_off_is_polished_to_where_it_reads_surest():
+    from scanner.sagrada.reader import polish_grid
+
+    target = _grid_at(0, 0)
+
+    def certainty(quad: np.ndarray) -> float:  # cells read surely only near where the window lies
+        return float(np.exp(-np.abs(quad - target).max() / 40))
+
+    for found in (_grid_at(0.35, -0.3), _grid_at(0, 0.2, stretch=1.06)):
+        polished = polish_grid(found, certainty)
+        assert np.abs(polished - target).max() <= 0.125 * 40 + 1e-9 < np.abs(found - target).max()
+        assert certainty(polished) > certainty(found)
+
+
+def test_a_grid_is_not_polished_where_no_move_reads_surer():
+    from scanner.sagrada.reader import polish_grid
+
+    found = _grid_at(0.35, -0.3)
+    assert np.array_equal(polish_grid(found, lambda quad: 0.7), found)
+    # a move worth less than the gain asked for is not made
+    tiny = polish_grid(found, lambda quad: 0.7 + 1e-4 * float(quad[0, 0] < found[0, 0]), gain=1e-3)
+    assert np.array_equal(tiny, found)
+
+
+def test_a_reading_that_moved_with_a_polished_grid_is_no_surer_than_before():
+    from scanner.sagrada.reader import POLISHED_SURE, no_surer_than_found
+
+    square = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
+    found = [CellReading((0, 0), "R3", 0.49, square), CellReading((0, 1), "G2", 0.93, square), CellReading((0, 2), "B5", 0.99, square)]
+    polished = [CellReading((0, 0), "R3", 0.97, square), CellReading((0, 1), "G2", 0.99, square), CellReading((0, 2), "B6", 0.98, square)]
+    capped = no_surer_than_found(polished, found)
+    assert [cell.confidence for cell in capped] == [POLISHED_SURE, 0.93, POLISHED_SURE]
+    assert [cell.value for cell in capped] == ["R3", "G2", "B6"]
+    # a reading no surer on the polished grid keeps its own confidence
+    assert no_surer_than_found([CellReading((0, 0), "R3", 0.6, square)], found)[0].confidence == 0.6
