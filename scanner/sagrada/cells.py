@@ -12,7 +12,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from scanner.geometry import PixelCentres, cell_square, footprint, padded_box, project, shrink_then_warp
+from scanner.geometry import PixelCentres, area_resize, cell_square, footprint, padded_box, project, shrink_then_warp
 from scanner.sagrada.lattice import grid_homography
 
 ROWS, COLS = 4, 5
@@ -52,6 +52,24 @@ def rectify_grid(
             box, factor = found, 1.0 / (scale / 1.2)
     rectified = shrink_then_warp(image_rgb, size, to_out=to_rect, box=box, factor=factor, centres=PixelCentres.CORNERS)
     return rectified, np.linalg.inv(to_rect)
+
+
+def reduced_for_grid(image_rgb: np.ndarray, corners: np.ndarray, pitch_px: int = PITCH_PX) -> tuple[np.ndarray, np.ndarray]:
+    """The photo reduced once, as ``rectify_grid`` reduces the region of a grid spanning more than 1.6 photo pixels
+    per rectified pixel, and the (x, y) scale from photo to reduced pixels: for reading many grids near ``corners``.
+
+    >>> reduced, scale = reduced_for_grid(np.zeros((400, 600, 3), np.uint8), np.array([[0, 0], [480, 0], [480, 384], [0, 384]]))
+    >>> reduced.shape, scale.tolist()
+    ((160, 240, 3), [0.4, 0.4])
+    """
+    corners = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+    scale = max(sides[0] / (COLS * pitch_px), sides[2] / (COLS * pitch_px), sides[1] / (ROWS * pitch_px), sides[3] / (ROWS * pitch_px))
+    height, width = image_rgb.shape[:2]
+    if scale <= 1.6:
+        return image_rgb, np.ones(2)
+    size = max(2, int(round(width * 1.2 / scale))), max(2, int(round(height * 1.2 / scale)))
+    return area_resize(image_rgb, size), np.array([size[0] / width, size[1] / height])
 
 
 def cell_crops(rectified: np.ndarray) -> np.ndarray:

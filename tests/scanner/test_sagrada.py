@@ -875,7 +875,7 @@ def test_a_grid_found_a_third_of_a_pitch_off_is_polished_to_where_it_reads_sures
         return float(np.exp(-np.abs(quad - target).max() / 40))
 
     for found in (_grid_at(0.35, -0.3), _grid_at(0, 0.2, stretch=1.06)):
-        polished = polish_grid(found, certainty)
+        polished = polish_grid(found, lambda quads: [certainty(quad) for quad in quads])
         assert np.abs(polished - target).max() <= 0.125 * 40 + 1e-9 < np.abs(found - target).max()
         assert certainty(polished) > certainty(found)
 
@@ -884,9 +884,9 @@ def test_a_grid_is_not_polished_where_no_move_reads_surer():
     from scanner.sagrada.reader import polish_grid
 
     found = _grid_at(0.35, -0.3)
-    assert np.array_equal(polish_grid(found, lambda quad: 0.7), found)
+    assert np.array_equal(polish_grid(found, lambda quads: [0.7] * len(quads)), found)
     # a move worth less than the gain asked for is not made
-    tiny = polish_grid(found, lambda quad: 0.7 + 1e-4 * float(quad[0, 0] < found[0, 0]), gain=1e-3)
+    tiny = polish_grid(found, lambda quads: [0.7 + 1e-4 * float(quad[0, 0] < found[0, 0]) for quad in quads], gain=1e-3)
     assert np.array_equal(tiny, found)
 
 
