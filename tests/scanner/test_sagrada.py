@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 from contextlib import nullcontext
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -901,3 +902,40 @@ def test_a_reading_that_moved_with_a_polished_grid_is_no_surer_than_before():
     assert [cell.value for cell in capped] == ["R3", "G2", "B6"]
     # a reading no surer on the polished grid keeps its own confidence
     assert no_surer_than_found([CellReading((0, 0), "R3", 0.6, square)], found)[0].confidence == 0.6
+
+
+def _read_grid(values: list[str], pattern: str | None, sure: float = 0.6):
+    from scanner.sagrada.reader import Decoded, ReadGrid
+
+    square = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
+    cells = [CellReading(divmod(k, 5), value, sure, square) for k, value in enumerate(values)]
+    states = np.full((20, len(STATES)), (1 - sure) / (len(STATES) - 1))
+    states[:, 0] = sure
+    return ReadGrid(_grid_at(0, 0), states, False, 1.0, Decoded(tuple(values), pattern, 0.9, 0.0), cells, [])
+
+
+@pytest.mark.parametrize(
+    ("pattern", "changed", "kept"), [("Aurora Sagradis", True, True), (None, True, False), ("Aurora Sagradis", False, False)]
+)
+def test_a_polished_grid_is_kept_only_where_it_reads_a_card_and_reads_some_cell_otherwise(monkeypatch, pattern, changed, kept):
+    """The grid polish moves a doubtful grid while its cells read surer; the moved grid is kept only where a pattern
+    card is recognised on it (without one, palaces of another game read as flagged windows) and some cell reads
+    otherwise (a real window cut to the grid only shrank: its dice read surer close up, every cell as before)."""
+    from scanner.reading import Timings
+    from scanner.sagrada import reader as sagrada
+
+    reader = sagrada.make_reader()
+    found = _read_grid(["R1"] * 20, "Aurora Sagradis")
+    again = _read_grid(["R1"] * 19 + (["R2"] if changed else ["R1"]), pattern, sure=0.9)
+    target = _grid_at(0.25, 0)
+    monkeypatch.setattr(reader, "_first_look_certainties", lambda image, quads: [-float(np.abs(q - target).max()) for q in quads])
+    monkeypatch.setattr(reader, "_cell_certainty", lambda image, quad, judged=None: 0.9)
+    monkeypatch.setattr(reader, "_read_on", lambda image, quad, turn, judged, timings: replace(again, grid_corners=quad))
+    image = np.zeros((400, 400, 3), np.uint8)
+    on, polished = reader._polished(image, _grid_at(0, 0), found, (1.0, 0.0), {}, Timings())
+    assert (polished is not None) == kept
+    if kept:
+        assert np.abs(on.grid_corners - target).max() < 1e-6 and polished == (pytest.approx(0.6), 0.9)
+        assert max(cell.confidence for cell in on.cells) <= sagrada.POLISHED_SURE + 1e-9  # R1 read at 60% where found
+    else:
+        assert on is found
