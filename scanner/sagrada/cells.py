@@ -25,6 +25,21 @@ CROP_HEIGHT_MM = 8.0  # crops are cut on a plane half a die above the board: dic
 RECT_W, RECT_H = COLS * PITCH_PX + 2 * MARGIN_PX, ROWS * PITCH_PX + 2 * MARGIN_PX
 
 
+REDUCE_ABOVE, REDUCED_TO = 1.6, 1.2  # a grid spanning more photo pixels per rectified pixel is cut from the photo reduced to this
+
+
+def photo_px_per_rectified_px(corners: np.ndarray, pitch_px: int = PITCH_PX) -> float:
+    """How many photo pixels one rectified pixel spans along the grid's longest side (corners TL, TR, BR, BL).
+
+    >>> photo_px_per_rectified_px(np.array([[0, 0], [480, 0], [480, 384], [0, 384]], float))
+    3.0
+    """
+    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+    return float(
+        max(sides[0] / (COLS * pitch_px), sides[2] / (COLS * pitch_px), sides[1] / (ROWS * pitch_px), sides[3] / (ROWS * pitch_px))
+    )
+
+
 def rectify_grid(
     image_rgb: np.ndarray, corners: np.ndarray, *, pitch_px: int = PITCH_PX, margin: float = MARGIN
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -41,34 +56,31 @@ def rectify_grid(
         dtype=np.float64,
     )
     to_rect = cv2.getPerspectiveTransform(corners.astype(np.float32), target.astype(np.float32)).astype(np.float64)
-    # how many photo pixels one rectified pixel spans (longest side of the grid)
-    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
-    scale = max(sides[0] / (COLS * pitch_px), sides[2] / (COLS * pitch_px), sides[1] / (ROWS * pitch_px), sides[3] / (ROWS * pitch_px))
+    scale = photo_px_per_rectified_px(corners, pitch_px)
     size = int(round(width)), int(round(height))
     box, factor = None, None
-    if scale > 1.6:  # reduce only the region around the grid, to 1.2 photo pixels per rectified pixel
+    if scale > REDUCE_ABOVE:  # reduce only the region around the grid, to REDUCED_TO photo pixels per rectified pixel
         found = padded_box(footprint(to_rect, size), image_rgb.shape)
         if found[2] - found[0] > 4 and found[3] - found[1] > 4:
-            box, factor = found, 1.0 / (scale / 1.2)
+            box, factor = found, 1.0 / (scale / REDUCED_TO)
     rectified = shrink_then_warp(image_rgb, size, to_out=to_rect, box=box, factor=factor, centres=PixelCentres.CORNERS)
     return rectified, np.linalg.inv(to_rect)
 
 
 def reduced_for_grid(image_rgb: np.ndarray, corners: np.ndarray, pitch_px: int = PITCH_PX) -> tuple[np.ndarray, np.ndarray]:
-    """The photo reduced once, as ``rectify_grid`` reduces the region of a grid spanning more than 1.6 photo pixels
-    per rectified pixel, and the (x, y) scale from photo to reduced pixels: for reading many grids near ``corners``.
+    """The photo reduced once, as ``rectify_grid`` reduces the region of a grid spanning more than ``REDUCE_ABOVE``
+    photo pixels per rectified pixel, and the (x, y) scale from photo to reduced pixels: for reading many grids near
+    ``corners``.
 
     >>> reduced, scale = reduced_for_grid(np.zeros((400, 600, 3), np.uint8), np.array([[0, 0], [480, 0], [480, 384], [0, 384]]))
     >>> reduced.shape, scale.tolist()
     ((160, 240, 3), [0.4, 0.4])
     """
-    corners = np.asarray(corners, dtype=np.float64).reshape(4, 2)
-    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
-    scale = max(sides[0] / (COLS * pitch_px), sides[2] / (COLS * pitch_px), sides[1] / (ROWS * pitch_px), sides[3] / (ROWS * pitch_px))
+    scale = photo_px_per_rectified_px(np.asarray(corners, dtype=np.float64).reshape(4, 2), pitch_px)
     height, width = image_rgb.shape[:2]
-    if scale <= 1.6:
+    if scale <= REDUCE_ABOVE:
         return image_rgb, np.ones(2)
-    size = max(2, int(round(width * 1.2 / scale))), max(2, int(round(height * 1.2 / scale)))
+    size = max(2, int(round(width * REDUCED_TO / scale))), max(2, int(round(height * REDUCED_TO / scale)))
     return area_resize(image_rgb, size), np.array([size[0] / width, size[1] / height])
 
 
