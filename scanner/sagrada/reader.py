@@ -118,6 +118,13 @@ MOVED_FIT = 0.5
 # had read at 49%).
 POLISH_BELOW, POLISH_GAIN, POLISH_MOVE_GAIN, POLISHED_SURE = 0.9, 0.05, 0.005, 0.8
 POLISH_STEPS, POLISH_ROUNDS = (0.25, 0.125), 3
+# Where no pattern card is identified on a grid found, nothing has checked its place, its width or which way
+# up it lies but the lattice itself: no cell reads surer than NO_CARD_SURE. On steep photos 240-359, never used
+# for a choice (2026-12-07), two close, off-centre photos at 39 degrees had their grid read a quarter turn off,
+# no card identified, 27 cells wrong at >= 90%; with the cap none. On the five transfer sets (240 photos each)
+# wrong cells at >= 90% 0, 0, 3, 0, 2 -> 0, 0, 3, 0, 1 and right windows flagged 43, 110, 156, 220, 62 -> 45,
+# 113, 157, 220, 63.
+NO_CARD_SURE = 0.8
 MIN_MEAN_CONFIDENCE = 0.6  # below this, with no pattern card recognised, the "window" is something else
 # ... and the cells read as dice alone (the model's own confidence): a palace of Alhambra tiles reads as a
 # window of sure empty cells and doubtful dice. Of the 80 palace photos of the Alhambra transfer sets scanned
@@ -664,6 +671,8 @@ class SagradaReader:
             likeness = refuse_unlike_window(own, photo.name)
         if decoded.pattern is None:
             notes.append(f"pattern card not identified (best {decoded.pattern_probability:.2f})")
+            if location is not None:  # nothing checked the grid found: no cell reads surer than NO_CARD_SURE
+                cells = [replace(cell, confidence=min(cell.confidence, NO_CARD_SURE)) for cell in cells]
         grid = _given_certainty(sure, quarter) if location is None else _certainty(location, turned, sure, fit, likeness)
         if grid is not None and shifted is not None:
             grid = shifted_certainty(grid, shifted)
