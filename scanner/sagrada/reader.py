@@ -662,7 +662,7 @@ class SagradaReader:
             notes.append(f"the grid found took in a {line} beside the window as its {moved_by}: read one {line} over")
         cells = beyond_the_edge(on.cells, off_photo_shares(grid_corners, (image.shape[1], image.shape[0])))
         if shifted is not None:  # the grid the scanner found may sit a line off: no cell is sure
-            cells = [replace(cell, confidence=min(cell.confidence, SHIFTED_SURE)) for cell in cells]
+            cells = no_surer_than(cells, SHIFTED_SURE)
             notes.append(f"the grid's {shifted} reads as neither dice nor prints")
         likeness = 1.0
         if location is not None and decoded.pattern is None:
@@ -672,7 +672,7 @@ class SagradaReader:
         if decoded.pattern is None:
             notes.append(f"pattern card not identified (best {decoded.pattern_probability:.2f})")
             if location is not None:  # nothing checked the grid found: no cell reads surer than NO_CARD_SURE
-                cells = [replace(cell, confidence=min(cell.confidence, NO_CARD_SURE)) for cell in cells]
+                cells = no_surer_than(cells, NO_CARD_SURE)
         grid = _given_certainty(sure, quarter) if location is None else _certainty(location, turned, sure, fit, likeness)
         if grid is not None and shifted is not None:
             grid = shifted_certainty(grid, shifted)
@@ -942,6 +942,11 @@ def moved_certainty(grid: GridCertainty, line: str) -> GridCertainty:
     read one line over, where every line reads (``moved_grid``); players check its corners."""
     words = f"the grid found took in what lies beside the window as its {line} and was read one {line.split()[-1]} over: check its corners"
     return replace(grid, fit=min(grid.fit, MOVED_FIT), fit_words=f"{words}; {grid.fit_words}" if grid.fit_words else words)
+
+
+def no_surer_than(cells: Sequence[CellReading], bar: float) -> list[CellReading]:
+    """``cells`` each read no surer than ``bar`` (a doubt about the whole grid, not about one cell)."""
+    return [replace(cell, confidence=min(cell.confidence, bar)) for cell in cells]
 
 
 def _values(cells: Sequence[CellReading]) -> dict[tuple[int, int], str]:
