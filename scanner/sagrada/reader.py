@@ -125,6 +125,12 @@ POLISH_STEPS, POLISH_ROUNDS = (0.25, 0.125), 3
 # wrong cells at >= 90% 0, 0, 3, 0, 2 -> 0, 0, 3, 0, 1 and right windows flagged 43, 110, 156, 220, 62 -> 45,
 # 113, 157, 220, 63.
 NO_CARD_SURE = 0.8
+# A lattice fitted through the cells of a close, steep photo can take the window's 4-cell side for its 5-cell one:
+# foreshortened, the 5 rows look no longer than the 4 columns, and a line of the frame's marks beside the dice
+# passes for a fifth column. Where no pattern card is identified on a grid found, the grids a quarter turn from
+# it on the same lattice (``quarter_turned_grids``: the 4x5 blocks sharing 16 of its cells) are read too; the
+# one whose cells read surest is kept where a pattern card is recognised there, every line reads and its cells
+# read surer than on the grid found. Its grid is doubted (fit at MOVED_FIT): players check its corners.
 MIN_MEAN_CONFIDENCE = 0.6  # below this, with no pattern card recognised, the "window" is something else
 # ... and the cells read as dice alone (the model's own confidence): a palace of Alhambra tiles reads as a
 # window of sure empty cells and doubtful dice. Of the 80 palace photos of the Alhambra transfer sets scanned
@@ -609,6 +615,25 @@ class SagradaReader:
             return found, None  # a grid that reads no card, or no cell otherwise, stays where it was found
         return replace(again, cells=no_surer_than_found(again.cells, found.cells)), (start, end)
 
+    def _quarter_turned(
+        self, image: np.ndarray, found: ReadGrid, judged: dict[bytes, tuple[np.ndarray, np.ndarray]], timings: Timings
+    ) -> ReadGrid | None:
+        """The reading on the grid a quarter turn from ``found``'s (``quarter_turned_grids``) whose cells read surest, where
+        a pattern card is recognised there, every line reads and its cells read surer than on ``found``; else None."""
+        grid_corners = np.roll(found.grid_corners, 2, axis=0) if found.turned else found.grid_corners
+        with timings.stage("locate"):
+            start = self._cell_certainty(image, grid_corners, judged)
+            options = [
+                (self._cell_certainty(image, quad, judged), index, quad) for index, quad in enumerate(quarter_turned_grids(grid_corners))
+            ]
+        for certainty, _, quad in sorted(options, key=lambda option: (-option[0], option[1])):
+            if certainty <= start:
+                return None
+            again = self._read_on(image, quad, (0.5, 0.5), judged, timings)  # which way up: the cards alone
+            if again.decoded.pattern is not None and unread_edge(again.cells) is None:
+                return again
+        return None
+
     def _first_look_certainties(self, image: np.ndarray, quads: Sequence[np.ndarray]) -> list[float]:
         """How surely the cells within each grid of ``quads`` read at a first look (each crop once, as cut, all grids'
         crops in one batch): what ``polish_grid`` climbs, at a fraction of the work of ``_cell_certainty``'s every look."""
@@ -654,8 +679,15 @@ class SagradaReader:
                 and _mean_confidence(over.cells) > _mean_confidence(on.cells)
             ):
                 on, moved_by, shifted = over, shifted, None
+        quarter_off = False
+        if location is not None and on.decoded.pattern is None:  # nothing checks the grid found: is it a quarter turn off?
+            again = self._quarter_turned(image, on, judged, timings)
+            if again is not None:
+                on, quarter_off, shifted, moved_by = again, True, None, None
         grid_corners, states, turned, sure, decoded, overrides = on.grid_corners, on.states, on.turned, on.sure, on.decoded, on.overrides
-        if turned:
+        if quarter_off:
+            notes.append("the grid found lay a quarter turn off the window: read turned, where a pattern card is recognised")
+        elif turned:
             notes.append("orientation chosen by the pattern cards (board turned 180 degrees)")
         if moved_by is not None:
             line = moved_by.split()[-1]  # row or column
@@ -678,6 +710,8 @@ class SagradaReader:
             grid = shifted_certainty(grid, shifted)
         if grid is not None and moved_by is not None:
             grid = moved_certainty(grid, moved_by)
+        if grid is not None and quarter_off:
+            grid = turned_certainty(grid)
         model = f"{self.dice.manifest.label}; {self.refiner.manifest.label}"
         if corners is None:
             model += f"; {self.locator.manifest.label}; {self.finder.manifest.label}"
@@ -868,6 +902,30 @@ def moved_grid(grid_corners: np.ndarray, line: str, turned: bool) -> np.ndarray:
     unit = np.array([[dx, dy], [COLS + dx, dy], [COLS + dx, ROWS + dy], [dx, ROWS + dy]], np.float64)
     moved = project(unit, grid_homography(grid_corners))
     return np.roll(moved, 2, axis=0) if turned else moved
+
+
+def quarter_turned_grids(grid_corners: np.ndarray) -> list[np.ndarray]:
+    """The four grids (TL, TR, BR, BL) a quarter turn from ``grid_corners`` on its lattice: each a block 4 of its
+    columns wide and 5 of its rows high sharing 16 cells with it, its top the block's side along the grid's left.
+
+    >>> square = np.array([[0, 0], [50, 0], [50, 40], [0, 40]], float)  # a pitch of 10 px
+    >>> [quad.round(6).tolist() for quad in quarter_turned_grids(square)][0]
+    [[0.0, 40.0], [0.0, -10.0], [40.0, -10.0], [40.0, 40.0]]
+    >>> len(quarter_turned_grids(square))
+    4
+    """
+    to_photo = grid_homography(grid_corners)
+    quads = []
+    for dx, dy in itertools.product((0, 1), (-1, 0)):
+        turned = np.array([[dx, dy + COLS], [dx, dy], [dx + ROWS, dy], [dx + ROWS, dy + COLS]], np.float64)
+        quads.append(project(turned, to_photo))
+    return quads
+
+
+def turned_certainty(grid: GridCertainty) -> GridCertainty:
+    """``grid`` doubted for its place: the lattice's grid lay a quarter turn off, read where a pattern card is recognised."""
+    words = "the grid found lay a quarter turn off the window and was read turned, where a pattern card is recognised: check its corners"
+    return replace(grid, fit=min(grid.fit, MOVED_FIT), fit_words=f"{words}; {grid.fit_words}" if grid.fit_words else words)
 
 
 def polish_grid(

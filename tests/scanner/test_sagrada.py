@@ -939,3 +939,56 @@ def test_a_polished_grid_is_kept_only_where_it_reads_a_card_and_reads_some_cell_
         assert max(cell.confidence for cell in on.cells) <= sagrada.POLISHED_SURE + 1e-9  # R1 read at 60% where found
     else:
         assert on is found
+
+
+@pytest.mark.parametrize(
+    ("cards", "found_sure", "kept"),
+    [
+        ((None, None, "Aurora Sagradis", None), 0.6, 2),  # the surest turned grid, where a card is recognised
+        (("Aurora Sagradis", None, None, None), 0.6, 0),  # the surest reads no card: the next surest that does
+        ((None, None, None, None), 0.6, None),  # no card on any: the grid found stays
+        ((None, None, "Aurora Sagradis", None), 0.95, None),  # no surer than the grid found
+    ],
+)
+def test_a_grid_a_quarter_turn_off_is_read_turned_only_where_a_card_is_recognised(monkeypatch, cards, found_sure, kept):
+    """With no pattern card on the grid found, the four grids a quarter turn from it are read; the surest one where a
+    card is recognised and every line reads is kept, and only if its cells read surer than on the grid found."""
+    from scanner.reading import Timings
+    from scanner.sagrada import reader as sagrada
+
+    found = _read_grid(["R1"] * 20, None)
+    turned = sagrada.quarter_turned_grids(found.grid_corners)
+    sureness = [0.8, 0.7, 0.9, 0.75]
+
+    def certainty(image, quad, judged=None) -> float:
+        same = [index for index, option in enumerate(turned) if np.allclose(option, quad)]
+        return sureness[same[0]] if same else found_sure
+
+    def read_on(image, quad, turn, judged, timings):
+        index = next(index for index, option in enumerate(turned) if np.allclose(option, quad))
+        return replace(_read_grid(["R1"] * 20, cards[index], sure=0.9), grid_corners=quad)
+
+    reader = sagrada.make_reader()
+    monkeypatch.setattr(reader, "_cell_certainty", certainty)
+    monkeypatch.setattr(reader, "_read_on", read_on)
+    again = reader._quarter_turned(np.zeros((400, 400, 3), np.uint8), found, {}, Timings())
+    if kept is None:
+        assert again is None
+    else:
+        assert again is not None and np.allclose(again.grid_corners, turned[kept]) and again.decoded.pattern == "Aurora Sagradis"
+
+
+def test_the_grids_a_quarter_turn_off_share_16_cells_with_the_grid_found():
+    from scanner.sagrada.lattice import cell_centres, grid_homography
+    from scanner.sagrada.reader import quarter_turned_grids
+
+    def middles(quad: np.ndarray) -> set[tuple[float, ...]]:
+        return {tuple(point) for point in cell_centres(grid_homography(quad)).round(6)}
+
+    found = _grid_at(0, 0)
+    for quad in quarter_turned_grids(found):
+        sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+        assert np.allclose(sides, [200, 160, 200, 160])  # its top, 5 cells of 40 px, runs along the grid found's columns
+        (ax, ay), (bx, by) = quad[1] - quad[0], quad[2] - quad[1]
+        assert ax * by - ay * bx > 0  # clockwise on screen, as every grid's corners
+        assert len(middles(quad) & middles(found)) == 16
