@@ -622,6 +622,27 @@ MISSED_GROW = 0.3
 MIN_SEEN = 10  # fewer cells seen than this: no window (a window shows its 20 cells, dice or prints; a few may be missed)
 
 
+def cells_outside(corners: np.ndarray, image_size: tuple[int, int]) -> int:
+    """How many cells of the grid with ``corners`` have their middle beyond the photo's edge (``image_size``: width, height).
+
+    >>> grid = np.array([[10, 10], [60, 10], [60, 50], [10, 50]], float)  # a pitch of 10 px
+    >>> cells_outside(grid, (100, 100)), cells_outside(grid, (54, 100))
+    (0, 4)
+    """
+    width, height = image_size
+    middles = lattice.cell_centres(lattice.grid_homography(corners))
+    beyond = np.maximum.reduce([-middles[:, 0], middles[:, 0] - width, -middles[:, 1], middles[:, 1] - height])
+    return int((beyond > 0).sum())
+
+
+class WindowCutOff(BoardNotFoundError):
+    """The grid found runs off the photo's edge (its lattice ``fit``): refused, unless a reader finds the window within it."""
+
+    def __init__(self, message: str, fit: lattice.WindowFit) -> None:
+        super().__init__(message, remedy=Remedy.SET_CORNERS)
+        self.fit = fit
+
+
 @dataclass(frozen=True, eq=False)
 class ContentGrid:
     """A grid found from its cells: the location the reader uses and the lattice fit behind it."""
@@ -758,13 +779,12 @@ def find_grid_by_content(
         if np.linalg.norm(whole - fit.corners, axis=1).max() > 0.1 * float(np.mean(_sides(whole))) / 4.5:
             fit = dataclasses.replace(fit, corners=whole)
     pitch = float(np.mean(_sides(fit.corners))) / ((lattice.COLS + lattice.ROWS) / 2)
-    middles = lattice.cell_centres(lattice.grid_homography(fit.corners))
-    beyond = np.maximum.reduce([-middles[:, 0], middles[:, 0] - width, -middles[:, 1], middles[:, 1] - height])
-    if (beyond > 0).any():
-        raise BoardNotFoundError(
-            f"{name}: the window is cut off by the photo's edge ({int((beyond > 0).sum())} of its cells outside); "
+    outside = cells_outside(fit.corners, (width, height))
+    if outside:
+        raise WindowCutOff(
+            f"{name}: the window is cut off by the photo's edge ({outside} of its cells outside); "
             f"step back so the whole board is in frame, or {Remedy.SET_CORNERS.words}",
-            remedy=Remedy.SET_CORNERS,
+            fit,
         )
     if fit.seen < MIN_SEEN:
         raise BoardNotFoundError(

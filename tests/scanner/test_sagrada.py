@@ -956,13 +956,12 @@ def test_a_grid_a_quarter_turn_off_is_read_turned_only_where_a_card_is_recognise
     from scanner.reading import Timings
     from scanner.sagrada import reader as sagrada
 
-    found = _read_grid(["R1"] * 20, None)
+    found = _read_grid(["R1"] * 20, None, sure=found_sure)
     turned = sagrada.quarter_turned_grids(found.grid_corners)
     sureness = [0.8, 0.7, 0.9, 0.75]
 
     def certainty(image, quad, judged=None) -> float:
-        same = [index for index, option in enumerate(turned) if np.allclose(option, quad)]
-        return sureness[same[0]] if same else found_sure
+        return sureness[next(index for index, option in enumerate(turned) if np.allclose(option, quad))]
 
     def read_on(image, quad, turn, judged, timings):
         index = next(index for index, option in enumerate(turned) if np.allclose(option, quad))
@@ -992,3 +991,48 @@ def test_the_grids_a_quarter_turn_off_share_16_cells_with_the_grid_found():
         (ax, ay), (bx, by) = quad[1] - quad[0], quad[2] - quad[1]
         assert ax * by - ay * bx > 0  # clockwise on screen, as every grid's corners
         assert len(middles(quad) & middles(found)) == 16
+
+
+@pytest.mark.parametrize(
+    ("carded", "kept"),
+    [
+        ({0, 1, 2, 3, 4}, 4),  # the surest grid inside the photo: the one moved to where its cells read surer
+        ({0, 1, 2}, 1),  # the surest inside the photo on which a card is recognised
+        ({0, 2}, None),  # cards only on grids running off the photo too: refused, as before
+    ],
+)
+def test_a_grid_found_running_off_the_photo_is_read_inside_it_only_where_a_card_is_recognised(monkeypatch, carded, kept):
+    """A grid found with cells beyond the photo's edge refused the photo. Now the grids a quarter turn from it and the one
+    moved to where its cells read surer are tried: of those with every cell inside the photo, the surest on which a
+    pattern card is recognised and every line reads is kept; a grid still running off the photo never is."""
+    from scanner.reading import Timings
+    from scanner.sagrada import reader as sagrada
+    from scanner.sagrada.grid import cells_outside
+    from scanner.sagrada.lattice import WindowFit
+
+    found = _grid_at(0, -2.4)  # its top row's middles at y = 24: the quarter-turned blocks a row higher run off the photo
+    polished = _grid_at(0.1, -2.3)
+    options = [*sagrada.quarter_turned_grids(found), polished]
+    assert [cells_outside(quad, (400, 400)) > 0 for quad in options] == [True, False, True, False, False]
+    sureness = [0.99, 0.8, 0.95, 0.7, 0.85]
+
+    def index_of(quad: np.ndarray) -> int:
+        return next(index for index, option in enumerate(options) if np.allclose(option, quad))
+
+    reader = sagrada.make_reader()
+    monkeypatch.setattr(sagrada, "polish_grid", lambda corners, certainties: polished)
+    monkeypatch.setattr(reader, "_cell_certainty", lambda image, quad, judged=None: sureness[index_of(quad)])
+    monkeypatch.setattr(
+        reader,
+        "_read_on",
+        lambda image, quad, turn, judged, timings: replace(
+            _read_grid(["R1"] * 20, "Aurora Sagradis" if index_of(quad) in carded else None, sure=0.9), grid_corners=quad
+        ),
+    )
+    fit = WindowFit(found, seen=20, residual=0.05, strays=0, outside=0, mask=1.0, cells_seen=(True,) * 20)
+    inside = reader._within_photo(np.zeros((400, 400, 3), np.uint8), fit, {}, Timings())
+    if kept is None:
+        assert inside is None
+    else:
+        assert inside is not None and np.allclose(inside[0], options[kept])
+        assert inside[1] == ("moved to where its cells read surer" if kept == 4 else "turned a quarter")
