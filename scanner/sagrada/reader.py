@@ -636,15 +636,27 @@ class SagradaReader:
         grid_corners = np.roll(found.grid_corners, 2, axis=0) if found.turned else found.grid_corners
         start = float(found.states.max(axis=1).mean())
         with timings.stage("locate"):
-            options = [
-                (self._cell_certainty(image, quad, judged), index, quad) for index, quad in enumerate(quarter_turned_grids(grid_corners))
+            surer = [
+                (certainty, quad)
+                for quad in quarter_turned_grids(grid_corners)
+                if (certainty := self._cell_certainty(image, quad, judged)) > start
             ]
-        for certainty, _, quad in sorted(options, key=lambda option: (-option[0], option[1])):
-            if certainty <= start:
-                return None
-            again = self._read_on(image, quad, (0.5, 0.5), judged, timings)  # which way up: the cards alone
+        chosen = self._surest_with_card(image, surer, judged, timings)
+        return None if chosen is None else chosen[1]
+
+    def _surest_with_card(
+        self,
+        image: np.ndarray,
+        options: Sequence[tuple[float, np.ndarray]],
+        judged: dict[bytes, tuple[np.ndarray, np.ndarray]],
+        timings: Timings,
+    ) -> tuple[int, ReadGrid] | None:
+        """Of ``options`` (how surely each grid's cells read, the grid), surest first, the first on which a pattern card is
+        recognised and every line reads, and its reading (which way up: the cards alone); None where there is none."""
+        for index in sorted(range(len(options)), key=lambda at: (-options[at][0], at)):
+            again = self._read_on(image, options[index][1], (0.5, 0.5), judged, timings)
             if again.decoded.pattern is not None and unread_edge(again.cells) is None:
-                return again
+                return index, again
         return None
 
     def _within_photo(
@@ -659,17 +671,10 @@ class SagradaReader:
             polished = polish_grid(fit.corners, lambda quads: self._first_look_certainties(reduced, [quad * scale for quad in quads]))
             options = [(quad, "turned a quarter") for quad in quarter_turned_grids(fit.corners)]
             options.append((polished, "moved to where its cells read surer"))
-            scored = [
-                (self._cell_certainty(image, quad, judged), index)
-                for index, (quad, _) in enumerate(options)
-                if not cells_outside(quad, size)
-            ]
-        for _, index in sorted(scored, key=lambda option: (-option[0], option[1])):
-            quad, how = options[index]
-            again = self._read_on(image, quad, (0.5, 0.5), judged, timings)  # which way up: the cards alone
-            if again.decoded.pattern is not None and unread_edge(again.cells) is None:
-                return quad, how
-        return None
+            inside = [(quad, how) for quad, how in options if not cells_outside(quad, size)]
+            scored = [(self._cell_certainty(image, quad, judged), quad) for quad, _ in inside]
+        chosen = self._surest_with_card(image, scored, judged, timings)
+        return None if chosen is None else inside[chosen[0]]
 
     def _first_look_certainties(self, image: np.ndarray, quads: Sequence[np.ndarray]) -> list[float]:
         """How surely the cells within each grid of ``quads`` read at a first look (each crop once, as cut, all grids'
@@ -980,8 +985,9 @@ def quarter_turned_grids(grid_corners: np.ndarray) -> list[np.ndarray]:
 
 def turned_certainty(grid: GridCertainty) -> GridCertainty:
     """``grid`` doubted for its place: the lattice's grid lay a quarter turn off, read where a pattern card is recognised."""
-    words = "the grid found lay a quarter turn off the window and was read turned, where a pattern card is recognised: check its corners"
-    return replace(grid, fit=min(grid.fit, MOVED_FIT), fit_words=f"{words}; {grid.fit_words}" if grid.fit_words else words)
+    return place_doubted(
+        grid, "the grid found lay a quarter turn off the window and was read turned, where a pattern card is recognised: check its corners"
+    )
 
 
 def polish_grid(
@@ -1051,18 +1057,26 @@ def no_surer_than_found(cells: Sequence[CellReading], found: Sequence[CellReadin
     return [capped(cell) for cell in cells]
 
 
+def place_doubted(grid: GridCertainty, words: str) -> GridCertainty:
+    """``grid`` doubted for its place (its fit at MOVED_FIT at most), ``words`` saying why first: players check its corners."""
+    return replace(grid, fit=min(grid.fit, MOVED_FIT), fit_words=f"{words}; {grid.fit_words}" if grid.fit_words else words)
+
+
 def moved_certainty(grid: GridCertainty, line: str) -> GridCertainty:
     """``grid`` doubted for its place: the grid found took in the line beside the window as its edge ``line`` and was
     read one line over, where every line reads (``moved_grid``); players check its corners."""
-    words = f"the grid found took in what lies beside the window as its {line} and was read one {line.split()[-1]} over: check its corners"
-    return replace(grid, fit=min(grid.fit, MOVED_FIT), fit_words=f"{words}; {grid.fit_words}" if grid.fit_words else words)
+    line_name = line.split()[-1]
+    return place_doubted(
+        grid, f"the grid found took in what lies beside the window as its {line} and was read one {line_name} over: check its corners"
+    )
 
 
 def within_certainty(grid: GridCertainty, how: str) -> GridCertainty:
     """``grid`` doubted for its place: the grid found ran off the photo's edge, and the window was read inside the photo
     on a grid ``how`` (turned a quarter, or moved to where its cells read surer), where a pattern card is recognised."""
-    words = f"the grid found ran off the photo's edge and was {how} inside it, where a pattern card is recognised: check its corners"
-    return replace(grid, fit=min(grid.fit, MOVED_FIT), fit_words=f"{words}; {grid.fit_words}" if grid.fit_words else words)
+    return place_doubted(
+        grid, f"the grid found ran off the photo's edge and was {how} inside it, where a pattern card is recognised: check its corners"
+    )
 
 
 def no_surer_than(cells: Sequence[CellReading], bar: float) -> list[CellReading]:
