@@ -649,8 +649,10 @@ def test_a_window_is_cut_off_when_a_cells_middle_leaves_the_photo_not_a_corner(m
 
     # the grid's left side 0.45 of a pitch beyond the photo (two corners out): its cells' middles are all in it
     assert _same_quad(found(grid_at(-90.0)).location.corners, grid_at(-90.0))
-    with pytest.raises(BoardNotFoundError, match=r"cut off by the photo's edge \(4 of its cells outside\)"):
+    with pytest.raises(board.WindowCutOff, match=r"cut off by the photo's edge \(4 of its cells outside\)") as cut:
         found(grid_at(-110.0))  # the left column's middles beyond the edge: a column of the window is not in the photo
+    assert isinstance(cut.value, BoardNotFoundError)  # refused as before, unless the reader finds the window inside the photo
+    assert _same_quad(cut.value.fit.corners, grid_at(-110.0))  # ... from the lattice's grid, which the error carries
 
 
 # --------------------------------------------------------------------------------------- orientation
