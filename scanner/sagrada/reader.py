@@ -618,8 +618,7 @@ class SagradaReader:
         if start >= POLISH_BELOW:
             return found, None
         with timings.stage("locate"):
-            reduced, scale = reduced_for_grid(image, grid_corners)
-            polished = polish_grid(grid_corners, lambda quads: self._first_look_certainties(reduced, [quad * scale for quad in quads]))
+            polished = self._polish(image, grid_corners)
             end = self._cell_certainty(image, polished, judged)
         if end < start + POLISH_GAIN:
             return found, None
@@ -667,14 +666,18 @@ class SagradaReader:
         which a pattern card is recognised and every line reads, and how it was found; None where there is none."""
         size = (image.shape[1], image.shape[0])
         with timings.stage("locate"):
-            reduced, scale = reduced_for_grid(image, fit.corners)
-            polished = polish_grid(fit.corners, lambda quads: self._first_look_certainties(reduced, [quad * scale for quad in quads]))
             options = [(quad, "turned a quarter") for quad in quarter_turned_grids(fit.corners)]
-            options.append((polished, "moved to where its cells read surer"))
+            options.append((self._polish(image, fit.corners), "moved to where its cells read surer"))
             inside = [(quad, how) for quad, how in options if not cells_outside(quad, size)]
             scored = [(self._cell_certainty(image, quad, judged), quad) for quad, _ in inside]
         chosen = self._surest_with_card(image, scored, judged, timings)
         return None if chosen is None else inside[chosen[0]]
+
+    def _polish(self, image: np.ndarray, grid_corners: np.ndarray) -> np.ndarray:
+        """``grid_corners`` moved to where its cells read surer (``polish_grid``), each grid tried read at a first look
+        from the photo reduced once (``reduced_for_grid``)."""
+        reduced, scale = reduced_for_grid(image, grid_corners)
+        return polish_grid(grid_corners, lambda quads: self._first_look_certainties(reduced, [quad * scale for quad in quads]))
 
     def _first_look_certainties(self, image: np.ndarray, quads: Sequence[np.ndarray]) -> list[float]:
         """How surely the cells within each grid of ``quads`` read at a first look (each crop once, as cut, all grids'
