@@ -403,7 +403,8 @@ def test_a_grid_found_a_quarter_turn_off_is_read_turned_where_a_card_is_recognis
 def test_a_window_whose_grid_found_runs_off_the_photo_is_read_inside_it():
     """Steep photo 199, cut close to the grid: the lattice's grid was a quarter turn off and ran a row past the photo's
     edge, so the photo was refused as cut off, though every cell of the window lies inside. A quarter turn from it,
-    inside the photo, a pattern card is recognised and every die reads right; no cell reads surer than POLISHED_SURE
+    inside the photo (and moved to where its cells read surer, surer still), a pattern card is recognised and every
+    die reads right; no cell reads surer than POLISHED_SURE
     (the grid was chosen by how surely they read) and the grid is doubted, saying why. The same photo cut where three
     of the window's cells lie beyond its edge is still refused."""
     from models.sagrada import transfer
@@ -416,13 +417,29 @@ def test_a_window_whose_grid_found_runs_off_the_photo_is_read_inside_it():
     result = transfer.Scanner().scan(Photo.from_array(sample.image_rgb, name="steep-199"), "sagrada")
     assert [cell.value for cell in sorted(result.cells, key=lambda cell: cell.cell)] == truth
     assert max(cell.confidence for cell in result.cells) <= POLISHED_SURE
-    assert any("the grid found ran off the photo's edge and was turned a quarter inside it" in reason for reason in result.review.reasons)
+    assert any("the grid found ran off the photo's edge and was turned a quarter" in reason for reason in result.review.reasons)
     # cut where three of the window's cells lie beyond the edge, no grid inside the photo reads a card: refused
     middles = cell_centres(grid_homography(np.array(sample.label["render"]["corners"])))
     edge = int(np.quantile(middles[:, 0], 0.85)) + 5
     assert (middles[:, 0] >= edge).sum() == 3
     with pytest.raises(BoardNotFoundError, match=r"the window is cut off by the photo's edge \(3 of its cells outside\)"):
         transfer.Scanner().scan(Photo.from_array(np.ascontiguousarray(sample.image_rgb[:, :edge]), name="steep-199-cut"), "sagrada")
+
+
+def test_a_window_whose_grid_runs_off_the_photo_is_read_a_quarter_turn_round_and_moved():
+    """Training-styles photo 28, cut close to the grid: the grid found ran a row past the photo's edge and the photo was
+    refused as cut off. A quarter turn from it lies inside the photo within half a cell of the window, but no pattern card
+    is recognised there; moved to where its cells read surer, the card is, and every cell reads right (no cell surer
+    than POLISHED_SURE, the grid doubted, saying why)."""
+    from models.sagrada import transfer
+    from scanner.sagrada.reader import POLISHED_SURE
+
+    sample = transfer.sample_at("training", 28)
+    truth = [value for row in sample.label["players"][0]["window"] for value in row.split()]
+    result = transfer.Scanner().scan(Photo.from_array(sample.image_rgb, name="training-28"), "sagrada")
+    assert [cell.value for cell in sorted(result.cells, key=lambda cell: cell.cell)] == truth
+    assert max(cell.confidence for cell in result.cells) <= POLISHED_SURE
+    assert any("was turned a quarter and moved to where its cells read surer inside it" in reason for reason in result.review.reasons)
 
 
 @pytest.mark.skipif(not (REALDATA / "dice-nellbyler-d6").is_dir(), reason="needs ../shared/realdata")

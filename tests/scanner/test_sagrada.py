@@ -998,15 +998,17 @@ def test_the_grids_a_quarter_turn_off_share_16_cells_with_the_grid_found():
 @pytest.mark.parametrize(
     ("carded", "kept"),
     [
-        ({0, 1, 2, 3, 4}, 4),  # the surest grid inside the photo: the one moved to where its cells read surer
+        ({0, 1, 2, 3, 4, 5, 6}, 4),  # the surest grid inside the photo: the one moved to where its cells read surer
+        ({0, 1, 2, 3, 5, 6}, 6),  # next, a quarter-turned grid inside the photo moved to where its cells read surer
         ({0, 1, 2}, 1),  # the surest inside the photo on which a card is recognised
         ({0, 2}, None),  # cards only on grids running off the photo too: refused, as before
     ],
 )
 def test_a_grid_found_running_off_the_photo_is_read_inside_it_only_where_a_card_is_recognised(monkeypatch, carded, kept):
-    """A grid found with cells beyond the photo's edge refused the photo. Now the grids a quarter turn from it and the one
-    moved to where its cells read surer are tried: of those with every cell inside the photo, the surest on which a
-    pattern card is recognised and every line reads is kept; a grid still running off the photo never is."""
+    """A grid found with cells beyond the photo's edge refused the photo. Now the grids a quarter turn from it, the one
+    moved to where its cells read surer, and each quarter-turned grid inside the photo so moved are tried: of those with
+    every cell inside the photo, the surest on which a pattern card is recognised and every line reads is kept; a grid
+    still running off the photo never is."""
     from scanner.reading import Timings
     from scanner.sagrada import reader as sagrada
     from scanner.sagrada.grid import cells_outside
@@ -1014,15 +1016,20 @@ def test_a_grid_found_running_off_the_photo_is_read_inside_it_only_where_a_card_
 
     found = _grid_at(0, -2.4)  # its top row's middles at y = 24: the quarter-turned blocks a row higher run off the photo
     polished = _grid_at(0.1, -2.3)
-    options = [*sagrada.quarter_turned_grids(found), polished]
-    assert [cells_outside(quad, (400, 400)) > 0 for quad in options] == [True, False, True, False, False]
-    sureness = [0.99, 0.8, 0.95, 0.7, 0.85]
+    turned = sagrada.quarter_turned_grids(found)
+    nudge = np.array([3.0, 2.0])  # where a quarter-turned grid's cells read surer
+    options = [*turned, polished, turned[1] + nudge, turned[3] + nudge]
+    assert [cells_outside(quad, (400, 400)) > 0 for quad in options] == [True, False, True, False, False, False, False]
+    sureness = [0.99, 0.8, 0.95, 0.7, 0.85, 0.75, 0.84]
 
     def index_of(quad: np.ndarray) -> int:
         return next(index for index, option in enumerate(options) if np.allclose(option, quad))
 
+    def polish(corners: np.ndarray, certainties: object) -> np.ndarray:
+        return polished if np.allclose(corners, found) else corners + nudge
+
     reader = sagrada.make_reader()
-    monkeypatch.setattr(sagrada, "polish_grid", lambda corners, certainties: polished)
+    monkeypatch.setattr(sagrada, "polish_grid", polish)
     monkeypatch.setattr(reader, "_cell_certainty", lambda image, quad, judged=None: sureness[index_of(quad)])
     monkeypatch.setattr(
         reader,
@@ -1033,8 +1040,9 @@ def test_a_grid_found_running_off_the_photo_is_read_inside_it_only_where_a_card_
     )
     fit = WindowFit(found, seen=20, residual=0.05, strays=0, outside=0, mask=1.0, cells_seen=(True,) * 20)
     inside = reader._within_photo(np.zeros((400, 400, 3), np.uint8), fit, {}, Timings())
+    how = {4: "moved to where its cells read surer", 6: "turned a quarter and moved to where its cells read surer", 1: "turned a quarter"}
     if kept is None:
         assert inside is None
     else:
         assert inside is not None and np.allclose(inside[0], options[kept])
-        assert inside[1] == ("moved to where its cells read surer" if kept == 4 else "turned a quarter")
+        assert inside[1] == how[kept]
