@@ -50,6 +50,11 @@ PRICE_WEIGHT = (
 )
 
 
+class NoPalaceRead(BoardNotFoundError):
+    """The squares of the lattice found do not read as a palace: they do not join up, or show no fountain, no price
+    octagons or no Alhambra tiles. Another look at the photo may find the palace's own lattice (``AlhambraReader.read``)."""
+
+
 @dataclass(frozen=True)
 class TileEvidence:
     """The classifier's calibrated probabilities for one cell, in upright (N, E, S, W) terms."""
@@ -345,12 +350,12 @@ def turn_upright(
     """Vote north from the tiles' rotations and express each tile's evidence, cell and crop upright.
 
     Raises:
-        BoardNotFoundError: no cell holds a tile.
+        NoPalaceRead: no cell holds a tile.
     """
     cells = region.cells
     tile_rows = [i for i, cell in enumerate(cells) if is_tile[cell]]
     if not tile_rows:
-        raise BoardNotFoundError(f"{photo.name}: no Alhambra tiles recognised; {HINT}", remedy=Remedy.SET_CORNERS)
+        raise NoPalaceRead(f"{photo.name}: no Alhambra tiles recognised; {HINT}", remedy=Remedy.SET_CORNERS)
     k = int(np.argmax(rotation_votes(predictions.rotation[tile_rows])))
     evidence: dict[tuple[int, int], TileEvidence] = {}
     lattice_of: dict[tuple[int, int], tuple[int, int]] = {}
@@ -392,12 +397,12 @@ def check_joined(photo: Photo, tiles: UprightTiles) -> None:
     """Refuse a reading whose tiles do not join up into one palace (another game's board, loose tiles, clutter).
 
     Raises:
-        BoardNotFoundError: fewer than ``JOINED`` of the tiles read form one group.
+        NoPalaceRead: fewer than ``JOINED`` of the tiles read form one group.
     """
     count = len(tiles.evidence)
     joined = largest_group(set(tiles.evidence))
     if joined < JOINED * count:
-        raise BoardNotFoundError(
+        raise NoPalaceRead(
             f"{photo.name}: no Alhambra palace read: of {count} squares read as tiles only {joined} join up "
             f"(a palace's tiles all touch); {HINT}",
             remedy=Remedy.SET_CORNERS,
@@ -408,16 +413,16 @@ def check_fountain(photo: Photo, tiles: UprightTiles, fountain: tuple[int, int])
     """Refuse a reading without a fountain, or with nothing but the fountain (nothing of a palace to score).
 
     Raises:
-        BoardNotFoundError: no cell looks like the fountain, or no building tile was read.
+        NoPalaceRead: no cell looks like the fountain, or no building tile was read.
     """
     count = len(tiles.evidence)
     if float(tiles.evidence[fountain].kind[KINDS.index("fountain")]) < NO_FOUNTAIN:
-        raise BoardNotFoundError(
+        raise NoPalaceRead(
             f"{photo.name}: no Alhambra palace read: no fountain among the {count} squares read as tiles; {HINT}",
             remedy=Remedy.SET_CORNERS,
         )
     if count == 1:
-        raise BoardNotFoundError(
+        raise NoPalaceRead(
             f"{photo.name}: no Alhambra palace read: only a fountain-like square, no building tile around it; {HINT}",
             remedy=Remedy.SET_CORNERS,
         )
@@ -435,12 +440,12 @@ def check_octagons(photo: Photo, tiles: UprightTiles, fountain: tuple[int, int],
     ``present`` is P(an upright octagon) in each lattice cell's four corner patches (``scanner.alhambra.octagon``).
 
     Raises:
-        BoardNotFoundError: under ``OCTAGONS_SEEN`` of the building tiles show one.
+        NoPalaceRead: under ``OCTAGONS_SEEN`` of the building tiles show one.
     """
     buildings = [world for world in tiles.evidence if world != fountain]
     seen = sum(octagon_seen(tiles, present, world) >= 0.5 for world in buildings)
     if buildings and seen < OCTAGONS_SEEN * len(buildings):
-        raise BoardNotFoundError(
+        raise NoPalaceRead(
             f"{photo.name}: no Alhambra palace read: only {seen} of the {len(buildings)} squares read as building tiles "
             f"show a price octagon in their corner; {HINT}",
             remedy=Remedy.SET_CORNERS,
@@ -451,11 +456,11 @@ def check_confidence(photo: Photo, readings: Sequence[CellReading]) -> None:
     """Refuse a palace whose tiles read, on average, under ``MIN_MEAN_CONFIDENCE`` (another game's board, clutter).
 
     Raises:
-        BoardNotFoundError: the mean confidence of ``readings`` is under the bar.
+        NoPalaceRead: the mean confidence of ``readings`` is under the bar.
     """
     mean = float(np.mean([reading.confidence for reading in readings])) if readings else 1.0
     if mean < MIN_MEAN_CONFIDENCE:
-        raise BoardNotFoundError(
+        raise NoPalaceRead(
             f"{photo.name}: no Alhambra palace read: the {len(readings)} squares read as tiles do not look like Alhambra "
             f"tiles (mean confidence {mean:.2f}); {HINT}",
             remedy=Remedy.SET_CORNERS,
