@@ -410,14 +410,8 @@ def test_a_window_whose_grid_found_runs_off_the_photo_is_read_inside_it():
     from models.sagrada import transfer
     from scanner.errors import BoardNotFoundError
     from scanner.sagrada.lattice import cell_centres, grid_homography
-    from scanner.sagrada.reader import POLISHED_SURE
 
-    sample = transfer.sample_at("steep", 199)
-    truth = [value for row in sample.label["players"][0]["window"] for value in row.split()]
-    result = transfer.Scanner().scan(Photo.from_array(sample.image_rgb, name="steep-199"), "sagrada")
-    assert [cell.value for cell in sorted(result.cells, key=lambda cell: cell.cell)] == truth
-    assert max(cell.confidence for cell in result.cells) <= POLISHED_SURE
-    assert any("the grid found ran off the photo's edge and was turned a quarter" in reason for reason in result.review.reasons)
+    sample = _read_inside_the_photo("steep", 199, "the grid found ran off the photo's edge and was turned a quarter")
     # cut where three of the window's cells lie beyond the edge, no grid inside the photo reads a card: refused
     middles = cell_centres(grid_homography(np.array(sample.label["render"]["corners"])))
     edge = int(np.quantile(middles[:, 0], 0.85)) + 5
@@ -431,15 +425,22 @@ def test_a_window_whose_grid_runs_off_the_photo_is_read_a_quarter_turn_round_and
     refused as cut off. A quarter turn from it lies inside the photo within half a cell of the window, but no pattern card
     is recognised there; moved to where its cells read surer, the card is, and every cell reads right (no cell surer
     than POLISHED_SURE, the grid doubted, saying why)."""
+    _read_inside_the_photo("training", 28, "was turned a quarter and moved to where its cells read surer inside it")
+
+
+def _read_inside_the_photo(set_name: str, index: int, words: str):
+    """Transfer photo ``index`` of ``set_name``, whose grid found runs off the photo: read end to end, every cell right,
+    none surer than POLISHED_SURE, the grid doubted in ``words``. Returns the photo's sample."""
     from models.sagrada import transfer
     from scanner.sagrada.reader import POLISHED_SURE
 
-    sample = transfer.sample_at("training", 28)
+    sample = transfer.sample_at(set_name, index)
     truth = [value for row in sample.label["players"][0]["window"] for value in row.split()]
-    result = transfer.Scanner().scan(Photo.from_array(sample.image_rgb, name="training-28"), "sagrada")
+    result = transfer.Scanner().scan(Photo.from_array(sample.image_rgb, name=f"{set_name}-{index}"), "sagrada")
     assert [cell.value for cell in sorted(result.cells, key=lambda cell: cell.cell)] == truth
     assert max(cell.confidence for cell in result.cells) <= POLISHED_SURE
-    assert any("was turned a quarter and moved to where its cells read surer inside it" in reason for reason in result.review.reasons)
+    assert any(words in reason for reason in result.review.reasons)
+    return sample
 
 
 @pytest.mark.skipif(not (REALDATA / "dice-nellbyler-d6").is_dir(), reason="needs ../shared/realdata")
