@@ -278,6 +278,16 @@ class OctagonRead(NamedTuple):
         return seen
 
 
+class Search(NamedTuple):
+    """Where a palace was looked for: the part of the photo searched, its offset in the photo, the locator's looks so far
+    (``AlhambraReader._locate``), and whether the palace found touches the photo's edge."""
+
+    area: np.ndarray
+    offset: np.ndarray
+    looks: Looks
+    touches_edge: bool
+
+
 class ReadCells(NamedTuple):
     """One reading of a region's cells: crops, the predictions (octagons merged), which hold tiles, the fountain guessed, the octagons seen."""
 
@@ -332,7 +342,7 @@ class AlhambraReader:
             touches_edge = corners is None and palace_touches_edge(found.mask, found.peaks, search.shape[:2], found.zoom)
         with timings.stage("lattice"):
             found, lattice = self._best_lattice(photo, search, offset, found, timings, looks)
-        place = (search, offset, looks, touches_edge)
+        place = Search(search, offset, looks, touches_edge)
         try:
             return self._read_lattice(photo, place, found, lattice, corners, timings, trace)
         except NoPalaceRead as refusal:
@@ -352,7 +362,7 @@ class AlhambraReader:
     def _read_lattice(
         self,
         photo: Photo,
-        place: tuple[np.ndarray, np.ndarray, Looks, bool],
+        place: Search,
         found: Located,
         lattice: Lattice,
         corners: np.ndarray | None,
@@ -361,19 +371,17 @@ class AlhambraReader:
     ) -> BoardReading:
         """Read the palace on ``lattice`` (through the tile centres ``found``): ``read`` from the second look on.
 
-        ``place`` is where it was searched for (the search area, its offset in the photo, the locator's looks
-        so far, whether the palace touches the photo's edge).
+        ``place`` is where it was looked for (``Search``).
 
         Raises:
             NoPalaceRead: the lattice's squares do not read as a palace.
             BoardNotFoundError: the palace is cut off by the photo's edge.
         """
         image = photo.image_rgb
-        search, offset, looks, touches_edge = place
         with timings.stage("lattice"):
             with timings.stage("locate"):
-                lattice = self._second_look(search, offset, found, lattice, looks)
-            region = cells_to_read(photo, image, lattice, touches_edge)
+                lattice = self._second_look(place.area, place.offset, found, lattice, place.looks)
+            region = cells_to_read(photo, image, lattice, place.touches_edge)
         cells = self._read_cells(photo, lattice, region, timings)
         for _ in range(GROW_ROUNDS):  # tiles the locator missed, read in the ring, may have more beyond them
             wider = grown_region(image, lattice, region, [cell for cell in region.cells if cells.is_tile[cell]])
