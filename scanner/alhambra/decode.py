@@ -566,6 +566,44 @@ def doubt_forced(
     return _capped(reading, {cell: min((r.confidence for r in reading.readings if r.cell != cell), default=1.0) for cell in forced})
 
 
+# Catalogue tiles the rules cannot tell apart by price and walls whose octagons are the game's two closest colours,
+# seraglio red and arcades brown: arcades 9 and seraglio 9, neither walled. Their type rests on the octagon's colour
+# alone, and a reading of it is read TWIN_SOFTEN times less surely (its log-odds divided by it; ``doubt_colour_twins``).
+# The held-out art's only tile wrong at >= 90% (1,200 photos) was an arcades 9 read seraglio at 99.4%, unflagged; and
+# the next 400 photos' was another, read seraglio at 92%. 1.4 as the walls' WALLS_SOFTEN (reader.py) and Sagrada's
+# COLOUR_SOFTEN; measured in CHANGELOG (2026-12-07, twelfth session).
+CLOSEST_COLOURS = ("seraglio", "arcades")
+TWIN_SOFTEN = 1.4
+COLOUR_TWINS = frozenset(
+    index
+    for index, tile in enumerate(CATALOGUE)
+    if tile.type in CLOSEST_COLOURS
+    and any(
+        other.type in CLOSEST_COLOURS and other.type != tile.type and (other.price, other.walls) == (tile.price, tile.walls)
+        for other in CATALOGUE
+    )
+)
+
+
+def softened(probability: float, temperature: float) -> float:
+    """``probability`` with its log-odds divided by ``temperature`` (0 and 1 stay as they are).
+
+    >>> round(softened(0.994, 1.4), 3), round(softened(0.5, 1.4), 3), softened(1.0, 1.4)
+    (0.975, 0.5, 1.0)
+    """
+    if probability <= 0.0 or probability >= 1.0:
+        return probability
+    return 1.0 / (1.0 + ((1.0 - probability) / probability) ** (1.0 / temperature))
+
+
+def doubt_colour_twins(reading: PalaceReading, fountain: tuple[int, int], chosen: dict[tuple[int, int], int]) -> PalaceReading:
+    """``reading`` with each tile read as one of ``COLOUR_TWINS`` read ``TWIN_SOFTEN`` times less surely (``softened``)."""
+    fx, fy = fountain
+    twins = {(world[0] - fx, world[1] - fy) for world, index in chosen.items() if index in COLOUR_TWINS}
+    caps = {r.cell: softened(r.confidence, TWIN_SOFTEN) for r in reading.readings if r.cell in twins}
+    return _capped(reading, caps)
+
+
 def doubt_hanging(reading: PalaceReading) -> PalaceReading:
     """``reading`` with each tile joined to the fountain only through doubtful tiles no surer than the surest such link.
 

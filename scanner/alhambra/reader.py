@@ -47,6 +47,7 @@ from scanner.alhambra.decode import (
     check_joined,
     check_octagons,
     decode_palace,
+    doubt_colour_twins,
     doubt_forced,
     doubt_hanging,
     fountain_neighbour,
@@ -431,7 +432,7 @@ class AlhambraReader:
                 notes.append(f"no square looked like the fountain; the likeliest empty one beside the tiles was taken (P {p_fountain:.3f})")
             if corners is None:  # given corners say a palace is there: a doubtful one is read and flagged
                 check_confidence(photo, reading.readings)
-            reading = doubt_hanging(doubt_forced(reading, tiles, fountain, chosen))
+            reading = doubt_colour_twins(doubt_hanging(doubt_forced(reading, tiles, fountain, chosen)), fountain, chosen)
             box_corners = palace_corners(lattice.grid_to_image, [tiles.lattice_of[w] for w in tiles.evidence], tiles.north)
             state = palace_state(reading, Path(photo.name).stem)
         return BoardReading(
