@@ -524,11 +524,7 @@ class AlhambraReader:
         first = found
         if len(found.points) > 1 and not is_clean(found, lattice):
             options = [(found, lattice)]
-            retries = [(search, offset, 2.0)]
-            close_up = zoom_in(search, offset, found, lattice.pitch_px)
-            if close_up is not None:
-                crop, at, zoom = close_up
-                retries += [(crop, at, zoom)] + [(crop, at, z) for z in (1.0, 2.0 * zoom) if abs(z - zoom) > 0.2 * zoom]
+            retries = [(search, offset, 2.0), *closer_looks(search, offset, found, lattice)]
             for retry in retries:
                 with timings.stage("locate"):
                     again = self._locate(*retry, looks)
@@ -546,17 +542,13 @@ class AlhambraReader:
         self, photo: Photo, search: np.ndarray, offset: np.ndarray, found: Located, lattice: Lattice, looks: Looks, timings: Timings
     ) -> list[tuple[Located, Lattice]]:
         """Other lattices for a palace whose first lattice read as none: the palace's area looked at closer, sized by the
-        first pitch and as large as it goes (the looks ``_best_lattice`` takes when the first is not clean), the one the
+        first pitch and as large as it goes (``closer_looks``, as ``_best_lattice`` takes when the first is not clean), the one the
         tile classifier finds most whole tiles in first. A small palace beside a large bright shape can be fitted a
         lattice of the wrong pitch; looked at closer, its tiles are found as they are."""
-        close_up = zoom_in(search, offset, found, lattice.pitch_px)
-        if close_up is None:
-            return []
-        crop, at, zoom = close_up
         options = []
-        for scale in dict.fromkeys((zoom, 1.0, 2.0 * zoom)):
+        for look in closer_looks(search, offset, found, lattice):
             with timings.stage("locate"):
-                again = self._locate(crop, at, scale, looks)
+                again = self._locate(*look, looks)
             if again is found or len(again.points) < 2:
                 continue
             try:
@@ -677,6 +669,17 @@ class AlhambraReader:
         if not len(again.points):
             return lattice
         return averaged_lattice(lattice, again)
+
+
+def closer_looks(search: np.ndarray, offset: np.ndarray, found: Located, lattice: Lattice) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """The locator's closer looks at the palace ``found`` with ``lattice`` (``zoom_in``): its area sized by the lattice's
+    pitch, as large as it goes, and at twice that size's zoom (the last two only where they differ from the first by
+    over a fifth). Each look is (the part of the photo, its offset, the zoom)."""
+    close_up = zoom_in(search, offset, found, lattice.pitch_px)
+    if close_up is None:
+        return []
+    crop, at, zoom = close_up
+    return [(crop, at, zoom)] + [(crop, at, z) for z in (1.0, 2.0 * zoom) if abs(z - zoom) > 0.2 * zoom]
 
 
 def with_octagon_patches(reading: PalaceReading, tiles: UprightTiles, fountain: tuple[int, int], octagons: OctagonRead) -> PalaceReading:

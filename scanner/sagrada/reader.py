@@ -665,11 +665,11 @@ class SagradaReader:
 
     def _within_photo(
         self, image: np.ndarray, fit: WindowFit, judged: dict[bytes, tuple[np.ndarray, np.ndarray]], timings: Timings
-    ) -> tuple[np.ndarray, str] | None:
+    ) -> tuple[np.ndarray, str, ReadGrid] | None:
         """Where the grid found (``fit``) runs off the photo's edge: of the grids a quarter turn from it, the one moved to
         where its cells read surer (``polish_grid``) and each quarter-turned grid inside the photo so moved, those with
         every cell's middle inside the photo, the surest on which a pattern card is recognised and every line reads,
-        and how it was found; None where there is none."""
+        how it was found and its reading; None where there is none."""
         size = (image.shape[1], image.shape[0])
         with timings.stage("locate"):
             turned = [quad for quad in quarter_turned_grids(fit.corners) if not cells_outside(quad, size)]
@@ -679,7 +679,7 @@ class SagradaReader:
             inside = [(quad, how) for quad, how in options if not cells_outside(quad, size)]
             scored = [(self._cell_certainty(image, quad, judged), quad) for quad, _ in inside]
         chosen = self._surest_with_card(image, scored, judged, timings)
-        return None if chosen is None else inside[chosen[0]]
+        return None if chosen is None else (*inside[chosen[0]], chosen[1])
 
     def _polish(self, image: np.ndarray, grid_corners: np.ndarray) -> np.ndarray:
         """``grid_corners`` moved to where its cells read surer (``polish_grid``), each grid tried read at a first look
@@ -725,13 +725,15 @@ class SagradaReader:
             inside = self._within_photo(image, cut_off.fit, judged, timings)
             if inside is None:
                 raise BoardNotFoundError(_with_photo_quality(str(cut_off), image), remedy=cut_off.remedy) from None
-            grid_corners, fit, refiner_turn, quarter, within = inside[0], cut_off.fit, (0.5, 0.5), 1.0, inside[1]
+            grid_corners, within, read_inside = inside
+            fit, refiner_turn, quarter = cut_off.fit, (0.5, 0.5), 1.0
             support = fit.corner_support()
             location = BoardLocation(grid_corners, min(1.0, max(0.0, fit.mask)), min(support), 0.5, 0.5, support)
         refuse_colourless(image, photo.name)  # a window in grey: its dice cannot be told apart
-        on = self._read_on(image, grid_corners, refiner_turn, judged, timings)
-        if within is not None:
-            on = replace(on, cells=no_surer_than(on.cells, POLISHED_SURE))
+        if within is None:
+            on = self._read_on(image, grid_corners, refiner_turn, judged, timings)
+        else:  # read already, as it was chosen
+            on = replace(read_inside, cells=no_surer_than(read_inside.cells, POLISHED_SURE))
             notes.append(f"the grid found ran off the photo's edge: {within} inside the photo, where a pattern card is recognised")
         shifted = unread_edge(on.cells) if location is not None else None
         if location is not None and shifted is None and within is None:
