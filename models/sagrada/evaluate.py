@@ -161,15 +161,15 @@ def evaluate_real_dice(reader: SagradaReader, fold: int = 1) -> dict | None:
 
     Fold 1 (odd photos) is never trained on; fold 0 may have been used to fine-tune the value head.
     """
-    real = make_dataset.real_dice(fold)
+    real = load_real_dice(fold)
     if real is None:
         return None
-    crops, truth_arr = real
+    crops, truth_arr = real.crops, real.values
     out = reader.dice.run(image_batch(crops))
     got = out["value"][:, 1:].argmax(axis=1) + 1
     per_value = {str(v): float((got[truth_arr == v] == v).mean()) for v in range(1, 7)}
-    # as the scanner reads a cell (a doubtful crop in its four quarter turns, and 1.2 times closer), the 30 die states summed over colour
-    states = reader.classify(crops)[:, :30].reshape(len(crops), 5, 6).sum(axis=1)
+    # as the scanner reads a board's cells (``read_by_photo``), the 30 die states summed over colour
+    states = read_by_photo(reader, crops, real.photos)[:, :30].reshape(len(crops), 5, 6).sum(axis=1)
     scanner_right = int((states.argmax(axis=1) + 1 == truth_arr).sum())
     return {
         "fold": fold,
@@ -182,6 +182,17 @@ def evaluate_real_dice(reader: SagradaReader, fold: int = 1) -> dict | None:
         "per_value": per_value,
         "confusion": {"labels": list("123456"), "matrix": _confusion([(str(t), str(g)) for t, g in zip(truth_arr, got)], list("123456"))},
     }
+
+
+def read_by_photo(reader: SagradaReader, crops: np.ndarray, photos: np.ndarray) -> np.ndarray:
+    """Cell states of loose dice read as the scanner reads a board's cells (``SagradaReader.classify``: a doubtful crop
+    in its four quarter turns and 1.2 times closer, the whole board closer where it reads surer there), each photo's
+    dice together as one board (one camera and light, as a window's 20 dice)."""
+    states = np.empty((len(crops), len(STATES)))
+    for photo in np.unique(photos):
+        at = photos == photo
+        states[at] = reader.classify(crops[at])
+    return states
 
 
 def evaluate_real_dice_colours(reader: SagradaReader, fold: int = 1) -> dict | None:
@@ -201,7 +212,7 @@ def evaluate_real_dice_colours(reader: SagradaReader, fold: int = 1) -> dict | N
     colour_p = softmax(out["colour"] / reader.dice.manifest.temperature)
     head = [make_dataset.COLOURS[k] for k in colour_p.argmax(axis=1)]
     head_right = np.array([h == t for h, t in zip(head, truth)])
-    states = reader.classify(crops)
+    states = read_by_photo(reader, crops, real.photos[mask])
     best = states.argmax(axis=1)
     read = [cell_text(STATES[k]) for k in best]
     read_colour = [_colour_of(r) for r in read]

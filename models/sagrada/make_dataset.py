@@ -1,6 +1,6 @@
 """Render the Sagrada training data: cell crops, board-finder inputs and corner-refiner patches.
 
-Each render draws its board style from ``STYLES`` (every style but ``styles.HELD_OUT``) and, with
+Each render draws its board style from ``STYLES`` (every style but ``styles.NEVER_TRAINED``) and, with
 ``VIEWS``, its framing and overlay (``render.random_view``). One render gives, through the scanner's own preprocessing (``scanner.sagrada.cells``, ``scanner.sagrada.grid``):
 - ``CROP_SETS`` x 20 cell crops cut with the true grid corners plus a small random error (the
   finder is never exact), lifted to the crop plane half a die above the board exactly as the
@@ -40,7 +40,7 @@ CROP_SETS = 2
 PATCHES = 4
 TRAIN_SEED, VAL_SEED, TEST_SEED = 1_000_000, 2_000_000, 3_000_000
 SIZES = ((1600, 1200), (1280, 960), (1024, 768), (768, 1024), (1200, 1600), (960, 1280))
-# The training mix: board styles drawn uniformly per render (never ``styles.HELD_OUT``), and whether
+# The training mix: board styles drawn uniformly per render (never ``styles.NEVER_TRAINED``), and whether
 # renders also vary their framing (close-ups, photos cut to the grid, off-centre crops) and draw
 # camera-guide overlays (``render.random_view``). ``STYLES = ("classic",)`` with ``VIEWS = False``
 # gives exactly the examples made before styles existed. Set these before rendering (the cache key
@@ -72,7 +72,7 @@ def training_view(seed: int, styles: tuple[str, ...] | None = None, views: bool 
     styles = STYLES if styles is None else styles
     views = VIEWS if views is None else views
     for name in styles:
-        if name not in board_styles.ALL_STYLES or name == board_styles.HELD_OUT:
+        if name not in board_styles.TRAINING_STYLES:
             raise ValueError(f"training styles: {name!r} is not one of {', '.join(board_styles.TRAINING_STYLES)}")
     rng = np.random.default_rng([seed, 11])  # its own stream: the rest of the example does not move
     view: dict[str, Any] = {"style": styles[int(rng.integers(len(styles)))] if len(styles) > 1 else styles[0]}

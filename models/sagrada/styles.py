@@ -11,8 +11,9 @@ not matter). ``render.draw_styled_window`` draws any style but "classic", which 
 The corners are, as for "classic", the grid's outer corners: cell (r, c) spans ``[c, c + 1] x
 [r, r + 1]`` pitches from the grid's top-left corner, each square centred in its pitch.
 
-``HELD_OUT`` is never used in training: ``TRAINING_STYLES`` lists the others, and the transfer
-benchmark (``models.sagrada.transfer``) reads the held-out one to measure a board never seen.
+``NEVER_TRAINED`` (``HELD_OUT`` and the two ``UNSEEN`` boards) are never used in training:
+``TRAINING_STYLES`` lists the others, and the transfer benchmark (``models.sagrada.transfer``) reads
+the held-out one, and real dice on all three, to measure boards never seen.
 """
 
 from __future__ import annotations
@@ -135,17 +136,67 @@ STYLES: dict[str, Style] = {
         die_share=(0.8, 0.9),
         font=cv2.FONT_HERSHEY_SCRIPT_COMPLEX,
     ),
+    # NEVER TRAINED ON (a second board, added 2026-12-07): a walnut organiser with wide slots, light brown
+    # wood between them (lighter than any trained style's gaps), rounded cells with a light border, the glass
+    # along the top, warm light, and dice small for their slots (0.7-0.8 of a square: every trained style's
+    # dice are 0.78 or more). Its real-dice composites were read while choosing the board zoom
+    # (``scanner.sagrada.reader.BOARD_ZOOMS``), so they no longer measure without bias.
+    "walnut": Style(
+        name="walnut",
+        pitch_mm=(21.0, 24.0),
+        gap_share=(0.16, 0.24),
+        gap_rgb=((95, 75, 55), (150, 120, 90)),
+        frame="wood",
+        frame_rgb=((55, 32, 18), (105, 65, 38)),
+        frame_mm=(10.0, 16.0),
+        outline="rounded",
+        margin_mm=(3.0, 6.0),
+        strip="top",
+        plate="below",
+        prints="bordered",
+        square_radius=(0.1, 0.22),
+        blank_rgb=((215, 205, 185), (245, 238, 225)),
+        pip_rgb=((70, 55, 45), (125, 110, 95)),
+        light="warm",
+        die_share=(0.7, 0.8),
+        font=cv2.FONT_HERSHEY_PLAIN,
+    ),
+    # NEVER TRAINED ON (a third board, added 2026-12-07 and read only after every choice was made): a pewter-
+    # grey metal board, small cells with thin slate-blue gaps, no glass, shaded prints, cool light, and dice
+    # anywhere from small to nearly filling their squares (0.66-0.95)
+    "pewter": Style(
+        name="pewter",
+        pitch_mm=(18.0, 20.5),
+        gap_share=(0.08, 0.14),
+        gap_rgb=((50, 60, 75), (95, 105, 120)),
+        frame="flat",
+        frame_rgb=((140, 140, 145), (200, 200, 205)),
+        frame_mm=(5.0, 9.0),
+        outline="rect",
+        margin_mm=(2.0, 5.0),
+        strip=None,
+        plate="below",
+        prints="shaded",
+        square_radius=(0.04, 0.12),
+        blank_rgb=((200, 200, 205), (245, 245, 250)),
+        pip_rgb=((20, 20, 30), (80, 80, 90)),
+        light="cool",
+        die_share=(0.66, 0.95),
+        font=cv2.FONT_HERSHEY_COMPLEX_SMALL,
+    ),
 }
 HELD_OUT = "cathedral"
+UNSEEN = ("walnut", "pewter")  # two more boards never trained on, read only by the transfer benchmark
+NEVER_TRAINED = (HELD_OUT, *UNSEEN)
 MIXED = "mixed"  # per render, each design choice taken from a random one of the other training styles
 ALL_STYLES = ("classic", *STYLES, MIXED)
-TRAINING_STYLES = tuple(name for name in ALL_STYLES if name != HELD_OUT)
+TRAINING_STYLES = tuple(name for name in ALL_STYLES if name not in NEVER_TRAINED)
 
 
 def style_named(name: str, rng: np.random.Generator) -> Style:
     """The ``Style`` of ``name``; for ``MIXED`` a new one whose every field comes from a random training style.
 
-    The mixed style never takes anything from ``HELD_OUT``, so the held-out design stays unseen.
+    The mixed style never takes anything from ``NEVER_TRAINED``, so those designs stay unseen.
 
     Raises:
         ValueError: an unknown style (or "classic", which ``render.draw_window`` draws).
@@ -154,7 +205,7 @@ def style_named(name: str, rng: np.random.Generator) -> Style:
         return STYLES[name]
     if name != MIXED:
         raise ValueError(f"style: expected one of {', '.join(ALL_STYLES)}, got {name!r}")
-    donors = [style for key, style in STYLES.items() if key != HELD_OUT]
+    donors = [style for key, style in STYLES.items() if key not in NEVER_TRAINED]
     fields = {field: getattr(donors[int(rng.integers(len(donors)))], field) for field in Style.__dataclass_fields__}
     frame = donors[int(rng.integers(len(donors)))]  # the frame's look, colour and width go together
     fields.update(frame=frame.frame, frame_rgb=frame.frame_rgb, frame_mm=frame.frame_mm, name=MIXED)

@@ -1,6 +1,6 @@
 """The Sagrada transfer benchmark: photos of boards and dice the models were never trained on.
 
-Five sets, each read end to end from the photo alone by the shipped scanner (the registry's
+Seven sets, each read end to end from the photo alone by the shipped scanner (the registry's
 Sagrada reader, through ``scanner.pipeline.Scanner``, which also gives each scan's ``scan.review``):
 
 - ``heldout``: renders of the held-out board style (``styles.HELD_OUT``), with the training mix's
@@ -10,6 +10,9 @@ Sagrada reader, through ``scanner.pipeline.Scanner``, which also gives each scan
   (close-ups, photos cut close to the grid, off-centre crops in turn): tall dice lean far off
   their cells and past the photo's edge;
 - ``composites``: real dice (``composite``) pasted into held-out-style windows on a table;
+- ``composites_walnut`` and ``composites_pewter``: the same real dice in windows of the two other
+  boards never trained on (``styles.UNSEEN``): a walnut organiser whose dice are small for its slots
+  (read while the board zoom was chosen), and a pewter board first read after every choice was made;
 - ``real_windows``: the two real windows of ``sagrada-hejmsdz`` (a real board, its dice, light and
   camera, cut to the grid), each enlarged, framed in a dark frame and photographed on a table by the
   scene camera in the same framings and overlays (``composite.render_real_window``);
@@ -22,7 +25,7 @@ how many of those were read turned round), wrong cells, the
 share of wrong cells read at >= 90% confidence, windows with a wrong cell left unflagged by
 ``scan.review`` (``needed`` false: a confident wrong score) and right windows flagged.
 
-``python -m models.sagrada.transfer [--count 240] [--workers 2] [--sets heldout,steep,composites,real_windows,training] [--true-grid]`` prints the
+``python -m models.sagrada.transfer [--count 240] [--workers 2] [--sets heldout,steep,composites,...] [--true-grid]`` prints the
 tables as markdown and writes ``transfer.json`` beside this file. ``measure()`` returns the figures.
 """
 
@@ -49,11 +52,14 @@ from scanner.pipeline import Scanner
 from scanner.sagrada.cells import COLS, ROWS
 
 HERE = Path(__file__).resolve().parent
-SETS = ("heldout", "steep", "composites", "real_windows", "training")
+SETS = ("heldout", "steep", "composites", "composites_walnut", "composites_pewter", "real_windows", "training")
+UNSEEN_COMPOSITES = {f"composites_{style}": style for style in styles.UNSEEN}  # real dice on the other boards never trained on
 SEEDS = {
     "heldout": 9_000_000,
     "steep": 9_400_000,
     "composites": composite.COMPOSITE_SEED,
+    "composites_walnut": 9_700_000,
+    "composites_pewter": 9_800_000,
     "real_windows": composite.REAL_WINDOW_SEED,
     "training": 9_200_000,
 }
@@ -61,6 +67,8 @@ TITLES = {
     "heldout": f"held-out style ({styles.HELD_OUT}), renders",
     "steep": f"held-out style ({styles.HELD_OUT}), close and steep (32-40 degrees)",
     "composites": f"real dice on the held-out style ({styles.HELD_OUT})",
+    "composites_walnut": "real dice on a second board never trained on (walnut, dice small for their slots)",
+    "composites_pewter": "real dice on a third board never trained on (pewter)",
     "real_windows": "the two real windows, re-photographed",
     "training": "training styles, renders (reference)",
 }
@@ -104,8 +112,8 @@ def sample_at(name: str, index: int, pool: composite.DicePool | None = None) -> 
     if name == "real_windows":
         return composite.render_real_window(seed, **view)
     if pool is None or not pool.dice:
-        raise ValueError("composites: no real dice (../shared/realdata is absent)")
-    return composite.render_composite(seed, pool)
+        raise ValueError(f"{name}: no real dice (../shared/realdata is absent)")
+    return composite.render_composite(seed, pool, style=UNSEEN_COMPOSITES.get(name, styles.HELD_OUT))
 
 
 def samples(name: str, count: int, pool: composite.DicePool | None = None) -> Iterator[Sample]:
@@ -331,7 +339,7 @@ def measure(
     if true_grid:
         results["true_grid"] = True
     for name in sets:
-        if name == "composites":
+        if name == "composites" or name in UNSEEN_COMPOSITES:
             pool = pool or composite.load_pool()
             if not pool.dice:
                 results[name] = {"skipped": "no real dice: ../shared/realdata is absent"}

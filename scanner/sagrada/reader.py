@@ -174,6 +174,24 @@ FIRST_LOOK_SURE = 0.95
 # leaning out of its cell under a steep camera loses pips at the zoomed view's edge. Reading every crop
 # in four turns without the zoom changed nothing (147).
 ZOOM = 1.2
+# Real dice read best larger than the renders do (their pips are fewer pixels and softer: a crop of the
+# held-out style's composites read once reads 90.9% of real dice as cut, 96.3% 1.3 times closer), and a
+# board whose dice are small for its cells (0.7-0.8 of a square, wide slots) shows them smaller still
+# (64% as cut, 93% 1.4 times closer). Where a first look at a board leaves BOARD_ZOOM_DOUBT or more cells
+# doubtful, the whole board is also read BOARD_ZOOMS times closer; the closest look whose cells read
+# surer by over BOARD_ZOOM_GAIN (``board_certainty``: renders gain under 0.05, real dice mostly more) is
+# read instead, a doubtful cell pooled there, ZOOM - 1 closer again and as cut (``pooled_views``).
+# Transfer, 240 photos a set, end to end (2026-12-07): real dice on the walnut board never trained on
+# (whose photos chose the gain and the views) 91.4% -> 96.9% of cells, 72 -> 146 windows, wrong at
+# >= 90% 46 -> 19, refused 2 -> 0; on the pewter board, read only after the choice, 94.7% -> 95.7%, 143
+# -> 163 windows, 30 -> 22 at >= 90%; on the held-out style 97.9% -> 98.0%, 173 -> 178 windows, 3 -> 4
+# at >= 90%; its renders, close and steep, the real windows and the training styles read as before
+# (right real windows flagged 220 -> 217). Tried: a gain of 0.08 (held-out composites 5-7 at >= 90%), no
+# as-cut views (real windows 231, held-out composites 5 at >= 90%), 1.2 alone (walnut's first 120 photos
+# 55-68 windows, against 79).
+BOARD_ZOOMS = (1.2, 1.4)
+BOARD_ZOOM_GAIN = 0.12
+BOARD_ZOOM_DOUBT = 2
 # A cell's confidence: its own reading's probability and the one given the whole window, its card and the
 # rules (``row_marginals``), geometrically weighed (the rules' weight). Transfer (held-out style, real-dice
 # composites, training styles): right windows flagged 19 -> 17 of 57, 21 -> 21 of 23, 10 -> 9 of 48; wrong
@@ -194,20 +212,32 @@ HEAD_SOFTEN = {"colour": COLOUR_SOFTEN}
 MAX_CONFLICTS = 2  # a tool card or two, or a misread: more and the card is not trusted
 
 
-def pooled_views(crops: np.ndarray, turns: int = TTA_TURNS, zoom: float = ZOOM) -> list[np.ndarray]:
-    """The views of uint8 crops (N, S, S, 3) whose readings are averaged for a doubtful cell: the crops as cut
-    first, then turned by 90, 180 and 270 degrees (``turns`` views in all), then, when ``zoom`` is over
-    1, the same turns ``zoom`` times closer (``cells.zoomed``).
+def pooled_views(crops: np.ndarray, turns: int = TTA_TURNS, zoom: float = ZOOM, base: float = 1.0) -> list[np.ndarray]:
+    """The views of uint8 crops (N, S, S, 3) whose readings are averaged for a doubtful cell: the crops ``base``
+    times closer (as cut at 1; ``cells.zoomed``), then turned by 90, 180 and 270 degrees (``turns`` views in
+    all), then, when ``zoom`` is over 1, the same turns ``zoom - 1`` of a side closer again; and where ``base``
+    is over 1, the same turns as cut (a die off its crop's centre keeps every pip there).
 
     >>> [v.shape for v in pooled_views(np.zeros((2, 48, 48, 3), np.uint8))]
     [(2, 48, 48, 3), (2, 48, 48, 3), (2, 48, 48, 3), (2, 48, 48, 3), (2, 48, 48, 3), (2, 48, 48, 3), (2, 48, 48, 3), (2, 48, 48, 3)]
+    >>> len(pooled_views(np.zeros((2, 48, 48, 3), np.uint8), base=1.4))
+    12
     """
     turns = max(1, turns)
-    views = [np.rot90(crops, k, axes=(1, 2)) for k in range(turns)]
-    if zoom > 1:
-        closer = zoomed(crops, zoom)
-        views += [np.rot90(closer, k, axes=(1, 2)) for k in range(turns)]
+    looks = [base, base + zoom - 1] if zoom > 1 else [base]
+    if base > 1:
+        looks.append(1.0)
+    views = []
+    for look in looks:
+        seen = crops if look <= 1 else zoomed(crops, look)
+        views += [np.rot90(seen, k, axes=(1, 2)) for k in range(turns)]
     return views
+
+
+def board_certainty(states: np.ndarray) -> float:
+    """How surely a board's cells read, for choosing how close to look at them: the mean log-probability of each
+    cell's likeliest state (a cell read at 50% weighs as much against as two at 99.5% for)."""
+    return float(np.log(np.maximum(states.max(axis=1), 1e-12)).mean())
 
 
 def state_probabilities(die: np.ndarray, colour: np.ndarray, value: np.ndarray) -> np.ndarray:
@@ -552,28 +582,42 @@ class SagradaReader:
             seen[np.asarray(grid_corners, np.float64).tobytes()] = (crops, states)
         return float(states.max(axis=1).mean())
 
-    def classify(self, crops: np.ndarray, turns: int = TTA_TURNS, zoom: float = ZOOM) -> np.ndarray:
+    def classify(
+        self, crops: np.ndarray, turns: int = TTA_TURNS, zoom: float = ZOOM, board_zooms: Sequence[float] = BOARD_ZOOMS
+    ) -> np.ndarray:
         """Return calibrated (N, 42) state probabilities for uint8 cell crops.
 
-        Each crop is read as it is; a crop whose likeliest state is under ``FIRST_LOOK_SURE`` is read
-        again turned by 90, 180 and 270 degrees (``turns`` views in all; dice and prints read the same
-        turned), and, when ``zoom`` is over 1, in the same turns ``zoom`` times closer
-        (``cells.zoomed``), all in one batch (``pooled_views``), and its heads' log-probabilities are
-        averaged over every view. A cell model adapted to the players' set is read the same way, closer
-        views included, and the adaptation is judged as it will be read: kept without them, an
-        adaptation to 5 corrected photos of the held-out style read 2 cells of the next 20 photos worse
-        (100% -> 99.50%); with them nothing is kept there, and the stand-in for another copy of the
-        game reads 99.17% after 5 corrected photos (99.67% without them; ``bench_adapt_loop.py``,
-        2026-12-06). Where the adaptation remembers the players' corrected dice
-        (``scanner.adapt.memory``), a doubtful crop's embedding pooled over the same views is looked up
-        in it.
+        Each crop is read as it is. Where ``BOARD_ZOOM_DOUBT`` or more read under ``FIRST_LOOK_SURE``,
+        every crop is also read ``board_zooms`` times closer (``cells.zoomed``; the crops are one
+        board's), and the closest look whose crops read surer by over ``BOARD_ZOOM_GAIN``
+        (``board_certainty``) is read from then on. A crop whose likeliest state is still under
+        ``FIRST_LOOK_SURE`` is read again turned by 90, 180 and 270 degrees (``turns`` views in all;
+        dice and prints read the same turned), and, when ``zoom`` is over 1, in the same turns
+        ``zoom - 1`` closer again, all in one batch (``pooled_views``), and its heads'
+        log-probabilities are averaged over every view. A cell model adapted to the players' set is
+        read the same way, closer views included, and the adaptation is judged as it will be read:
+        kept without them, an adaptation to 5 corrected photos of the held-out style read 2 cells of
+        the next 20 photos worse (100% -> 99.50%); with them nothing is kept there, and the stand-in
+        for another copy of the game reads 99.17% after 5 corrected photos (99.67% without them;
+        ``bench_adapt_loop.py``, 2026-12-06). Where the adaptation remembers the players' corrected
+        dice (``scanner.adapt.memory``), a doubtful crop's embedding pooled over the same views is
+        looked up in it.
         """
         first = self._head_logs(crops)
         states = state_probabilities(*(softmax(logp) for logp in first[:3]))
+        base = 1.0
+        if board_zooms and np.count_nonzero(states.max(axis=1) < FIRST_LOOK_SURE) >= BOARD_ZOOM_DOUBT:
+            bar = board_certainty(states) + BOARD_ZOOM_GAIN
+            for closer in board_zooms:
+                logs = self._head_logs(zoomed(crops, closer))
+                closer_states = state_probabilities(*(softmax(logp) for logp in logs[:3]))
+                if board_certainty(closer_states) > bar:
+                    bar = board_certainty(closer_states)
+                    base, first, states = closer, logs, closer_states
         doubtful = np.flatnonzero(states.max(axis=1) < FIRST_LOOK_SURE)
         if not len(doubtful) or (max(1, turns) < 2 and zoom <= 1):
             return states
-        more = self._head_logs(np.concatenate(pooled_views(crops[doubtful], turns, zoom)[1:]))
+        more = self._head_logs(np.concatenate(pooled_views(crops[doubtful], turns, zoom, base)[1:]))
         count = len(more[0]) // len(doubtful) + 1
         pooled = [(logp[doubtful] + extra.reshape(count - 1, len(doubtful), -1).sum(axis=0)) / count for logp, extra in zip(first, more)]
         memory = getattr(self.dice, "memory", None)
@@ -691,7 +735,7 @@ class SagradaReader:
         """How surely the cells within each grid of ``quads`` read at a first look (each crop once, as cut, all grids'
         crops in one batch): what ``polish_grid`` climbs, at a fraction of the work of ``_cell_certainty``'s every look."""
         crops = np.concatenate([self.crops(image, quad) for quad in quads])
-        sure = self.classify(crops, turns=1, zoom=1.0).max(axis=1)
+        sure = self.classify(crops, turns=1, zoom=1.0, board_zooms=()).max(axis=1)
         return [float(mean) for mean in sure.reshape(len(quads), -1).mean(axis=1)]
 
     def _head_logs(self, crops: np.ndarray) -> list[np.ndarray]:

@@ -108,14 +108,22 @@ def test_styles_differ_and_classic_stays_the_default():
         render(3, framing="panorama")
 
 
-def test_the_held_out_style_never_enters_training():
-    assert styles.HELD_OUT in styles.ALL_STYLES and styles.HELD_OUT not in styles.TRAINING_STYLES
-    assert len(styles.TRAINING_STYLES) >= 3 and "classic" in styles.TRAINING_STYLES
+def test_the_boards_never_trained_on_never_enter_training():
+    assert styles.NEVER_TRAINED == (styles.HELD_OUT, "walnut", "pewter")
+    assert set(styles.NEVER_TRAINED) <= set(styles.ALL_STYLES) and not set(styles.NEVER_TRAINED) & set(styles.TRAINING_STYLES)
+    assert styles.TRAINING_STYLES == ("classic", "slate", "ivory", "bare", "mixed")  # the training mix as the shipped models had it
     seen = {make_dataset.training_view(seed)["style"] for seed in range(make_dataset.TRAIN_SEED, make_dataset.TRAIN_SEED + 200)}
     assert seen == set(styles.TRAINING_STYLES)
-    with pytest.raises(ValueError, match=styles.HELD_OUT):
-        make_dataset.configure((styles.HELD_OUT,), True)
+    for unseen in styles.NEVER_TRAINED:
+        with pytest.raises(ValueError, match=unseen):
+            make_dataset.configure((unseen,), True)
     assert make_dataset.training_view(1, ("classic",), False) == {"style": "classic"}
+    # the mixed style borrows only from trained boards: no field of a board never trained on that no trained board shares
+    trained = [styles.STYLES[name] for name in ("slate", "ivory", "bare")]
+    for seed in range(200):
+        mixed = styles.style_named(styles.MIXED, np.random.default_rng(seed))
+        for field in ("die_share", "gap_rgb", "pitch_mm", "font"):
+            assert getattr(mixed, field) in [getattr(style, field) for style in trained]
 
 
 def _drawn_pool(kinds) -> composite.DicePool:
@@ -234,6 +242,12 @@ def test_transfer_sets_are_seeded_apart_from_training_and_styled_as_named():
     assert trained == list(styles.TRAINING_STYLES)
     with pytest.raises(ValueError, match="composites"):
         next(transfer.samples("composites", 1, composite.DicePool([])))
+    pool = _drawn_pool([(c, v) for c in COLORS for v in VALUES])
+    assert set(transfer.UNSEEN_COMPOSITES.values()) == set(styles.UNSEEN)
+    for name, style in transfer.UNSEEN_COMPOSITES.items():
+        assert name in transfer.SETS and transfer.SEEDS[name] >= 9_000_000
+        (sample,) = transfer.samples(name, 1, pool)
+        assert sample.label["render"]["view"]["style"] == style and sample.label["render"]["composite"]["dice"]
 
 
 def test_transfer_table_counts_as_its_figures_say():

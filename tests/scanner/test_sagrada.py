@@ -851,6 +851,59 @@ def test_a_doubtful_die_is_read_again_closer_and_every_view_counts() -> None:
     assert len(far.seen) == TTA_TURNS
 
 
+def test_a_board_that_reads_surer_closer_is_read_closer() -> None:
+    """Dice small for their cells: where a first look leaves cells doubtful and the whole board reads surer closer, the
+    closer look is read (here the first closer look already shows every die's middle alone: no cell is left to pool)."""
+    from scanner.sagrada.reader import BOARD_ZOOM_DOUBT, BOARD_ZOOMS
+
+    crops = _blue_middle_in_red(BOARD_ZOOM_DOUBT)
+    model = _CloserReadsBetter()
+    states = SagradaReader(dice=model).classify(crops)  # type: ignore[arg-type]
+    assert [STATES[int(s.argmax())] for s in states] == ["B5"] * BOARD_ZOOM_DOUBT and states.max(axis=1).min() > 0.99
+    assert len(model.seen) == BOARD_ZOOM_DOUBT * (1 + len(BOARD_ZOOMS))  # the board as cut, then at each closer look
+    assert model.seen[:BOARD_ZOOM_DOUBT] == [True] * BOARD_ZOOM_DOUBT and not any(model.seen[BOARD_ZOOM_DOUBT:])
+    # one doubtful cell alone is read as before: pooled over its turns as cut and closer, no board looked at closer
+    alone = _CloserReadsBetter()
+    SagradaReader(dice=alone).classify(crops[:1])  # type: ignore[arg-type]
+    assert len(alone.seen) == 2 * TTA_TURNS
+    # a first look for the grid's polish reads each crop once
+    once = _CloserReadsBetter()
+    SagradaReader(dice=once).classify(crops, turns=1, zoom=1.0, board_zooms=())  # type: ignore[arg-type]
+    assert len(once.seen) == BOARD_ZOOM_DOUBT
+
+
+class _SameAtEveryZoom(_CloserReadsBetter):
+    """A stand-in that reads every crop the same doubtful way, however close: no closer look is surer."""
+
+    def run(self, batch: np.ndarray) -> dict[str, np.ndarray]:
+        out = super().run(np.tile(_blue_middle_in_red(1).astype(np.float32) / 255, (len(batch), 1, 1, 1)).transpose(0, 3, 1, 2))
+        self.seen[-len(batch) :] = [bool(v) for v in (batch[:, 0, 0, 0] > 0.5) & (batch[:, 2, 0, 0] < 0.5)]
+        return out
+
+
+def test_a_board_no_surer_closer_is_read_as_cut_and_its_doubtful_cells_pooled_there() -> None:
+    from scanner.sagrada.reader import BOARD_ZOOM_DOUBT, BOARD_ZOOMS, board_certainty
+
+    crops = _blue_middle_in_red(BOARD_ZOOM_DOUBT)
+    model = _SameAtEveryZoom()
+    states = SagradaReader(dice=model).classify(crops)  # type: ignore[arg-type]
+    assert states.max(axis=1).max() < 0.95  # still doubtful: read as cut, nothing gained closer
+    closer_reads = BOARD_ZOOM_DOUBT * len(BOARD_ZOOMS)
+    assert len(model.seen) == BOARD_ZOOM_DOUBT + closer_reads + BOARD_ZOOM_DOUBT * (2 * TTA_TURNS - 1)
+    assert board_certainty(np.array([[0.5, 0.5], [1.0, 0.0]])) == pytest.approx(np.log(0.5) / 2)
+
+
+def test_a_doubtful_cell_of_a_board_read_closer_is_pooled_closer_and_as_cut() -> None:
+    from scanner.sagrada.reader import pooled_views
+
+    crops = _blue_middle_in_red(1)
+    views = pooled_views(crops, base=1.4)
+    assert len(views) == 3 * TTA_TURNS
+    assert np.array_equal(views[0], zoomed(crops, 1.4)) and np.array_equal(views[TTA_TURNS], zoomed(crops, 1.6))
+    assert np.array_equal(views[2 * TTA_TURNS], crops)  # as cut last: a die off its crop's centre keeps every pip there
+    assert len(pooled_views(crops, zoom=1.0, base=1.2)) == 2 * TTA_TURNS
+
+
 def test_a_cell_model_adapted_to_the_players_set_is_read_closer_too() -> None:
     """An adaptation is judged on the reading it will get: the same views as the shipped model's, the closer ones included."""
     crop = _blue_middle_in_red(1)
