@@ -93,6 +93,14 @@ HELD_OUT_FONTS = (
     Font("hershey", "script-complex"),
     Font("stroke", "slab"),
 )
+# The faces of the tile art first drawn on 2026-12-07 (``styles.UNSEEN_STYLE``): in no training render, nor the held-out one
+UNSEEN_FONTS = (
+    *(
+        Font("ttf", stem)
+        for stem in ("LiberationSansNarrow-Regular", "LiberationMono-Regular", "LiberationSerif-Italic", "DejaVuSansCondensed")
+    ),
+    Font("hershey", "plain"),
+)
 
 
 @cache
@@ -350,7 +358,8 @@ def price_octagon(
     """Draw the price octagon (type colour, digits) in the bottom-right corner in place; return where it went.
 
     ``look``: ``flat`` (one fill, dark rim), ``shaded`` (lit from the top left, gold or dark rim),
-    ``inked`` (thick black rim, hatched shadow), ``badge`` (a light ring inside the rim).
+    ``inked`` (thick black rim, hatched shadow), ``badge`` (a light ring inside the rim), ``gilt`` (a thin gold ring
+    outside a dark one).
     """
     size = img.shape[0]
     cx = (OCTAGON_CENTRE + rng.normal(0, 0.007)) * size
@@ -372,6 +381,10 @@ def price_octagon(
     elif look == "inked":
         cv2.fillPoly(img, [pts], fill, cv2.LINE_AA)
         cv2.polylines(img, [pts], True, (20, 18, 15), max(2, rim_px + 1), cv2.LINE_AA)
+    elif look == "gilt":  # a thin gold ring outside a dark one
+        cv2.fillPoly(img, [octagon_points(cx, cy, radius + rim_px + 1)], jitter(rng, (200, 170, 80), 12), cv2.LINE_AA)
+        cv2.fillPoly(img, [pts], fill, cv2.LINE_AA)
+        cv2.polylines(img, [pts], True, jitter(rng, (35, 28, 22), 6), max(1, rim_px // 2), cv2.LINE_AA)
     elif look == "badge":
         cv2.fillPoly(img, [pts], fill, cv2.LINE_AA)
         ring = jitter(rng, (240, 235, 220), 8)
@@ -414,7 +427,8 @@ def wall_strips(img: np.ndarray, rng: np.random.Generator, walls: str, *, look: 
     """Draw a dark strip along each walled side (``N``, ``E``, ``S``, ``W``) in place; return its width in px.
 
     ``look``: ``brick`` (courses and joints), ``crenel`` (battlements on the inner edge, a lit top),
-    ``hatch`` (ink lines), ``stone`` (irregular blocks), ``plain`` (one dark colour, a light edge line).
+    ``hatch`` (ink lines), ``stone`` (irregular blocks), ``checker`` (glazed squares), ``plain`` (one dark colour, a light
+    edge line).
     """
     size = img.shape[0]
     width = int(round((WALL_WIDTH + rng.normal(0, 0.008)) * size))
@@ -440,6 +454,11 @@ def wall_strips(img: np.ndarray, rng: np.random.Generator, walls: str, *, look: 
         lines = ((xs + ys) % step) == 0
         strip[lines] = base * 1.5
         strip[0, :] = strip[-1, :] = (20, 18, 15)
+    elif look == "checker":  # small glazed squares of two dark tones, a light glaze line on the inner edge
+        cell = max(2, width // 2)
+        ys, xs = np.mgrid[0:width, 0:size]
+        strip[((xs // cell) + (ys // cell)) % 2 == 1] = base * 0.7
+        strip[-1, :] = base * 1.7
     elif look == "stone":
         noise = cv2.resize(rng.normal(0, 1, (max(2, width // 4), max(2, size // 6))).astype(np.float32), (size, width))
         strip *= (1 + 0.18 * noise)[..., None]

@@ -3,8 +3,8 @@
 Every crop goes through ``scanner.alhambra.reader.crop_cells`` and every locator input through
 ``scanner.alhambra.reader.locate_input``, so training sees exactly what the scanner sees.
 
-The tile art of each render comes from ``ART_MIX``: which styles (never ``styles.HELD_OUT_STYLE``,
-the one the transfer benchmark reads), how often the buildings are randomised (unrelated to their
+The tile art of each render comes from ``ART_MIX``: which styles (never ``styles.NEVER_TRAINED``,
+the ones the transfer benchmark reads), how often the buildings are randomised (unrelated to their
 types), how often the tiles are card stock. ``CLASSIC_ONLY`` renders as before the styles existed.
 
     python -m models.alhambra.make_dataset --split train --count 1500 [--art classic-only]
@@ -25,7 +25,7 @@ import numpy as np
 
 from models.alhambra.art import TRAINING_FONTS, usable
 from models.alhambra.render import ART_STYLES, render
-from models.alhambra.styles import HELD_OUT_STYLE
+from models.alhambra.styles import NEVER_TRAINED
 from models.cli import CommandParser
 from scanner.alhambra.octagon import crop_octagons, price_patches
 from scanner.alhambra.reader import KINDS, LOCATE_SIZE, LOCATE_STRIDE, PRICES, crop_cells, locate_input, upright_walls_to_crop
@@ -72,8 +72,8 @@ class ArtMix:
         for name, weight in self.styles:
             if name not in ART_STYLES:
                 raise ValueError(f"styles: expected names from {', '.join(ART_STYLES)}, got {name!r}")
-            if name == HELD_OUT_STYLE:
-                raise ValueError(f"styles: {name!r} is the held-out style; the transfer benchmark must never see it in training")
+            if name in NEVER_TRAINED:
+                raise ValueError(f"styles: {name!r} is held out; the transfer benchmark must never see it in training")
             if weight <= 0:
                 raise ValueError(f"styles[{name!r}]: expected a positive share, got {weight}")
         for field_name in ("randomise", "card"):

@@ -530,5 +530,106 @@ def collage(item: dict[str, Any], rng: np.random.Generator, size: int, player_co
     return img
 
 
+# ============================================================================================= mosaic
+# Never trained on and, unlike ``painted``, never looked at while a reader was tuned: designed on 2026-12-07
+# and first read after it was drawn (``models.alhambra.transfer``'s ``unseen`` set).
+
+
+def _mosaic_ground(rng: np.random.Generator, size: int) -> np.ndarray:
+    """A light ground of small glazed squares turned 45 degrees, two soft tones on a third."""
+    base = jitter(rng, (226, 214, 188), 14) if rng.random() < 0.6 else random_colour(rng, lightness=(0.75, 0.9), saturation=(0.1, 0.35))
+    img = np.empty((size, size, 3), np.uint8)
+    img[:] = base
+    step = max(6, int(size * rng.uniform(0.07, 0.11)))
+    tones = [scaled(base, rng.uniform(0.86, 0.94)), jitter(rng, scaled(base, 1.04), 8)]
+    for row, y in enumerate(range(0, size + step, step)):
+        for col, x in enumerate(range(0, size + step, step)):
+            half = step * 0.32
+            diamond = np.array([(x, y - half), (x + half, y), (x, y + half), (x - half, y)], np.int32)
+            cv2.fillConvexPoly(img, diamond, tones[(row + col) % 2], cv2.LINE_AA)
+    return img
+
+
+def _arch(img: np.ndarray, size: int, cx: float, base: float, w: float, h: float, colour: RGB) -> None:
+    """A horseshoe arch opening: a rectangle under a circle a little wider than it."""
+    x0, x1 = _px(size, cx - w / 2, base - h + w / 2)[0], _px(size, cx + w / 2, base)[0]
+    top = _px(size, 0, base - h + w / 2)[1]
+    cv2.rectangle(img, (x0, top), (x1, _px(size, 0, base)[1]), colour, -1)
+    cv2.circle(img, _px(size, cx, base - h + w / 2), int(round(size * w * 0.56)), colour, -1, cv2.LINE_AA)
+
+
+def _mosaic_building(img: np.ndarray, rng: np.random.Generator, shape: str, body: RGB, roof: RGB) -> None:
+    """Flat banded silhouettes with horseshoe arches, outlined a shade darker than their body."""
+    size = img.shape[0]
+    dark = scaled(body, 0.45)
+    ground = 0.68 + rng.uniform(-0.03, 0.03)
+    parts: list[np.ndarray] = []
+    if shape == "pavilion":
+        parts = [_poly(size, [(0.18, ground), (0.18, 0.42), (0.72, 0.42), (0.72, ground)])]
+        cv2.ellipse(img, _px(size, 0.45, 0.42), (int(size * 0.17), int(size * 0.15)), 0, 180, 360, roof, -1, cv2.LINE_AA)
+    elif shape == "seraglio":
+        parts = [
+            _poly(size, [(0.15, ground), (0.15, 0.3), (0.29, 0.3), (0.29, ground)]),
+            _poly(size, [(0.61, ground), (0.61, 0.3), (0.75, 0.3), (0.75, ground)]),
+            _poly(size, [(0.29, ground), (0.29, 0.44), (0.61, 0.44), (0.61, ground)]),
+        ]
+    elif shape == "arcades":
+        parts = [_poly(size, [(0.1, ground), (0.1, 0.38), (0.8, 0.38), (0.8, ground)])]
+    elif shape == "chambers":
+        parts = [_poly(size, [(0.2, ground), (0.2, 0.24), (0.7, 0.24), (0.7, ground)])]
+    elif shape == "garden":
+        for cx in (0.22, 0.45, 0.66):
+            cv2.ellipse(img, _px(size, cx, ground - 0.2), (int(size * 0.07), int(size * 0.2)), 0, 0, 360, roof, -1, cv2.LINE_AA)
+        cv2.ellipse(img, _px(size, 0.45, ground), (int(size * 0.2), int(size * 0.04)), 0, 0, 360, body, -1, cv2.LINE_AA)
+    else:  # tower: tall and narrow under a pointed roof
+        parts = [_poly(size, [(0.34, ground), (0.34, 0.22), (0.56, 0.22), (0.56, ground)])]
+        cv2.fillConvexPoly(img, _poly(size, [(0.31, 0.23), (0.45, 0.07), (0.59, 0.23)]), roof, cv2.LINE_AA)
+    for part in parts:
+        cv2.fillPoly(img, [part], body, cv2.LINE_AA)
+        x0, y0 = part.min(axis=0)
+        x1, y1 = part.max(axis=0)
+        band = max(2, size // 40)
+        for y in range(int(y0) + band, int(y1), 3 * band):  # Moorish bands across the walls
+            cv2.rectangle(img, (int(x0), y), (int(x1), y + band // 2), scaled(body, 0.85), -1)
+        cv2.polylines(img, [part], True, dark, max(1, size // 80), cv2.LINE_AA)
+    openings = {"arcades": 4, "seraglio": 1, "pavilion": 2, "chambers": 2, "tower": 1}.get(shape, 0)
+    if openings:
+        left, right = {
+            "arcades": (0.14, 0.76),
+            "seraglio": (0.33, 0.57),
+            "pavilion": (0.24, 0.66),
+            "chambers": (0.26, 0.64),
+            "tower": (0.38, 0.52),
+        }[shape]
+        w = (right - left) / openings * 0.6
+        for k in range(openings):
+            cx = left + (k + 0.5) * (right - left) / openings
+            _arch(img, size, cx, ground, w, 0.16 if shape != "chambers" else 0.1, dark)
+    if shape == "chambers":  # windows of the upper floors
+        for floor in (0.32, 0.44):
+            for cx in (0.3, 0.45, 0.6):
+                _arch(img, size, cx, floor + 0.06, 0.05, 0.07, dark)
+
+
+def mosaic(item: dict[str, Any], rng: np.random.Generator, size: int, player_colour: str, randomise: bool = True) -> np.ndarray:
+    """A mosaic tile: a glazed ground, flat banded buildings with horseshoe arches, glazed walls, a gilt octagon."""
+    img = _mosaic_ground(rng, size)
+    if item.get("tile") == "fountain":
+        star = [
+            (0.5 + (0.38 if k % 2 == 0 else 0.26) * np.cos(a), 0.5 + (0.38 if k % 2 == 0 else 0.26) * np.sin(a))
+            for k, a in enumerate(np.linspace(0, 2 * np.pi, 16, endpoint=False))
+        ]
+        cv2.fillPoly(img, [_poly(size, star)], jitter(rng, PLAYER_RGB[player_colour], 10), cv2.LINE_AA)
+        cv2.circle(img, _px(size, 0.5, 0.5), int(size * 0.16), jitter(rng, (70, 140, 200), 10), -1, cv2.LINE_AA)
+        return art.print_grain(img, rng)
+    shape, body, roof = _plan(rng, item["type"], randomise)
+    _mosaic_building(img, rng, shape, body, roof)
+    art.wall_strips(img, rng, item["walls"], look="checker")
+    art.price_octagon(img, rng, item["type"], int(item["price"]), art.usable(art.UNSEEN_FONTS), look="gilt")
+    return art.print_grain(img, rng)
+
+
 ArtFunction = Callable[[dict[str, Any], np.random.Generator, int, str, bool], np.ndarray]
-STYLES: dict[str, ArtFunction] = {"painted": painted, "woodcut": woodcut, "collage": collage}
+STYLES: dict[str, ArtFunction] = {"painted": painted, "woodcut": woodcut, "collage": collage, "mosaic": mosaic}
+UNSEEN_STYLE = "mosaic"
+NEVER_TRAINED = (HELD_OUT_STYLE, UNSEEN_STYLE)

@@ -1,6 +1,6 @@
 """Transfer benchmark: the shipped scanner reads whole photos of palaces in tile art it never trained on.
 
-    python -m models.alhambra.transfer [--count 200] [--first 0] [--size WxH] [--sets held_out,training,guides] [--workers N]
+    python -m models.alhambra.transfer [--count 200] [--first 0] [--size WxH] [--sets held_out,unseen,training,guides] [--workers N]
                                        [--cache DIR] [--out FILE] [--update-card]
 
 Sets of ``--count`` photos each, rendered with fixed seeds used nowhere else (training renders
@@ -15,7 +15,11 @@ on others never looked at (``models.compare`` compares two runs only over the sa
   randomised and as printed sets, for reference;
 - ``guides`` (seeds 6,000,000+: the ``held_out`` photos themselves), each with another camera app's
   guide drawn over it (``models.scene.draw_overlay``: a rule-of-thirds grid, a framing rectangle or
-  its corner brackets, crosses, circles, words), as a photo shared from such an app keeps it.
+  its corner brackets, crosses, circles, words), as a photo shared from such an app keeps it;
+- ``unseen`` (seeds 6,200,000+): every tile in ``styles.UNSEEN_STYLE`` (glazed mosaic grounds, flat
+  banded buildings with horseshoe arches, glazed checker walls, gilt octagons, digit faces of
+  ``art.UNSEEN_FONTS``), drawn as a printed set; designed on 2026-12-07 and read only after it was
+  drawn, where ``held_out`` has been looked at by every reader's tuning since it was made.
 
 Every photo: a legal palace of 4-25 building tiles on card stock (grain, rounded corners, visible
 thickness, glare), 3000x2250 or 4000x3000 (a fifth in portrait; ``--size`` forces one size), camera
@@ -53,10 +57,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from models.alhambra.art import HELD_OUT_FONTS, TRAINING_FONTS, Font, missing_faces
+from models.alhambra.art import HELD_OUT_FONTS, TRAINING_FONTS, UNSEEN_FONTS, Font, missing_faces
 from models.alhambra.make_dataset import ART_MIX
 from models.alhambra.render import render
-from models.alhambra.styles import HELD_OUT_STYLE
+from models.alhambra.styles import HELD_OUT_STYLE, UNSEEN_STYLE
 from models.cli import CommandParser
 from models.metrics import interval_text, photo_intervals
 from models.scene import draw_overlay, encode_jpeg, jpeg_roundtrip
@@ -67,7 +71,7 @@ from scanner.readers import READERS
 from scoring.alhambra.palace import CATALOGUE
 
 GAME = "alhambra"
-SEEDS = {"held_out": 6_000_000, "training": 6_100_000, "guides": 6_000_000}
+SEEDS = {"held_out": 6_000_000, "training": 6_100_000, "guides": 6_000_000, "unseen": 6_200_000}
 SIZES = ((3000, 2250), (4000, 3000))
 MAX_TILT_DEG = 35.0
 MAX_ROLL_DEG = 20.0
@@ -96,7 +100,7 @@ class Shot:
 
 
 def shot_for(set_name: str, index: int, out_size: tuple[int, int] | None = None) -> Shot:
-    """The ``index``-th photo of ``set_name`` (``held_out`` or ``training``).
+    """The ``index``-th photo of ``set_name`` (a key of ``SEEDS``).
 
     Raises:
         ValueError: ``set_name`` is not a benchmark set.
@@ -105,8 +109,8 @@ def shot_for(set_name: str, index: int, out_size: tuple[int, int] | None = None)
         raise ValueError(f"set: expected one of {', '.join(SEEDS)}, got {set_name!r}")
     seed = SEEDS[set_name] + index
     rng = np.random.default_rng([seed, 1_618_033])
-    if set_name in ("held_out", "guides"):  # drawn as a printed set: each type its own building
-        style, randomise = HELD_OUT_STYLE, False
+    if set_name in ("held_out", "guides", "unseen"):  # drawn as a printed set: each type its own building
+        style, randomise = UNSEEN_STYLE if set_name == "unseen" else HELD_OUT_STYLE, False
     else:  # every training style, with randomised buildings and as a printed set
         names = [name for name, _ in ART_MIX.styles]
         style, randomise = names[index % len(names)], (index // len(names)) % 2 == 0
@@ -423,14 +427,14 @@ def measure(
 
 
 def set_faces(name: str) -> tuple[Font, ...]:
-    """The digit faces set ``name``'s photos are drawn in: the held-out faces, or the training faces.
+    """The digit faces set ``name``'s photos are drawn in: the held-out, unseen or training faces.
 
     Raises:
         ValueError: ``name`` is not a benchmark set.
     """
     if name not in SEEDS:
         raise ValueError(f"set: expected one of {', '.join(SEEDS)}, got {name!r}")
-    return TRAINING_FONTS if name == "training" else HELD_OUT_FONTS
+    return {"training": TRAINING_FONTS, "unseen": UNSEEN_FONTS}.get(name, HELD_OUT_FONTS)
 
 
 def faces_warning(sets: tuple[str, ...]) -> str | None:
@@ -464,9 +468,11 @@ def markdown(figures: dict[str, dict[str, Any]]) -> list[str]:
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, f in figures.items():
-        label = {"held_out": f"held out: {HELD_OUT_STYLE}", "guides": f"held out: {HELD_OUT_STYLE}, under a camera app's guide"}.get(
-            name, "training styles: " + ", ".join(sorted(f["styles"]))
-        )
+        label = {
+            "held_out": f"held out: {HELD_OUT_STYLE}",
+            "guides": f"held out: {HELD_OUT_STYLE}, under a camera app's guide",
+            "unseen": f"never trained on nor tuned on: {UNSEEN_STYLE}",
+        }.get(name, "training styles: " + ", ".join(sorted(f["styles"])))
         spread = f.get("intervals", {})
         tiles = _of(f["tiles_right"], f["tiles_compared"], spread.get("items_right"))
         palaces = _of(f["palaces_right"], f["photos"], spread.get("boards_right"))
@@ -534,7 +540,9 @@ def main(argv: list[str] | None = None) -> None:
         "--first", type=int, default=0, help="index of each set's first photo (default 0; e.g. 400 for photos never read before)"
     )
     parser.add_argument("--size", type=_size, default=None, help="one photo size for all, WxH (default 3000x2250 or 4000x3000)")
-    parser.add_argument("--sets", default="held_out,training,guides", help="comma-separated sets (default held_out,training,guides)")
+    parser.add_argument(
+        "--sets", default="held_out,unseen,training,guides", help="comma-separated sets (default held_out,unseen,training,guides)"
+    )
     parser.add_argument("--out", type=Path, default=OUT, help=f"where the figures go (default {OUT.name} beside this file)")
     parser.add_argument("--workers", type=int, default=1, help="processes rendering and reading photos (default 1)")
     parser.add_argument("--quiet", action="store_true", help="no line per photo")

@@ -58,6 +58,7 @@ from scanner.alhambra.decode import (
     turn_upright,
     value_probabilities,
     with_guessed_fountain,
+    with_one_fountain,
 )
 from scanner.alhambra.lattice import (
     BIG_TILE_OUT_PX,
@@ -168,7 +169,9 @@ HEAD_SOFTEN = {"walls": WALLS_SOFTEN}
 # lattice three quarters of its pitch, read 6 of 6 tiles right instead of being refused. Such a palace is read
 # only where its tiles read at CLOSER_LOOK_SURE or more on average (that one: 0.997): two of the 200 dice-tray
 # photos of ``../shared/realdata`` were otherwise read on a closer look as palaces of three tiles, at 0.78 and
-# 0.80 (flagged). A third is read on its first look, at 0.72 and flagged, as before.
+# 0.80 (flagged). A third is read on its first look, at 0.72 and flagged, as before. The mean is of each square's
+# own reading, before the rule of one fountain makes the fountain surer (``decode.with_one_fountain``): after it,
+# a tray's likeliest square is its one fountain, and one more tray photo was read as a palace.
 CLOSER_LOOK_SURE = 0.9
 CLOSER_LOOK_DOUBT = GridCertainty(
     corner_peaks=(1.0, 1.0, 1.0, 1.0),
@@ -350,12 +353,10 @@ class AlhambraReader:
             if corners is not None:  # the players' corners say where the palace is: no other look
                 raise
             for again, closer in self._closer_lattices(photo, search, offset, found, lattice, looks, timings):
-                try:
-                    reading = self._read_lattice(photo, place, again, closer, corners, timings, trace)
+                try:  # found only on a second look, a palace must read surely to be read at all
+                    reading = self._read_lattice(photo, place, again, closer, corners, timings, trace, sure=CLOSER_LOOK_SURE)
                 except NoPalaceRead:
                     continue
-                if np.mean([cell.confidence for cell in reading.cells]) < CLOSER_LOOK_SURE:
-                    continue  # found only on a second look, a palace must read surely to be read at all
                 note = "the first look's squares did not read as a palace; it was read on a closer look"
                 return replace(reading, grid=CLOSER_LOOK_DOUBT, notes=(*reading.notes, note))
             raise refusal
@@ -369,13 +370,15 @@ class AlhambraReader:
         corners: np.ndarray | None,
         timings: Timings,
         trace: dict[str, Any] | None,
+        sure: float = 0.0,
     ) -> BoardReading:
         """Read the palace on ``lattice`` (through the tile centres ``found``): ``read`` from the second look on.
 
         ``place`` is where it was looked for (``Search``).
 
         Raises:
-            NoPalaceRead: the lattice's squares do not read as a palace.
+            NoPalaceRead: the lattice's squares do not read as a palace, or read under ``sure`` on average (each square
+                on its own evidence and the catalogue's, before the rule of one fountain makes the fountain surer).
             BoardNotFoundError: the palace is cut off by the photo's edge.
         """
         image = photo.image_rgb
@@ -432,6 +435,10 @@ class AlhambraReader:
                 notes.append(f"no square looked like the fountain; the likeliest empty one beside the tiles was taken (P {p_fountain:.3f})")
             if corners is None:  # given corners say a palace is there: a doubtful one is read and flagged
                 check_confidence(photo, reading.readings)
+            if (mean := float(np.mean([cell.confidence for cell in reading.readings]))) < sure:
+                raise NoPalaceRead(f"{photo.name}: its squares read at {mean:.2f} on average, under {sure:.2f}")
+            if guessed is None or tiles.lattice_of[fountain] != guessed:
+                reading = with_one_fountain(reading, tiles.evidence, fountain)
             reading = doubt_colour_twins(doubt_hanging(doubt_forced(reading, tiles, fountain, chosen)), fountain, chosen)
             box_corners = palace_corners(lattice.grid_to_image, [tiles.lattice_of[w] for w in tiles.evidence], tiles.north)
             state = palace_state(reading, Path(photo.name).stem)

@@ -91,7 +91,9 @@ def test_every_style_prints_type_colour_digits_and_walls_where_the_catalogue_say
     assert np.mean(widths[2]) > 1.25 * np.mean(widths[1])  # two digits for 10-13, one for 2-9
 
 
-@pytest.mark.parametrize("font", [font for font in art.usable(art.TRAINING_FONTS + art.HELD_OUT_FONTS)], ids=lambda f: f.name)
+@pytest.mark.parametrize(
+    "font", [font for font in art.usable(art.TRAINING_FONTS + art.HELD_OUT_FONTS + art.UNSEEN_FONTS)], ids=lambda f: f.name
+)
 def test_the_digits_drawn_are_the_price(font):
     """Each price's ink matches its own glyphs better than any other price's (templates at the ink's size)."""
     rng = np.random.default_rng(3)
@@ -133,12 +135,14 @@ def test_slab_serifs_only_where_a_stroke_ends_in_the_open(monkeypatch):
         assert len(bars) == count, (text, bars)
 
 
-def test_the_held_out_style_and_fonts_never_reach_training():
-    assert styles.HELD_OUT_STYLE in ART_STYLES
-    assert styles.HELD_OUT_STYLE not in dict(ART_MIX.styles)
+def test_the_held_out_styles_and_fonts_never_reach_training():
+    assert styles.NEVER_TRAINED == ("painted", "mosaic") and set(styles.NEVER_TRAINED) <= set(ART_STYLES)
+    assert not set(styles.NEVER_TRAINED) & set(dict(ART_MIX.styles))
     assert not set(art.HELD_OUT_FONTS) & set(art.TRAINING_FONTS)
-    with pytest.raises(ValueError, match="held-out"):
-        ArtMix(styles=((styles.HELD_OUT_STYLE, 1.0),))
+    assert not set(art.UNSEEN_FONTS) & set(art.TRAINING_FONTS + art.HELD_OUT_FONTS)
+    for name in styles.NEVER_TRAINED:
+        with pytest.raises(ValueError, match="held out"):
+            ArtMix(styles=((name, 1.0),))
     drawn = [ART_MIX.art_for(seed)["style"] for seed in range(400)]
     assert set(drawn) == set(dict(ART_MIX.styles))  # every training style, and only those
     assert CLASSIC_ONLY.art_for(5) == {} and CLASSIC_ONLY.tag == "" and ART_MIX.tag
@@ -155,6 +159,9 @@ def test_the_benchmark_seeds_are_its_own():
         assert shot.style == styles.HELD_OUT_STYLE and not shot.randomise and 4 <= shot.tiles <= 25
         assert shot.camera["tilt_deg"] <= 35 and abs(shot.camera["roll_deg"]) <= 20 and shot.table in ("wood", "cloth")
     assert {transfer.shot_for("training", i).style for i in range(6)} == set(dict(ART_MIX.styles))
+    assert {(transfer.shot_for("unseen", i).style, transfer.shot_for("unseen", i).randomise) for i in range(10)} == {
+        (styles.UNSEEN_STYLE, False)
+    }
 
 
 def test_a_cached_photo_is_the_rendered_one_read_back(tmp_path, monkeypatch):
@@ -304,7 +311,9 @@ def test_a_benchmark_drawn_without_its_digit_faces_says_so_and_keeps_the_card(mo
 
 
 def test_every_face_installed_gives_no_warning(monkeypatch):
-    faces = {font.name: "f.ttf" for font in art.TRAINING_FONTS + art.HELD_OUT_FONTS}
+    faces = {font.name: "f.ttf" for font in art.TRAINING_FONTS + art.HELD_OUT_FONTS + art.UNSEEN_FONTS}
     monkeypatch.setattr(art, "font_files", lambda: faces)
     assert art.missing_faces(art.HELD_OUT_FONTS + art.TRAINING_FONTS) == ()
-    assert transfer.faces_warning(("held_out", "training", "guides")) is None
+    assert transfer.faces_warning(("held_out", "training", "guides", "unseen")) is None
+    del faces["LiberationMono-Regular"]
+    assert "LiberationMono-Regular" in (transfer.faces_warning(("unseen",)) or "") and transfer.faces_warning(("held_out",)) is None

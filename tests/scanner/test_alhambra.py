@@ -921,3 +921,61 @@ def test_an_arcades_9_read_as_seraglio_is_not_left_unflagged():
     twin = next(cell for cell in result.cells if tuple(cell.cell) == (2, -1))
     assert twin.confidence < 0.98
     assert result.review.needed and any("2 east, 1 north of the fountain" in reason for reason in result.review.reasons)
+
+
+# ------------------------------------------------------------------------------ one fountain per palace
+
+
+def _fountain_evidence(p: float):
+    from scanner.alhambra.decode import TileEvidence
+
+    return TileEvidence(np.array([0.0, p, 1 - p, 0, 0, 0, 0, 0]), np.zeros(4), np.full(12, 1 / 12))
+
+
+def test_the_fountain_is_as_sure_as_the_rule_of_one_fountain_makes_it():
+    """A palace has one fountain: a fountain drawn unlike any trained on and read at 80% is as sure as no other square
+    looks like one; two squares that both do leave it a coin toss. The buildings' readings are left as they were."""
+    from scanner.alhambra.decode import FOUNTAIN_TILE, PalaceReading, with_one_fountain
+    from scanner.reading import CellReading
+
+    square = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
+    reading = PalaceReading(
+        palace=(((0, 0), FOUNTAIN_TILE),),
+        readings=(CellReading((0, 0), "fountain", 0.8, square), CellReading((1, 0), "garden:N", 0.97, square)),
+        overrides=(),
+    )
+    alone = with_one_fountain(reading, {(5, 5): _fountain_evidence(0.8), (6, 5): _fountain_evidence(0.002)}, (5, 5))
+    assert [round(r.confidence, 4) for r in alone.readings] == [0.9995, 0.97]
+    rival = with_one_fountain(reading, {(5, 5): _fountain_evidence(0.8), (6, 5): _fountain_evidence(0.8)}, (5, 5))
+    assert rival.readings[0].confidence == pytest.approx(0.5)
+
+
+def test_a_palace_found_only_on_a_closer_look_is_judged_before_its_fountain_is_made_surer(reader, monkeypatch):
+    """A dice tray read on a closer look as three tiles, its likeliest square the one fountain: the bar a closer look must
+    clear weighs each square's own evidence, so the rule of one fountain cannot lift a tray over it."""
+    from scanner.alhambra import reader as alhambra
+    from scanner.alhambra.decode import NoPalaceRead
+    from scanner.photo import load_photo
+
+    photo = load_photo(SAMPLE_PALACE.read_bytes(), name=SAMPLE_PALACE.name)
+    real = alhambra.AlhambraReader._read_lattice
+    calls: list[int] = []
+
+    def read_lattice(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise NoPalaceRead("lattice 1: its squares read as no palace")
+        return real(self, *args, **kwargs)
+
+    def all_sure(reading, *args):
+        return alhambra.replace(reading, readings=tuple(alhambra.replace(r, confidence=1.0) for r in reading.readings))
+
+    monkeypatch.setattr(alhambra.AlhambraReader, "_read_lattice", read_lattice)
+    monkeypatch.setattr(alhambra, "with_one_fountain", all_sure)  # every square made sure once the bar is cleared
+    monkeypatch.setattr(alhambra, "CLOSER_LOOK_SURE", 1.0)  # cleared only by squares made sure
+    with pytest.raises(NoPalaceRead, match="^lattice 1: "):
+        reader.read(photo)
+    monkeypatch.setattr(alhambra, "CLOSER_LOOK_SURE", 0.5)
+    calls.clear()
+    reading = reader.read(photo)
+    assert reading.grid is alhambra.CLOSER_LOOK_DOUBT and next(c for c in reading.cells if c.value == "fountain").confidence == 1.0
