@@ -809,14 +809,13 @@ def _review(reading):
     return judge(reading.cells, reading.verdict.wording, thresholds, overrides=reading.overrides, grid=reading.grid)
 
 
-def test_a_palace_found_only_on_a_closer_look_is_read_only_where_it_reads_surely(reader, monkeypatch):
-    """Found only on a second look, a palace whose tiles read under ``CLOSER_LOOK_SURE`` on average is not taken (dice trays
-    read as palaces of three tiles there at 0.78-0.80): the first refusal stands."""
+def _first_lattice_refused(monkeypatch):
+    """The sample palace, its reader's first lattice refused as no palace (``NoPalaceRead``): the photo and the list of
+    ``_read_lattice`` calls (one item each)."""
     from scanner.alhambra import reader as alhambra
     from scanner.alhambra.decode import NoPalaceRead
     from scanner.photo import load_photo
 
-    photo = load_photo(SAMPLE_PALACE.read_bytes(), name=SAMPLE_PALACE.name)
     real = alhambra.AlhambraReader._read_lattice
     calls: list[int] = []
 
@@ -827,6 +826,17 @@ def test_a_palace_found_only_on_a_closer_look_is_read_only_where_it_reads_surely
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(alhambra.AlhambraReader, "_read_lattice", read_lattice)
+    return load_photo(SAMPLE_PALACE.read_bytes(), name=SAMPLE_PALACE.name), calls
+
+
+def test_a_palace_found_only_on_a_closer_look_is_read_only_where_it_reads_surely(reader, monkeypatch):
+    """Found only on a second look, a palace whose tiles read under ``CLOSER_LOOK_SURE`` on average is not taken (dice trays
+    read as palaces of three tiles there at 0.78-0.80): the first refusal stands."""
+    from scanner.alhambra import reader as alhambra
+    from scanner.alhambra.decode import NoPalaceRead
+
+    photo, calls = _first_lattice_refused(monkeypatch)
+
     monkeypatch.setattr(alhambra, "CLOSER_LOOK_SURE", 1.0 + 1e-9)  # a bar no reading clears
     with pytest.raises(NoPalaceRead, match="^lattice 1: "):
         reader.read(photo)
@@ -955,22 +965,12 @@ def test_a_palace_found_only_on_a_closer_look_is_judged_before_its_fountain_is_m
     clear weighs each square's own evidence, so the rule of one fountain cannot lift a tray over it."""
     from scanner.alhambra import reader as alhambra
     from scanner.alhambra.decode import NoPalaceRead
-    from scanner.photo import load_photo
 
-    photo = load_photo(SAMPLE_PALACE.read_bytes(), name=SAMPLE_PALACE.name)
-    real = alhambra.AlhambraReader._read_lattice
-    calls: list[int] = []
-
-    def read_lattice(self, *args, **kwargs):
-        calls.append(1)
-        if len(calls) == 1:
-            raise NoPalaceRead("lattice 1: its squares read as no palace")
-        return real(self, *args, **kwargs)
+    photo, calls = _first_lattice_refused(monkeypatch)
 
     def all_sure(reading, *args):
         return alhambra.replace(reading, readings=tuple(alhambra.replace(r, confidence=1.0) for r in reading.readings))
 
-    monkeypatch.setattr(alhambra.AlhambraReader, "_read_lattice", read_lattice)
     monkeypatch.setattr(alhambra, "with_one_fountain", all_sure)  # every square made sure once the bar is cleared
     monkeypatch.setattr(alhambra, "CLOSER_LOOK_SURE", 1.0)  # cleared only by squares made sure
     with pytest.raises(NoPalaceRead, match="^lattice 1: "):
