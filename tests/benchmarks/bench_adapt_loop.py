@@ -16,6 +16,9 @@ The sets:
   (``composite.one_set``: 18 dice of each colour, 9 yellow, as a player's own set): the corrected
   photos show dice the later photos show again (``--copy N`` draws another copy from the pool);
 - ``alhambra-heldout-style``: the tile art no model trained on (``models.alhambra.transfer``'s held-out set);
+- ``sagrada-pewter-real-dice``: real dice on the pewter board, never trained on nor tuned on
+  (``models.sagrada.transfer``'s ``composites_pewter``);
+- ``alhambra-unseen-art``: the mosaic tile art, never trained on nor tuned on (``models.alhambra.transfer``'s ``unseen``);
 - ``sagrada-other-copy``: ``bench_adapt.render_copy``, the Sagrada renderer with shifted die and
   print colours, dark pips, flatter dice, one lamp and one phone, under warm light (a stand-in);
 - ``alhambra-other-art``: the Alhambra renderer with tower and seraglio drawings swapped, every price
@@ -165,13 +168,26 @@ def sagrada_real_set(index: int) -> tuple[np.ndarray, dict]:
     return sagrada_composite(index, one_copy=True)
 
 
-def alhambra_held_out(index: int) -> tuple[np.ndarray, dict]:
+def sagrada_composite_pewter(index: int) -> tuple[np.ndarray, dict]:
+    """Real dice on the pewter board never trained on nor tuned on (``models.sagrada.transfer``'s ``composites_pewter``)."""
+    from models.sagrada import transfer
+
+    sample = transfer.sample_at("composites_pewter", index, _real_dice(False))
+    return sample.image_rgb, _with_true_corners(sample.label)
+
+
+def alhambra_held_out(index: int, set_name: str = "held_out") -> tuple[np.ndarray, dict]:
     """The held-out tile art of ``models.alhambra.transfer`` (painted volumes, battlemented walls, its own fonts)."""
     from models.alhambra import transfer
 
-    data, label = transfer.photo_of(transfer.shot_for("held_out", index))
+    data, label = transfer.photo_of(transfer.shot_for(set_name, index))
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)[:, :, ::-1]
     return np.ascontiguousarray(image), label
+
+
+def alhambra_unseen(index: int) -> tuple[np.ndarray, dict]:
+    """The tile art never trained on nor tuned on (``models.alhambra.transfer``'s ``unseen``: mosaic, its own fonts)."""
+    return alhambra_held_out(index, "unseen")
 
 
 SETS = {
@@ -182,6 +198,8 @@ SETS = {
     "sagrada-real-dice": ("sagrada", sagrada_composite),
     "sagrada-real-set": ("sagrada", sagrada_real_set),
     "alhambra-heldout-style": ("alhambra", alhambra_held_out),
+    "sagrada-pewter-real-dice": ("sagrada", sagrada_composite_pewter),
+    "alhambra-unseen-art": ("alhambra", alhambra_unseen),
 }
 
 
