@@ -548,6 +548,7 @@ def with_one_fountain(reading: PalaceReading, evidence: dict[tuple[int, int], Ti
 
 
 def _odds(probability: float) -> float:
+    """``probability`` over its complement, kept off 0 and infinity (clipped to 1e-9 from either end)."""
     p = min(max(probability, 1e-9), 1 - 1e-9)
     return p / (1 - p)
 
@@ -630,7 +631,7 @@ def softened(probability: float, temperature: float) -> float:
     """
     if probability <= 0.0 or probability >= 1.0:
         return probability
-    return 1.0 / (1.0 + ((1.0 - probability) / probability) ** (1.0 / temperature))
+    return 1.0 / (1.0 + _odds(probability) ** (-1.0 / temperature))
 
 
 def doubt_colour_twins(reading: PalaceReading, fountain: tuple[int, int], chosen: dict[tuple[int, int], int]) -> PalaceReading:

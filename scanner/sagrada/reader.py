@@ -234,6 +234,11 @@ def pooled_views(crops: np.ndarray, turns: int = TTA_TURNS, zoom: float = ZOOM, 
     return views
 
 
+def head_states(logs: Sequence[np.ndarray]) -> np.ndarray:
+    """The (N, 42) cell states of the die, colour and value heads' log-probabilities (the first three of ``logs``)."""
+    return state_probabilities(*(softmax(logp) for logp in logs[:3]))
+
+
 def board_certainty(states: np.ndarray) -> float:
     """How surely a board's cells read, for choosing how close to look at them: the mean log-probability of each
     cell's likeliest state (a cell read at 50% weighs as much against as two at 99.5% for)."""
@@ -604,16 +609,15 @@ class SagradaReader:
         looked up in it.
         """
         first = self._head_logs(crops)
-        states = state_probabilities(*(softmax(logp) for logp in first[:3]))
+        states = head_states(first)
         base = 1.0
         if board_zooms and np.count_nonzero(states.max(axis=1) < FIRST_LOOK_SURE) >= BOARD_ZOOM_DOUBT:
             bar = board_certainty(states) + BOARD_ZOOM_GAIN
             for closer in board_zooms:
                 logs = self._head_logs(zoomed(crops, closer))
-                closer_states = state_probabilities(*(softmax(logp) for logp in logs[:3]))
-                if board_certainty(closer_states) > bar:
-                    bar = board_certainty(closer_states)
-                    base, first, states = closer, logs, closer_states
+                closer_states = head_states(logs)
+                if (certainty := board_certainty(closer_states)) > bar:
+                    bar, base, first, states = certainty, closer, logs, closer_states
         doubtful = np.flatnonzero(states.max(axis=1) < FIRST_LOOK_SURE)
         if not len(doubtful) or (max(1, turns) < 2 and zoom <= 1):
             return states
@@ -624,7 +628,7 @@ class SagradaReader:
         if memory is not None:
             heads = dict(zip(("die", "colour", "value"), pooled[:3]))
             pooled = list(memory.apply(heads, pooled[3]).values())
-        states[doubtful] = state_probabilities(*(softmax(logp) for logp in pooled[:3]))
+        states[doubtful] = head_states(pooled)
         return states
 
     def _read_on(
