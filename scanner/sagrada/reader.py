@@ -192,6 +192,21 @@ ZOOM = 1.2
 BOARD_ZOOMS = (1.2, 1.4)
 BOARD_ZOOM_GAIN = 0.12
 BOARD_ZOOM_DOUBT = 2
+# On such a board (BOARD_ZOOM_DOUBT or more cells under FIRST_LOOK_SURE at the first look) a cell read under
+# DOUBTFUL_BOARD_SURE is pooled too: a real die read 95-99% as cut is often read otherwise closer (a hejmsdz
+# yellow 4 read Y6 at 95% as cut, Y4 at 99% 1.2 and 1.4 times closer, on a board whose other dice read no
+# surer closer), and the dice of a board the model finds doubtful are dice unlike the ones it learnt. A board
+# read surely pools as before (renders flag no more right windows). Transfer, 240 photos a set, end to end
+# against 0.95 (2026-12-07, `models.compare`): wrong cells at >= 90% on the real-dice composites 4 -> 2
+# (held-out board), 19 -> 10 (walnut), 22 -> 9 (pewter); windows entirely right 178 -> 183, 146 -> 150, 163
+# -> 166, 19 photos read better and none worse there; real windows 233 -> 234; held-out renders as before
+# (right windows flagged 45 -> 49), close and steep 205 -> 205 (1 better, 2 worse, all flagged), training
+# styles 229 -> 228 (a grid chosen otherwise; flagged 64 -> 66). Model work on the first 40 photos of a
+# set, median: held-out renders 12.6 -> 16.1 ms, real-dice composites 18.7 -> 22.8, pewter 20.3 -> 25.3.
+# Pooling at 0.99 on every board read the same dice, but flagged 56 right render windows; at 0.98 on every
+# board, pewter and walnut kept 13 and 12 wrong at >= 90%; at 0.995, 8 and 10, with 59 render windows
+# flagged. Pewter, first read only after the board zoom was chosen, was read for this choice too.
+DOUBTFUL_BOARD_SURE = 0.99
 # A cell's confidence: its own reading's probability and the one given the whole window, its card and the
 # rules (``row_marginals``), geometrically weighed (the rules' weight). Transfer (held-out style, real-dice
 # composites, training styles): right windows flagged 19 -> 17 of 57, 21 -> 21 of 23, 10 -> 9 of 48; wrong
@@ -596,7 +611,8 @@ class SagradaReader:
         every crop is also read ``board_zooms`` times closer (``cells.zoomed``; the crops are one
         board's), and the closest look whose crops read surer by over ``BOARD_ZOOM_GAIN``
         (``board_certainty``) is read from then on. A crop whose likeliest state is still under
-        ``FIRST_LOOK_SURE`` is read again turned by 90, 180 and 270 degrees (``turns`` views in all;
+        ``FIRST_LOOK_SURE`` (on such a doubtful board, under ``DOUBTFUL_BOARD_SURE``) is read again
+        turned by 90, 180 and 270 degrees (``turns`` views in all;
         dice and prints read the same turned), and, when ``zoom`` is over 1, in the same turns
         ``zoom - 1`` closer again, all in one batch (``pooled_views``), and its heads'
         log-probabilities are averaged over every view. A cell model adapted to the players' set is
@@ -611,14 +627,15 @@ class SagradaReader:
         first = self._head_logs(crops)
         states = head_states(first)
         base = 1.0
-        if board_zooms and np.count_nonzero(states.max(axis=1) < FIRST_LOOK_SURE) >= BOARD_ZOOM_DOUBT:
+        doubtful_board = np.count_nonzero(states.max(axis=1) < FIRST_LOOK_SURE) >= BOARD_ZOOM_DOUBT
+        if board_zooms and doubtful_board:
             bar = board_certainty(states) + BOARD_ZOOM_GAIN
             for closer in board_zooms:
                 logs = self._head_logs(zoomed(crops, closer))
                 closer_states = head_states(logs)
                 if (certainty := board_certainty(closer_states)) > bar:
                     bar, base, first, states = certainty, closer, logs, closer_states
-        doubtful = np.flatnonzero(states.max(axis=1) < FIRST_LOOK_SURE)
+        doubtful = np.flatnonzero(states.max(axis=1) < (DOUBTFUL_BOARD_SURE if doubtful_board else FIRST_LOOK_SURE))
         if not len(doubtful) or (max(1, turns) < 2 and zoom <= 1):
             return states
         more = self._head_logs(np.concatenate(pooled_views(crops[doubtful], turns, zoom, base)[1:]))

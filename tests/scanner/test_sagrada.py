@@ -893,6 +893,42 @@ def test_a_board_no_surer_closer_is_read_as_cut_and_its_doubtful_cells_pooled_th
     assert board_certainty(np.array([[0.5, 0.5], [1.0, 0.0]])) == pytest.approx(np.log(0.5) / 2)
 
 
+class _MurkyAndNearlySure(_CloserReadsBetter):
+    """A stand-in: an all-grey crop reads a blue die of any value at every zoom; a crop with its red margin in view a
+    blue 5 at about 97%, and its blue middle alone (closer) a blue 5 surely."""
+
+    def run(self, batch: np.ndarray) -> dict[str, np.ndarray]:
+        out = super().run(batch)
+        grey = np.abs(batch[:, 0, 0, 0] - batch[:, 2, 0, 0]) < 0.1
+        nearly = np.array([[-9.0, -3.0, -3.0, -3.0, -3.0, 2.1, -3.0]])
+        out["value"] = np.where(
+            grey[:, None], [[-9.0, 0.0, 0.0, 0.0, 0.0, 0.1, 0.0]], np.where(self.seen_margin(batch)[:, None], nearly, out["value"])
+        )
+        return out
+
+    @staticmethod
+    def seen_margin(batch: np.ndarray) -> np.ndarray:
+        return (batch[:, 0, 0, 0] > 0.5) & (batch[:, 2, 0, 0] < 0.5)
+
+
+def test_on_a_doubtful_board_a_die_read_nearly_surely_is_pooled_too() -> None:
+    """A die read at 97% as cut is read again in every view where the board's other cells read doubtfully (its dice
+    are unlike the ones the model learnt), and read as it was where they read surely."""
+    from scanner.sagrada.reader import BOARD_ZOOM_DOUBT, BOARD_ZOOMS, DOUBTFUL_BOARD_SURE, FIRST_LOOK_SURE
+
+    grey = np.full((BOARD_ZOOM_DOUBT, CROP_PX, CROP_PX, 3), 128, np.uint8)
+    nearly = _blue_middle_in_red(1)
+    model = _MurkyAndNearlySure()
+    alone = SagradaReader(dice=model).classify(nearly)  # type: ignore[arg-type]
+    assert FIRST_LOOK_SURE < alone[0].max() < DOUBTFUL_BOARD_SURE and len(model.seen) == 1  # a sure board: read once
+    model = _MurkyAndNearlySure()
+    states = SagradaReader(dice=model).classify(np.concatenate([grey, nearly]))  # type: ignore[arg-type]
+    cells = BOARD_ZOOM_DOUBT + 1
+    assert len(model.seen) == cells * (1 + len(BOARD_ZOOMS)) + cells * (2 * TTA_TURNS - 1)  # every cell pooled
+    assert STATES[int(states[-1].argmax())] == "B5" and states[-1].max() > DOUBTFUL_BOARD_SURE  # its closer views count
+    assert states[:-1].max(axis=1).max() < FIRST_LOOK_SURE
+
+
 def test_a_doubtful_cell_of_a_board_read_closer_is_pooled_closer_and_as_cut() -> None:
     from scanner.sagrada.reader import pooled_views
 

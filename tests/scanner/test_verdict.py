@@ -267,10 +267,12 @@ def sample_scanner(make_scanner: Any) -> Any:
             "sagrada",
             # right: the rules read Y2 where the model saw Y6 at 55%, and the model itself reads Y4 at 70% with Y2
             # close behind (72% before the colour head was read less surely, 2026-12-06; with the locator before
-            # 2026-12-06 it saw Y2 at 54% and the rules read Y4: the card prints a 4 there)
+            # 2026-12-06 it saw Y2 at 54% and the rules read Y4: the card prints a 4 there); on this doubtful board
+            # the B5, read over the bar before, is pooled over its views too, at 93% (``DOUBTFUL_BOARD_SURE``, 2026-12-07)
             (
                 "cell r3c1 read Y2 (yellow 2) by the rules, where the model saw Y6",
                 "cell r2c2 read Y4 (yellow 4) at 70%",
+                "cell r2c1 read B5 (blue 5) at 93%",
             ),
         ),
         ("alhambra_01_straight", "alhambra", ()),
