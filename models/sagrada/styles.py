@@ -11,9 +11,9 @@ not matter). ``render.draw_styled_window`` draws any style but "classic", which 
 The corners are, as for "classic", the grid's outer corners: cell (r, c) spans ``[c, c + 1] x
 [r, r + 1]`` pitches from the grid's top-left corner, each square centred in its pitch.
 
-``NEVER_TRAINED`` (``HELD_OUT`` and the two ``UNSEEN`` boards) are never used in training:
+``NEVER_TRAINED`` (``HELD_OUT`` and the ``UNSEEN`` boards) are never used in training:
 ``TRAINING_STYLES`` lists the others, and the transfer benchmark (``models.sagrada.transfer``) reads
-the held-out one, and real dice on all three, to measure boards never seen.
+the held-out one, and real dice on every one, to measure boards never seen.
 """
 
 from __future__ import annotations
@@ -184,9 +184,33 @@ STYLES: dict[str, Style] = {
         die_share=(0.66, 0.95),
         font=cv2.FONT_HERSHEY_COMPLEX_SMALL,
     ),
+    # NEVER TRAINED ON (a fourth board, added 2026-12-07 in the fourteenth session and read only after its
+    # choices): a jade-green lacquered board with rounded corners, the glass along the bottom above the
+    # name (no other board has it there), wide near-black gaps, flat cream prints, a spotlight, and dice
+    # from small to large for their squares (0.72-0.92)
+    "jade": Style(
+        name="jade",
+        pitch_mm=(20.0, 23.0),
+        gap_share=(0.12, 0.2),
+        gap_rgb=((8, 12, 10), (40, 45, 38)),
+        frame="flat",
+        frame_rgb=((20, 70, 50), (60, 120, 90)),
+        frame_mm=(6.0, 11.0),
+        outline="rounded",
+        margin_mm=(2.5, 5.0),
+        strip="bottom",
+        plate="below",
+        prints="flat",
+        square_radius=(0.02, 0.1),
+        blank_rgb=((205, 198, 170), (240, 234, 212)),
+        pip_rgb=((55, 45, 30), (110, 95, 70)),
+        light="spot",
+        die_share=(0.72, 0.92),
+        font=cv2.FONT_HERSHEY_SIMPLEX,
+    ),
 }
 HELD_OUT = "cathedral"
-UNSEEN = ("walnut", "pewter")  # two more boards never trained on, read only by the transfer benchmark
+UNSEEN = ("walnut", "pewter", "jade")  # more boards never trained on, read only by the transfer benchmark
 NEVER_TRAINED = (HELD_OUT, *UNSEEN)
 MIXED = "mixed"  # per render, each design choice taken from a random one of the other training styles
 ALL_STYLES = ("classic", *STYLES, MIXED)

@@ -10,9 +10,10 @@ Sagrada reader, through ``scanner.pipeline.Scanner``, which also gives each scan
   (close-ups, photos cut close to the grid, off-centre crops in turn): tall dice lean far off
   their cells and past the photo's edge;
 - ``composites``: real dice (``composite``) pasted into held-out-style windows on a table;
-- ``composites_walnut`` and ``composites_pewter``: the same real dice in windows of the two other
-  boards never trained on (``styles.UNSEEN``): a walnut organiser whose dice are small for its slots
-  (read while the board zoom was chosen), and a pewter board first read after every choice was made;
+- ``composites_walnut``, ``composites_pewter`` and ``composites_jade``: the same real dice in windows
+  of the other boards never trained on (``styles.UNSEEN``): a walnut organiser whose dice are small for
+  its slots (read while the board zoom was chosen), a pewter board (first read after that choice, read
+  again for the next), and a jade board first read after the fourteenth session's choices;
 - ``real_windows``: the two real windows of ``sagrada-hejmsdz`` (a real board, its dice, light and
   camera, cut to the grid), each enlarged, framed in a dark frame and photographed on a table by the
   scene camera in the same framings and overlays (``composite.render_real_window``);
@@ -52,7 +53,7 @@ from scanner.pipeline import Scanner
 from scanner.sagrada.cells import COLS, ROWS
 
 HERE = Path(__file__).resolve().parent
-SETS = ("heldout", "steep", "composites", "composites_walnut", "composites_pewter", "real_windows", "training")
+SETS = ("heldout", "steep", "composites", "composites_walnut", "composites_pewter", "composites_jade", "real_windows", "training")
 UNSEEN_COMPOSITES = {f"composites_{style}": style for style in styles.UNSEEN}  # real dice on the other boards never trained on
 SEEDS = {
     "heldout": 9_000_000,
@@ -60,6 +61,7 @@ SEEDS = {
     "composites": composite.COMPOSITE_SEED,
     "composites_walnut": 9_700_000,
     "composites_pewter": 9_800_000,
+    "composites_jade": 9_900_000,
     "real_windows": composite.REAL_WINDOW_SEED,
     "training": 9_200_000,
 }
@@ -69,6 +71,7 @@ TITLES = {
     "composites": f"real dice on the held-out style ({styles.HELD_OUT})",
     "composites_walnut": "real dice on a second board never trained on (walnut, dice small for their slots)",
     "composites_pewter": "real dice on a third board never trained on (pewter)",
+    "composites_jade": "real dice on a fourth board never trained on (jade)",
     "real_windows": "the two real windows, re-photographed",
     "training": "training styles, renders (reference)",
 }

@@ -16,8 +16,9 @@ The sets:
   (``composite.one_set``: 18 dice of each colour, 9 yellow, as a player's own set): the corrected
   photos show dice the later photos show again (``--copy N`` draws another copy from the pool);
 - ``alhambra-heldout-style``: the tile art no model trained on (``models.alhambra.transfer``'s held-out set);
-- ``sagrada-pewter-real-dice``: real dice on the pewter board, never trained on nor tuned on
-  (``models.sagrada.transfer``'s ``composites_pewter``);
+- ``sagrada-pewter-real-dice``: real dice on the pewter board, never trained on
+  (``models.sagrada.transfer``'s ``composites_pewter``); ``sagrada-jade-real-dice``: on the jade board,
+  never trained on nor tuned on (``composites_jade``);
 - ``alhambra-unseen-art``: the mosaic tile art, never trained on nor tuned on (``models.alhambra.transfer``'s ``unseen``);
 - ``sagrada-other-copy``: ``bench_adapt.render_copy``, the Sagrada renderer with shifted die and
   print colours, dark pips, flatter dice, one lamp and one phone, under warm light (a stand-in);
@@ -168,11 +169,11 @@ def sagrada_real_set(index: int) -> tuple[np.ndarray, dict]:
     return sagrada_composite(index, one_copy=True)
 
 
-def sagrada_composite_pewter(index: int) -> tuple[np.ndarray, dict]:
-    """Real dice on the pewter board never trained on nor tuned on (``models.sagrada.transfer``'s ``composites_pewter``)."""
+def sagrada_composite_unseen(index: int, board: str = "pewter") -> tuple[np.ndarray, dict]:
+    """Real dice on a board never trained on (``models.sagrada.transfer``'s ``composites_BOARD``)."""
     from models.sagrada import transfer
 
-    sample = transfer.sample_at("composites_pewter", index, _real_dice(False))
+    sample = transfer.sample_at(f"composites_{board}", index, _real_dice(False))
     return sample.image_rgb, _with_true_corners(sample.label)
 
 
@@ -198,7 +199,8 @@ SETS = {
     "sagrada-real-dice": ("sagrada", sagrada_composite),
     "sagrada-real-set": ("sagrada", sagrada_real_set),
     "alhambra-heldout-style": ("alhambra", alhambra_held_out),
-    "sagrada-pewter-real-dice": ("sagrada", sagrada_composite_pewter),
+    "sagrada-pewter-real-dice": ("sagrada", sagrada_composite_unseen),
+    "sagrada-jade-real-dice": ("sagrada", functools.partial(sagrada_composite_unseen, board="jade")),
     "alhambra-unseen-art": ("alhambra", alhambra_unseen),
 }
 

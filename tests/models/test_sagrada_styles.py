@@ -109,7 +109,7 @@ def test_styles_differ_and_classic_stays_the_default():
 
 
 def test_the_boards_never_trained_on_never_enter_training():
-    assert styles.NEVER_TRAINED == (styles.HELD_OUT, "walnut", "pewter")
+    assert styles.NEVER_TRAINED == (styles.HELD_OUT, "walnut", "pewter", "jade")
     assert set(styles.NEVER_TRAINED) <= set(styles.ALL_STYLES) and not set(styles.NEVER_TRAINED) & set(styles.TRAINING_STYLES)
     assert styles.TRAINING_STYLES == ("classic", "slate", "ivory", "bare", "mixed")  # the training mix as the shipped models had it
     seen = {make_dataset.training_view(seed)["style"] for seed in range(make_dataset.TRAIN_SEED, make_dataset.TRAIN_SEED + 200)}
@@ -244,6 +244,8 @@ def test_transfer_sets_are_seeded_apart_from_training_and_styled_as_named():
         next(transfer.samples("composites", 1, composite.DicePool([])))
     pool = _drawn_pool([(c, v) for c in COLORS for v in VALUES])
     assert set(transfer.UNSEEN_COMPOSITES.values()) == set(styles.UNSEEN)
+    starts = sorted(transfer.SEEDS.values())  # every set's seeds apart from the others' (a set reads at most 360)
+    assert set(transfer.SEEDS) == set(transfer.SETS) and min(b - a for a, b in zip(starts, starts[1:])) >= 100_000
     for name, style in transfer.UNSEEN_COMPOSITES.items():
         assert name in transfer.SETS and transfer.SEEDS[name] >= 9_000_000
         (sample,) = transfer.samples(name, 1, pool)
