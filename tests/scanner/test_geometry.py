@@ -271,3 +271,10 @@ def test_link_lattice_gives_each_centre_its_cell(cols, rows, tilt, turn, noise, 
                 reached.add(near)
                 frontier.append(near)
     assert set(coords.values()) == reached
+
+
+def test_a_lit_pixel_survives_a_reduction_twofold_one_way_and_less_the_other() -> None:
+    """147 x 149 to 74 x 74: the rows shrink by over two, the columns by under two (found by the property test above)."""
+    dot = np.zeros((149, 147), np.float32)
+    dot[149 // 2, 147 // 3] = 1.0
+    assert float(quick_reduce(dot, (74, 74)).max()) > 0
