@@ -72,6 +72,9 @@ from scoring.alhambra.palace import CATALOGUE
 
 GAME = "alhambra"
 SEEDS = {"held_out": 6_000_000, "training": 6_100_000, "guides": 6_000_000, "unseen": 6_200_000}
+# the sets drawn as a printed set (each type its own building): their one tile art and its digit faces; "training" draws
+# every training style in turn, in TRAINING_FONTS
+PRINTED = {"held_out": (HELD_OUT_STYLE, HELD_OUT_FONTS), "guides": (HELD_OUT_STYLE, HELD_OUT_FONTS), "unseen": (UNSEEN_STYLE, UNSEEN_FONTS)}
 SIZES = ((3000, 2250), (4000, 3000))
 MAX_TILT_DEG = 35.0
 MAX_ROLL_DEG = 20.0
@@ -109,8 +112,8 @@ def shot_for(set_name: str, index: int, out_size: tuple[int, int] | None = None)
         raise ValueError(f"set: expected one of {', '.join(SEEDS)}, got {set_name!r}")
     seed = SEEDS[set_name] + index
     rng = np.random.default_rng([seed, 1_618_033])
-    if set_name in ("held_out", "guides", "unseen"):  # drawn as a printed set: each type its own building
-        style, randomise = UNSEEN_STYLE if set_name == "unseen" else HELD_OUT_STYLE, False
+    if set_name in PRINTED:
+        style, randomise = PRINTED[set_name][0], False
     else:  # every training style, with randomised buildings and as a printed set
         names = [name for name, _ in ART_MIX.styles]
         style, randomise = names[index % len(names)], (index // len(names)) % 2 == 0
@@ -434,7 +437,7 @@ def set_faces(name: str) -> tuple[Font, ...]:
     """
     if name not in SEEDS:
         raise ValueError(f"set: expected one of {', '.join(SEEDS)}, got {name!r}")
-    return {"training": TRAINING_FONTS, "unseen": UNSEEN_FONTS}.get(name, HELD_OUT_FONTS)
+    return PRINTED[name][1] if name in PRINTED else TRAINING_FONTS
 
 
 def faces_warning(sets: tuple[str, ...]) -> str | None:

@@ -612,8 +612,8 @@ class SagradaReader:
         board's), and the closest look whose crops read surer by over ``BOARD_ZOOM_GAIN``
         (``board_certainty``) is read from then on. A crop whose likeliest state is still under
         ``FIRST_LOOK_SURE`` (on such a doubtful board, under ``DOUBTFUL_BOARD_SURE``) is read again
-        turned by 90, 180 and 270 degrees (``turns`` views in all;
-        dice and prints read the same turned), and, when ``zoom`` is over 1, in the same turns
+        turned by 90, 180 and 270 degrees (``turns`` views in all; dice and prints read the same
+        turned), and, when ``zoom`` is over 1, in the same turns
         ``zoom - 1`` closer again, all in one batch (``pooled_views``), and its heads'
         log-probabilities are averaged over every view. A cell model adapted to the players' set is
         read the same way, closer views included, and the adaptation is judged as it will be read:
