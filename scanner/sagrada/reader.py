@@ -122,7 +122,10 @@ POLISH_STEPS, POLISH_ROUNDS = (0.25, 0.125), 3
 # barely shifts the cells across the window): a cell whose middle lies within POLISH_REUSE pitches of where
 # it was read already in this polish keeps that reading (``FirstLooks``). A walnut composite's polish read
 # 968 crops on average, 267 so (2026-12-07); the transfer sets' cells and windows were not told apart, and
-# no set read a wrong cell more at >= 90% (CHANGELOG).
+# no set read a wrong cell more at >= 90% (CHANGELOG). A grid found running off the photo's edge, moved
+# inside it (``_within_photo``: a few photos in a thousand), is polished reading every cell where it moved:
+# there the polish chooses which of five grids is read, and one training-style photo cut close to its grid
+# that it read right was refused with 0.01-0.05 pitches reused but 0.03.
 POLISH_REUSE = 0.04
 # Where no pattern card is identified on a grid found, nothing has checked its place, its width or which way
 # up it lies but the lattice itself: no cell reads surer than NO_CARD_SURE. On steep photos 240-359, never used
@@ -821,18 +824,21 @@ class SagradaReader:
         with timings.stage("locate"):
             turned = [quad for quad in quarter_turned_grids(fit.corners) if not cells_outside(quad, size)]
             options = [(quad, "turned a quarter") for quad in turned]
-            options.append((self._polish(image, fit.corners), "moved to where its cells read surer"))
-            options += [(self._polish(image, quad), "turned a quarter and moved to where its cells read surer") for quad in turned]
+            options.append((self._polish(image, fit.corners, reuse=0.0), "moved to where its cells read surer"))
+            options += [
+                (self._polish(image, quad, reuse=0.0), "turned a quarter and moved to where its cells read surer") for quad in turned
+            ]
             inside = [(quad, how) for quad, how in options if not cells_outside(quad, size)]
             scored = [(self._cell_certainty(image, quad, judged), quad) for quad, _ in inside]
         chosen = self._surest_with_card(image, scored, judged, timings)
         return None if chosen is None else (*inside[chosen[0]], chosen[1])
 
-    def _polish(self, image: np.ndarray, grid_corners: np.ndarray) -> np.ndarray:
+    def _polish(self, image: np.ndarray, grid_corners: np.ndarray, reuse: float = POLISH_REUSE) -> np.ndarray:
         """``grid_corners`` moved to where its cells read surer (``polish_grid``), each grid tried read at a first look
-        from the photo reduced once (``reduced_for_grid``), a cell's crop read once near each place (``FirstLooks``)."""
+        from the photo reduced once (``reduced_for_grid``), a cell's crop read once within ``reuse`` pitches of each
+        place (``FirstLooks``)."""
         reduced, scale = reduced_for_grid(image, grid_corners)
-        looks = FirstLooks()
+        looks = FirstLooks(reuse)
         return polish_grid(grid_corners, lambda quads: self._first_look_certainties(reduced, [quad * scale for quad in quads], looks))
 
     def _first_look_certainties(self, image: np.ndarray, quads: Sequence[np.ndarray], looks: FirstLooks | None = None) -> list[float]:
