@@ -63,6 +63,12 @@ class ScanResult:
     photo: Photo = field(repr=False)  # the image as read (reduced, and calibrated when a profile is used)
     image_corners: np.ndarray = field(repr=False)  # corners in ``photo.image_rgb`` pixels
     seconds: dict[str, float] = field(default_factory=dict)
+    cell_bar: float = 0.0  # the reader's review bar for a cell (``Thresholds.cell``): one read under it is named for a look
+
+    @property
+    def cells_to_check(self) -> int:
+        """How many cells were read under the review's bar: the ones players are asked to look at."""
+        return sum(1 for cell in self.cells if cell.confidence < self.cell_bar)
 
     def to_json(self) -> dict[str, Any]:
         """Return the scan's FORMATS.md document: the state's own ``to_json`` and, per player, the ``scan`` block.
@@ -215,6 +221,7 @@ class Scanner:
             photo=photo,
             image_corners=np.asarray(reading.corners, dtype=np.float64),
             seconds=dict(timings.seconds),
+            cell_bar=reading.verdict.thresholds.cell,
         )
 
 

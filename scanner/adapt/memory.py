@@ -12,7 +12,7 @@ read surely is never looked up, so the memory can only settle doubts.
 
 Which dice are remembered, and when a memory is kept, are ``fitting.remembered`` and
 ``tablescan.adapt.judge_end_to_end``: corrected dice the shipped heads read doubtfully, and only
-where the photos held out read no worse with it and it reads better.
+where the photos held out read no worse with it and it reads better or surer.
 
 How the three numbers were chosen (2026-12-06). First on the cell model's likeliest state before the
 rules, keys from photos 0-4 of ``bench_adapt_loop.py``'s sets, read on photos 5-24: one copy's real

@@ -300,7 +300,7 @@ def test_end_to_end_check_refuses_phantom_tiles(monkeypatch) -> None:
 
     def read(scanner, game, board):
         adapted = isinstance(scanner.factories.get(game)(), _Adapted)
-        return ({**truth, "1,1": "garden:S"} if adapted else dict(truth)), None
+        return ({**truth, "1,1": "garden:S"} if adapted else dict(truth)), None, 0
 
     class _Adapted:
         pass
@@ -330,8 +330,8 @@ def test_one_cell_more_read_right_is_no_evidence(monkeypatch, fixed: int, reason
 
     def read(scanner, game, board):
         if isinstance(scanner.factories.get(game)(), _Adapted):
-            return dict(truth), None
-        return {**truth, **{cell: "R2" for cell, name in misread if name == board["name"]}}, None
+            return dict(truth), None, 0
+        return {**truth, **{cell: "R2" for cell, name in misread if name == board["name"]}}, None, 0
 
     monkeypatch.setattr(adapt, "_read_board", read)
     monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation, **_: _Adapted())
@@ -597,7 +597,7 @@ def test_each_corrected_photo_is_also_read_with_heads_fitted_without_it(monkeypa
 
     def read(scanner, game, board):  # heads fitted without a photo misread it: a tile on an empty cell
         adapted = isinstance(scanner.factories.get(game)(), _Adapted)
-        return ({**truth, "2,0": "garden:"} if adapted else dict(truth)), None
+        return ({**truth, "2,0": "garden:"} if adapted else dict(truth)), None, 0
 
     monkeypatch.setattr(adapt, "adapt_model", fit)
     monkeypatch.setattr(adapt, "_read_board", read)

@@ -160,8 +160,8 @@ def test_a_memory_alone_is_kept_on_a_die_recalled_in_a_photo_held_out(
 
     def read(scanner, game, board):  # p0's die read right with the adaptation, also (held_out) fitted without p0
         if isinstance(scanner.factories.get(game)(), _Adapted) or board["name"] != "p0.jpg":
-            return dict(truth), None
-        return {**truth, **{f"0,{c}": "Y2" for c in range(wrong)}}, None
+            return dict(truth), None, 0
+        return {**truth, **{f"0,{c}": "Y2" for c in range(wrong)}}, None, 0
 
     fits = {True: ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (), _memory([[1, 0]], {"value": [2]}))}
     monkeypatch.setattr(adapt, "adapt_model", lambda model, subset, **options: (fits.get(held_out), None))
@@ -185,6 +185,59 @@ def test_a_memory_alone_is_kept_on_a_die_recalled_in_a_photo_held_out(
     if kept and not heads:  # what the command prints says why
         outcome = adapt.AdaptOutcome("mine", (), saved=Path("mine.adapt.npz"), kept_models=("sagrada_dice",), checks=(check, held))
         assert "it remembers the dice the players corrected" in outcome.summary and check.to_json()["remembered"] == 1
+
+
+@pytest.mark.parametrize(
+    ("heads", "held_out", "settled", "kept"),
+    [(False, True, 2, True), (False, True, 1, False), (False, False, 2, False), (True, True, 2, False)],
+)
+def test_a_memory_alone_is_kept_where_it_settles_doubts_on_photos_held_out(
+    monkeypatch, heads: bool, held_out: bool, settled: int, kept: bool
+) -> None:
+    """Every cell read right either way, but dice read doubtfully (cells the review names) read surely with the memory,
+    also made without their photo: ``MIN_GAIN_CELLS`` fewer cells for the players to check keep a memory, not heads."""
+    import tablescan.adapt as adapt
+    from scanner.adapt.head import HeadFit
+
+    truth = {f"{r},{c}": "B1" for r in range(4) for c in range(5)}
+    boards = [{"photo": Path(f"p{k}.jpg"), "name": f"p{k}.jpg", "truth": truth, "corners": None, "photo_id": k} for k in range(2)]
+
+    class _Adapted:
+        pass
+
+    def read(scanner, game, board):  # p0's doubtful dice settled by the adaptation (held_out: also fitted without p0)
+        doubts = 3 if board["name"] == "p0.jpg" else 0
+        return dict(truth), None, max(0, doubts - settled) if isinstance(scanner.factories.get(game)(), _Adapted) else doubts
+
+    memory = _memory([[1, 0]], {"value": [2]})
+    head = HeadFit("value", tuple("0123456"), 1.0, np.zeros(2), np.ones(2), np.zeros((2, 7)), np.zeros(7))
+    fitted = ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (head,) if heads else (), None if heads else memory)
+    fold = fitted if held_out else None
+    monkeypatch.setattr(adapt, "adapt_model", lambda model, subset, **options: (fold, None))
+    monkeypatch.setattr(adapt, "_read_board", read)
+    monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation, **_: _Adapted())
+    monkeypatch.setattr(adapt, "readers", lambda: {"sagrada": lambda: object()})
+    monkeypatch.setattr(adapt, "cell_classifier", lambda game: type("C", (), {"fixed_cells": ()})())
+    examples = ExampleSet("sagrada_dice", {"value": np.zeros((4, 7))}, {"value": np.zeros(4, np.int64)}, np.array([0, 0, 1, 1]))
+    model = SimpleNamespace(manifest=SimpleNamespace(heads=()))
+    check, held = adapt.judge_end_to_end(fitted, SimpleNamespace(cells_gained=0.0), model, examples, boards, "sagrada", None, {}, 0)
+    assert check.kept is kept and (check.right_before, check.right_after) == (40, 40)
+    assert (check.check_before, check.check_after) == (3, 3 - settled)
+    assert held is not None and (held.check_before, held.check_after) == (3, 3 - settled if held_out else 3)
+    assert (f"{settled} fewer cells to check" in check.reason) is kept
+    assert "cells to check 3 -> " in check.to_text() and check.to_json()["cells_to_check"] == {"shipped": 3, "adapted": 3 - settled}
+
+
+def test_a_scan_counts_the_cells_its_review_asks_to_check() -> None:
+    from scanner.pipeline import Scanner
+    from scanner.sagrada.verdict import THRESHOLDS
+
+    result = Scanner().scan(Path(__file__).parents[2] / "sample_images" / "sagrada_tilted_01.jpg", "sagrada")
+    assert result.cell_bar == THRESHOLDS.cell
+    doubtful = [cell for cell in result.cells if cell.confidence < THRESHOLDS.cell]
+    assert result.cells_to_check == len(doubtful) > 0
+    named = " ".join(result.scan.review.reasons)
+    assert all(f"r{cell.cell[0] + 1}c{cell.cell[1] + 1}" in named for cell in doubtful[:2])
 
 
 @pytest.mark.parametrize(

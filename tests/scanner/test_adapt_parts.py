@@ -222,7 +222,7 @@ def test_the_classifier_is_judged_end_to_end_beside_the_octagon_reader_already_k
 
     def read(scanner, game, board):
         seen.append(scanner.factories[game]())
-        return dict(truth), None
+        return dict(truth), None, 0
 
     monkeypatch.setattr(adapt, "_read_board", read)
     monkeypatch.setattr(
