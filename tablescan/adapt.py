@@ -667,7 +667,7 @@ def judge_end_to_end(
     2 cells better than the shipped model after 5 corrected photos, and 0, 1, 0 and 1 after 2, never worse
     (2026-12-07): an odd die the players corrected once is the one that comes back in their next games.
     On one copy's dice (`sagrada-real-set`), 5 corrected photos with one cell wrong, the memory read the
-    next 40 photos' cells to check 181 -> 118 and no cell at >= 90% wrong, where none had been.
+    next 40 photos with 5 more cells right, 181 -> 118 cells to check, and no cell wrong at >= 90%, as before.
     """
     check = check_end_to_end(boards, game, fitted, base, cache=cache, beside=beside)
     held = held_out_end_to_end(model, examples, boards, game, fitted, base, cache, seed, beside=beside)
