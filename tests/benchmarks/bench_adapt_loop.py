@@ -2,9 +2,10 @@
 
 For each set, photos 0..4 are the corrected ones (K = 2 uses the first two, K = 5 all five) and the
 photos after them are read end to end (board finder included; a board not found counts nothing right)
-with the shipped models and with the profile ``tablescan adapt --from-scans`` saved. Each K writes its
-photos with their truth documents (Sagrada with ``players[0].scan.corners``, the true grid) to a
-temporary folder and runs the command's own function (``tablescan.adapt.adapt_from_scans``).
+with the shipped models and with the profile ``tablescan adapt --from-scans`` saved: cells right,
+boards entirely right, and the cells read under the review's bar (``ScanResult.cells_to_check``).
+Each K writes its photos with their truth documents (Sagrada with ``players[0].scan.corners``, the
+true grid) to a temporary folder and runs the command's own function (``tablescan.adapt.adapt_from_scans``).
 
 The sets:
 - ``sagrada-heldout-style``: the board style no model trained on (``models.sagrada.styles.HELD_OUT``,
@@ -213,17 +214,25 @@ def write_photo(folder: Path, name: str, image: np.ndarray, label: dict) -> None
 def read_all(scanner: Scanner, game: str, photos: list[tuple[Path, dict]]) -> dict:
     fixed = cell_classifier(game).fixed_cells
     form = game_entry(game).form
-    right = cells = whole = missed = 0
+    right = cells = whole = missed = to_check = 0
     for path, label in photos:
         truth = form.scanned_values(label["players"][0])
         try:
             result = scanner.scan(path, game, name=path.name)
             read = {r["cell"]: r["value"] for r in readings_from_scan(game, result.player, result.cells)}
+            to_check += result.cells_to_check
         except TableError:
             read, missed = None, missed + 1
         score = compare_boards(truth, read, fixed)
         right, cells, whole = right + score.right, cells + score.cells, whole + int(score.entirely_right)
-    return {"cells_right": right, "cells": cells, "boards_right": whole, "boards": len(photos), "not_found": missed}
+    return {
+        "cells_right": right,
+        "cells": cells,
+        "boards_right": whole,
+        "boards": len(photos),
+        "not_found": missed,
+        "cells_to_check": to_check,
+    }
 
 
 def pct(part: int, whole: int) -> str:
@@ -246,7 +255,8 @@ def run_set(name: str, test_count: int, work: Path) -> dict:
     figures: dict = {"shipped": base}
     print(
         f"{name}: shipped  cells right {pct(base['cells_right'], base['cells'])} ({base['cells_right']}/{base['cells']}), "
-        f"boards entirely right {pct(base['boards_right'], base['boards'])}, not found {base['not_found']}",
+        f"boards entirely right {pct(base['boards_right'], base['boards'])}, cells to check {base['cells_to_check']}, "
+        f"not found {base['not_found']}",
         flush=True,
     )
     for k in (2, CORRECTED):
@@ -270,6 +280,7 @@ def run_set(name: str, test_count: int, work: Path) -> dict:
         print(
             f"{name}: K={k}  cells right {pct(base['cells_right'], base['cells'])} -> {pct(after['cells_right'], after['cells'])}, "
             f"boards entirely right {pct(base['boards_right'], base['boards'])} -> {pct(after['boards_right'], after['boards'])}, "
+            f"cells to check {base['cells_to_check']} -> {after['cells_to_check']}, "
             f"not found {after['not_found']}; adapt took {seconds:.1f} s, kept {', '.join(outcome.kept_models) or 'nothing'}",
             flush=True,
         )
