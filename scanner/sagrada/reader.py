@@ -841,11 +841,10 @@ class SagradaReader:
         looks = FirstLooks(reuse)
         return polish_grid(grid_corners, lambda quads: self._first_look_certainties(reduced, [quad * scale for quad in quads], looks))
 
-    def _first_look_certainties(self, image: np.ndarray, quads: Sequence[np.ndarray], looks: FirstLooks | None = None) -> list[float]:
+    def _first_look_certainties(self, image: np.ndarray, quads: Sequence[np.ndarray], looks: FirstLooks) -> list[float]:
         """How surely the cells within each grid of ``quads`` read at a first look (each crop once, as cut, the crops
-        not yet read in ``looks`` in one batch): what ``polish_grid`` climbs, at a fraction of the work of
-        ``_cell_certainty``'s every look."""
-        looks = FirstLooks() if looks is None else looks
+        not yet read in ``looks``, the polish's own, in one batch): what ``polish_grid`` climbs, at a fraction of the
+        work of ``_cell_certainty``'s every look."""
         wanted = [looks.unread(quad) for quad in quads]
         if any(cells for cells in wanted):
             crops = np.concatenate([self.crops(image, quad)[cells] for quad, cells in zip(quads, wanted) if cells])

@@ -1050,9 +1050,7 @@ def test_a_polished_grid_is_kept_only_where_it_reads_a_card_and_reads_some_cell_
     found = _read_grid(["R1"] * 20, "Aurora Sagradis")
     again = _read_grid(["R1"] * 19 + (["R2"] if changed else ["R1"]), pattern, sure=0.9)
     target = _grid_at(0.25, 0)
-    monkeypatch.setattr(
-        reader, "_first_look_certainties", lambda image, quads, looks=None: [-float(np.abs(q - target).max()) for q in quads]
-    )
+    monkeypatch.setattr(reader, "_first_look_certainties", lambda image, quads, looks: [-float(np.abs(q - target).max()) for q in quads])
     monkeypatch.setattr(reader, "_cell_certainty", lambda image, quad, judged=None: 0.9)
     monkeypatch.setattr(reader, "_read_on", lambda image, quad, turn, judged, timings: replace(again, grid_corners=quad))
     image = np.zeros((400, 400, 3), np.uint8)
