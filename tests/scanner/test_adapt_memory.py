@@ -139,6 +139,42 @@ def test_corrected_cells_read_doubtfully_are_remembered_by_their_pooled_look() -
     assert (plain is None or plain.memory is None) and plain_report.remembered == 0
 
 
+_WINDOW = {f"{r},{c}": "B1" for r in range(4) for c in range(5)}  # the truth of both corrected photos below
+
+
+class _Adapted:
+    """What ``adapt_reader`` stands in as below: a reader with the adaptation judged."""
+
+
+def _judged_on_two_photos(monkeypatch, fitted: ModelAdaptation, fold: ModelAdaptation | None, read_p0) -> tuple:
+    """``judge_end_to_end`` of ``fitted`` on two corrected photos of ``_WINDOW``: p1 read right with no cell to check,
+    p0 as ``read_p0(adapted)`` says (its values, its cells to check); each fold fitted without a photo is ``fold``."""
+    import tablescan.adapt as adapt
+
+    boards = [{"photo": Path(f"p{k}.jpg"), "name": f"p{k}.jpg", "truth": _WINDOW, "corners": None, "photo_id": k} for k in range(2)]
+
+    def read(scanner, game, board):
+        if board["name"] != "p0.jpg":
+            return dict(_WINDOW), None, 0
+        values, to_check = read_p0(isinstance(scanner.factories.get(game)(), _Adapted))
+        return values, None, to_check
+
+    monkeypatch.setattr(adapt, "adapt_model", lambda model, subset, **options: (fold, None))
+    monkeypatch.setattr(adapt, "_read_board", read)
+    monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation, **_: _Adapted())
+    monkeypatch.setattr(adapt, "readers", lambda: {"sagrada": lambda: object()})
+    monkeypatch.setattr(adapt, "cell_classifier", lambda game: type("C", (), {"fixed_cells": ()})())
+    examples = ExampleSet("sagrada_dice", {"value": np.zeros((4, 7))}, {"value": np.zeros(4, np.int64)}, np.array([0, 0, 1, 1]))
+    model = SimpleNamespace(manifest=SimpleNamespace(heads=()))
+    return adapt.judge_end_to_end(fitted, SimpleNamespace(cells_gained=0.0), model, examples, boards, "sagrada", None, {}, 0)
+
+
+def _value_head():
+    from scanner.adapt.head import HeadFit
+
+    return HeadFit("value", tuple("0123456"), 1.0, np.zeros(2), np.ones(2), np.zeros((2, 7)), np.zeros(7))
+
+
 @pytest.mark.parametrize(
     ("heads", "held_out", "wrong", "kept"),
     [(False, True, 1, True), (False, False, 1, False), (True, True, 1, False), (False, False, 2, True), (True, False, 2, True)],
@@ -150,33 +186,14 @@ def test_a_memory_alone_is_kept_on_a_die_recalled_in_a_photo_held_out(
     Two cells more of the corrected photos keep either, the photos held out reading no worse: the odd die a player
     corrected once, recalled in no other corrected photo, is still the one that comes back."""
     import tablescan.adapt as adapt
-    from scanner.adapt.head import HeadFit
 
-    truth = {f"{r},{c}": "B1" for r in range(4) for c in range(5)}
-    boards = [{"photo": Path(f"p{k}.jpg"), "name": f"p{k}.jpg", "truth": truth, "corners": None, "photo_id": k} for k in range(2)]
-
-    class _Adapted:
-        pass
-
-    def read(scanner, game, board):  # p0's die read right with the adaptation, also (held_out) fitted without p0
-        if isinstance(scanner.factories.get(game)(), _Adapted) or board["name"] != "p0.jpg":
-            return dict(truth), None, 0
-        return {**truth, **{f"0,{c}": "Y2" for c in range(wrong)}}, None, 0
-
-    fits = {True: ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (), _memory([[1, 0]], {"value": [2]}))}
-    monkeypatch.setattr(adapt, "adapt_model", lambda model, subset, **options: (fits.get(held_out), None))
-
-    monkeypatch.setattr(adapt, "_read_board", read)
-    monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation, **_: _Adapted())
-    monkeypatch.setattr(adapt, "readers", lambda: {"sagrada": lambda: object()})
-    monkeypatch.setattr(adapt, "cell_classifier", lambda game: type("C", (), {"fixed_cells": ()})())
     memory = _memory([[1, 0]], {"value": [2]})
-    head = HeadFit("value", tuple("0123456"), 1.0, np.zeros(2), np.ones(2), np.zeros((2, 7)), np.zeros(7))
-    fitted = ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (head,) if heads else (), memory)
-    report = SimpleNamespace(cells_gained=0.0)
-    examples = ExampleSet("sagrada_dice", {"value": np.zeros((4, 7))}, {"value": np.zeros(4, np.int64)}, np.array([0, 0, 1, 1]))
-    model = SimpleNamespace(manifest=SimpleNamespace(heads=()))
-    check, held = adapt.judge_end_to_end(fitted, report, model, examples, boards, "sagrada", None, {}, 0)
+    fitted = ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (_value_head(),) if heads else (), memory)
+    fold = ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (), _memory([[1, 0]], {"value": [2]})) if held_out else None
+    misread = {f"0,{c}": "Y2" for c in range(wrong)}  # p0's dice read right with the adaptation, also (held_out) fitted without p0
+    check, held = _judged_on_two_photos(
+        monkeypatch, fitted, fold, lambda adapted: (dict(_WINDOW) if adapted else {**_WINDOW, **misread}, 0)
+    )
     assert check.kept is kept and (check.right_before, check.right_after) == (40 - wrong, 40)
     assert held is not None and (held.right_before, held.right_after) == ((40 - wrong, 40) if held_out else (40 - wrong,) * 2)
     assert ("memory of 1 corrected dice alone" in check.reason) is (kept and not heads) and check.remembered == (
@@ -196,31 +213,12 @@ def test_a_memory_alone_is_kept_where_it_settles_doubts_on_photos_held_out(
 ) -> None:
     """Every cell read right either way, but dice read doubtfully (cells the review names) read surely with the memory,
     also made without their photo: ``MIN_GAIN_CELLS`` fewer cells for the players to check keep a memory, not heads."""
-    import tablescan.adapt as adapt
-    from scanner.adapt.head import HeadFit
-
-    truth = {f"{r},{c}": "B1" for r in range(4) for c in range(5)}
-    boards = [{"photo": Path(f"p{k}.jpg"), "name": f"p{k}.jpg", "truth": truth, "corners": None, "photo_id": k} for k in range(2)]
-
-    class _Adapted:
-        pass
-
-    def read(scanner, game, board):  # p0's doubtful dice settled by the adaptation (held_out: also fitted without p0)
-        doubts = 3 if board["name"] == "p0.jpg" else 0
-        return dict(truth), None, max(0, doubts - settled) if isinstance(scanner.factories.get(game)(), _Adapted) else doubts
-
     memory = _memory([[1, 0]], {"value": [2]})
-    head = HeadFit("value", tuple("0123456"), 1.0, np.zeros(2), np.ones(2), np.zeros((2, 7)), np.zeros(7))
-    fitted = ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (head,) if heads else (), None if heads else memory)
-    fold = fitted if held_out else None
-    monkeypatch.setattr(adapt, "adapt_model", lambda model, subset, **options: (fold, None))
-    monkeypatch.setattr(adapt, "_read_board", read)
-    monkeypatch.setattr(adapt, "adapt_reader", lambda reader, adaptation, **_: _Adapted())
-    monkeypatch.setattr(adapt, "readers", lambda: {"sagrada": lambda: object()})
-    monkeypatch.setattr(adapt, "cell_classifier", lambda game: type("C", (), {"fixed_cells": ()})())
-    examples = ExampleSet("sagrada_dice", {"value": np.zeros((4, 7))}, {"value": np.zeros(4, np.int64)}, np.array([0, 0, 1, 1]))
-    model = SimpleNamespace(manifest=SimpleNamespace(heads=()))
-    check, held = adapt.judge_end_to_end(fitted, SimpleNamespace(cells_gained=0.0), model, examples, boards, "sagrada", None, {}, 0)
+    fitted = ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (_value_head(),) if heads else (), None if heads else memory)
+    # p0's 3 doubtful dice, ``settled`` of them read surely by the adaptation (held_out: also fitted without p0)
+    check, held = _judged_on_two_photos(
+        monkeypatch, fitted, fitted if held_out else None, lambda adapted: (dict(_WINDOW), 3 - settled if adapted else 3)
+    )
     assert check.kept is kept and (check.right_before, check.right_after) == (40, 40)
     assert (check.check_before, check.check_after) == (3, 3 - settled)
     assert held is not None and (held.check_before, held.check_after) == (3, 3 - settled if held_out else 3)
@@ -252,7 +250,6 @@ def test_heads_are_judged_without_the_memory_and_the_memory_alone_after_them(
     monkeypatch, heads_kept: bool, memory_kept: bool, expected: str | None, judged: list[str]
 ) -> None:
     import tablescan.adapt as adapt
-    from scanner.adapt.head import HeadFit
 
     seen: list[str] = []
 
@@ -264,7 +261,7 @@ def test_heads_are_judged_without_the_memory_and_the_memory_alone_after_them(
         return SimpleNamespace(kept=kept, reason=what), None
 
     monkeypatch.setattr(adapt, "judge_end_to_end", judge)
-    head = HeadFit("value", tuple("0123456"), 1.0, np.zeros(2), np.ones(2), np.zeros((2, 7)), np.zeros(7))
+    head = _value_head()
     fitted = ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (head,), _memory([[1, 0]], {"value": [2]}))
     chosen, checks, notes = adapt.settle_end_to_end(fitted, SimpleNamespace(), ())
     assert seen == judged
@@ -281,9 +278,8 @@ def test_heads_are_judged_without_the_memory_and_the_memory_alone_after_them(
 def test_photos_held_out_are_read_with_folds_made_of_what_is_judged(monkeypatch, part: str) -> None:
     """Heads judged alone are checked on folds without a memory (it would read the photos right for them), and back."""
     import tablescan.adapt as adapt
-    from scanner.adapt.head import HeadFit
 
-    head = HeadFit("value", tuple("0123456"), 1.0, np.zeros(2), np.ones(2), np.zeros((2, 7)), np.zeros(7))
+    head = _value_head()
     memory = _memory([[1, 0]], {"value": [2]})
     both = ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (head,), memory)
     read_with: list = []
@@ -308,9 +304,8 @@ def test_an_adaptation_file_of_version_3_still_loads_without_a_memory(tmp_path) 
     import json
 
     from scanner.adapt import from_npz_bytes, to_npz_bytes
-    from scanner.adapt.head import HeadFit
 
-    head = HeadFit("value", tuple("0123456"), 1.0, np.zeros(2), np.ones(2), np.zeros((2, 7)), np.zeros(7))
+    head = _value_head()
     data = to_npz_bytes(Adaptation((ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (head,)),)))
     with np.load(io.BytesIO(data)) as archive:
         arrays = {name: archive[name] for name in archive.files}
