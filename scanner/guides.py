@@ -13,10 +13,15 @@ Shorter marks along a row or column are painted out the same way: a focus cross'
 of corner brackets (a ridge unbroken along at least ``MIN_SEGMENT`` of the short side, checked pixel
 by pixel: lighter than both its sides nearly all the way and as thick all the way, which a row of
 pips is not). Marks that do not run along a row or column (circles, words) are left as they are.
+
+Filling a line in from its sides cuts the fine print it crosses (a price digit's strokes). The lines
+are drawn partly see-through, so for reading fine print the scan also keeps the photo with what each
+line hides solved from the blend where enough shows through (``unblend_guide_lines``, ``Photo.fine_rgb``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -41,6 +46,8 @@ EVEN_PX = 2  # and as thick all along, give or take this many pixels
 STRAIGHT_PX = 0.5  # and its middle keeps to its row (column), give or take this much (a drawn mark: none)
 SIDES_ALIKE = 40  # and alike on both sides along most of it, within this much in every channel
 PAD_PX = 2.0  # photo pixels painted beyond the ridge's edge each side (its soft, anti-aliased edge and the JPEG's ringing)
+UNBLEND_MAX = 0.8  # a row across a line at most this opaque is solved for what lies under it (``unblend_guide_lines``)
+UNBLEND_ROOM = 60  # where the sides are at least this much darker than white (each channel), the opacity can be told
 
 
 @dataclass(frozen=True)
@@ -213,14 +220,14 @@ def _segments(
     return marks
 
 
-def erase_guide_lines(image_rgb: np.ndarray, lines: list[GuideLine]) -> np.ndarray:
-    """A copy of ``image_rgb`` with each line filled in across its thickness from the pixels either side of it.
+def _bands(image_rgb: np.ndarray, lines: list[GuideLine]) -> Iterator[tuple[np.ndarray, int, int, int, int]]:
+    """For each line that has pixels on both sides of it, in order (across lines first): a view of the image with
+    the line running along its rows, the rows just before and after the line, and the span along it.
 
-    Across lines are filled first; a line down the photo is then filled from pixels already cleared
-    where the two cross.
+    A line down the photo is seen through the image's transpose, so it runs along rows too; the
+    views share ``image_rgb``'s memory.
     """
-    out = image_rgb.copy()
-    height, width = out.shape[:2]
+    height, width = image_rgb.shape[:2]
     for line in sorted(lines, key=lambda item: not item.across):
         size = height if line.across else width
         reach = line.thickness / 2 + PAD_PX
@@ -228,11 +235,55 @@ def erase_guide_lines(image_rgb: np.ndarray, lines: list[GuideLine]) -> np.ndarr
         if before < 0 or after >= size:
             continue  # along the photo's edge: nothing to fill it from on one side
         lo, hi = max(0, int(np.floor(line.start))), min(width if line.across else height, int(np.ceil(line.end)))
-        view = out if line.across else out.transpose(1, 0, 2)
-        side_a = view[before, lo:hi].astype(np.float32)
-        side_b = view[after, lo:hi].astype(np.float32)
-        weights = (np.arange(before + 1, after, dtype=np.float32) - before) / (after - before)
-        view[before + 1 : after, lo:hi] = np.round(side_a + weights[:, None, None] * (side_b - side_a)).astype(np.uint8)
+        yield (image_rgb if line.across else image_rgb.transpose(1, 0, 2)), before, after, lo, hi
+
+
+def _between(view: np.ndarray, before: int, after: int, lo: int, hi: int) -> np.ndarray:
+    """float32 (rows, span, 3): the rows strictly between ``before`` and ``after`` blended from those two rows."""
+    side_a = view[before, lo:hi].astype(np.float32)
+    side_b = view[after, lo:hi].astype(np.float32)
+    weights = (np.arange(before + 1, after, dtype=np.float32) - before) / (after - before)
+    return side_a + weights[:, None, None] * (side_b - side_a)
+
+
+def erase_guide_lines(image_rgb: np.ndarray, lines: list[GuideLine]) -> np.ndarray:
+    """A copy of ``image_rgb`` with each line filled in across its thickness from the pixels either side of it.
+
+    Across lines are filled first; a line down the photo is then filled from pixels already cleared
+    where the two cross.
+    """
+    out = image_rgb.copy()
+    for view, before, after, lo, hi in _bands(out, lines):
+        view[before + 1 : after, lo:hi] = np.round(_between(view, before, after, lo, hi)).astype(np.uint8)
+    return out
+
+
+def unblend_guide_lines(image_rgb: np.ndarray, lines: list[GuideLine]) -> np.ndarray:
+    """A copy of ``image_rgb`` with what each line hides solved from the blend where enough of it shows through.
+
+    A guide is drawn in white over the photo, partly see-through: a pixel under it is ``opacity *
+    white + (1 - opacity) * under``. Across the line, row by row, the opacity is the median of
+    ``(seen - sides) / (white - sides)`` over the pixels along it whose sides (``_between``) are dark
+    enough to tell (``UNBLEND_ROOM``, and alike on both sides); where it is at most ``UNBLEND_MAX``
+    the row is solved for ``under``, elsewhere filled from the sides as ``erase_guide_lines`` does.
+    Fine print a line crosses (a price digit's strokes) keeps its shape this way where filling it in
+    cuts it; the solved pixels are noisier (the JPEG's error grows by ``1 / (1 - opacity)``).
+    """
+    out = image_rgb.copy()
+    for view, before, after, lo, hi in _bands(out, lines):
+        sides = _between(view, before, after, lo, hi)
+        seen = view[before + 1 : after, lo:hi].astype(np.float32)
+        room = 255.0 - sides
+        telling = (room > UNBLEND_ROOM) & (np.abs(view[before, lo:hi].astype(np.float32) - view[after, lo:hi])[None] < SIDES_ALIKE)
+        ratio = np.where(telling, (seen - sides) / np.maximum(room, 1.0), np.nan).reshape(len(seen), -1)
+        known = np.isfinite(ratio).any(axis=1)
+        opacity = np.ones(len(seen), np.float32)  # a row with nothing to tell by: filled in
+        opacity[known] = np.clip(np.nanmedian(ratio[known], axis=1), 0.0, 1.0)
+        solved = sides.copy()
+        shows = opacity <= UNBLEND_MAX
+        a = opacity[shows][:, None, None]
+        solved[shows] = (seen[shows] - a * 255.0) / (1.0 - a)
+        view[before + 1 : after, lo:hi] = np.clip(np.round(solved), 0, 255).astype(np.uint8)
     return out
 
 

@@ -29,6 +29,9 @@ class Photo:
 
     ``image_rgb`` may be a reduced decode of the file; ``scale`` is how many pixels of the photo
     as loaded at full size (EXIF orientation applied) one pixel of ``image_rgb`` spans.
+    ``fine_rgb``, where not None, is the same picture for reading fine print (a price digit): where
+    guide lines were painted out of ``image_rgb``, what they hide solved from the blend instead
+    (``scanner.guides.unblend_guide_lines``).
     """
 
     image_rgb: np.ndarray
@@ -36,12 +39,15 @@ class Photo:
     full_size: tuple[int, int]  # (width_px, height_px) at full resolution, upright
     scale: float = 1.0
     notes: tuple[str, ...] = field(default=())
+    fine_rgb: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         image = self.image_rgb
         if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
             got = getattr(image, "shape", type(image).__name__)
             raise ValueError(f"image_rgb: expected (H, W, 3) uint8 RGB, got {got}")
+        if self.fine_rgb is not None and self.fine_rgb.shape != image.shape:
+            raise ValueError(f"fine_rgb: expected the shape of image_rgb {image.shape}, got {self.fine_rgb.shape}")
         if self.scale <= 0:
             raise ValueError(f"scale: expected > 0, got {self.scale}")
 
@@ -54,6 +60,11 @@ class Photo:
     def height_px(self) -> int:
         """Height of ``image_rgb`` in pixels."""
         return int(self.image_rgb.shape[0])
+
+    @property
+    def fine_print_rgb(self) -> np.ndarray:
+        """The picture to read fine print in: ``fine_rgb`` where there is one, else ``image_rgb``."""
+        return self.image_rgb if self.fine_rgb is None else self.fine_rgb
 
     @classmethod
     def from_array(cls, image_rgb: np.ndarray, name: str = "<array>") -> Photo:

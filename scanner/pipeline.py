@@ -18,7 +18,7 @@ import numpy as np
 from calibration import apply_profile, distort_points, undistort_points
 from scanner.adapt import adapt_reader, profile_adaptation
 from scanner.errors import PhotoError, Remedy
-from scanner.guides import without_guide_lines
+from scanner.guides import unblend_guide_lines, without_guide_lines
 from scanner.photo import Photo, load_photo
 from scanner.readers import READER_MODULES, READERS, ReaderFactory
 from scanner.reading import BoardReader, BoardReading, CellReading, Override, ScanEvidence, ScanReview, Timings
@@ -175,8 +175,10 @@ class Scanner:
         reader = self.reader(game)
         with timings.stage("guides"):  # another camera app's guide drawn over the photo hides what it crosses
             cleared, lines = without_guide_lines(photo.image_rgb)
+            fine = unblend_guide_lines(photo.image_rgb, lines) if lines else None
         if lines:  # painted out in the photo's own pixels, before a profile straightens its lens
-            photo = replace(photo, image_rgb=cleared, notes=(*photo.notes, f"{len(lines)} guide lines drawn over the photo painted out"))
+            notes = (*photo.notes, f"{len(lines)} guide lines drawn over the photo painted out")
+            photo = replace(photo, image_rgb=cleared, fine_rgb=fine, notes=notes)
         local_corners = None if corners is None else np.asarray(corners, dtype=np.float64).reshape(4, 2) / photo.scale
         to_photo = _identity
         camera = getattr(self.profile, "camera", None)
@@ -189,6 +191,7 @@ class Scanner:
                     full_size=photo.full_size,
                     scale=photo.scale,
                     notes=photo.notes + ("profile",),
+                    fine_rgb=None if photo.fine_rgb is None else apply_profile(photo.fine_rgb, self.profile),
                 )
             if camera is not None:
                 if local_corners is not None:

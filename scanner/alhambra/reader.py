@@ -470,8 +470,8 @@ class AlhambraReader:
             guessed = fountain_neighbour(region, is_tile, predictions.kind)
             if guessed is not None:
                 is_tile[guessed] = True
-        with timings.stage("classify"):
-            predictions, octagons = self._read_octagons(image, lattice, region, is_tile, predictions, known)
+        with timings.stage("classify"):  # the digits under a guide line as they show through it, not filled in
+            predictions, octagons = self._read_octagons(photo.fine_print_rgb, lattice, region, is_tile, predictions, known)
         return ReadCells(crops, predictions, is_tile, guessed, octagons)
 
     def _placed_lattice(self, image: np.ndarray, lattice: Lattice, region: CellRegion, cells: ReadCells) -> Lattice | None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scanner.guides import GuideLine, erase_guide_lines, find_guide_lines
+from scanner.guides import UNBLEND_MAX, GuideLine, erase_guide_lines, find_guide_lines, unblend_guide_lines
 
 
 def _table_with_dice(seed: int, size: tuple[int, int] = (1200, 1600), dice: int = 30) -> np.ndarray:
@@ -67,6 +67,44 @@ def test_a_camera_grid_is_found_line_by_line_and_painted_out(seed, parts, thick,
     assert after < 0.25 * before
     away = ~cv2.dilate(band.astype(np.uint8), np.ones((9, 9), np.uint8)).astype(bool)  # a few pixels clear of every line
     assert np.array_equal(erased[away], clean[away])
+
+
+def _digits_under_a_line(opacity: float, thick: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """A row of dark price digits on light octagon-coloured ground, clean and with a white line drawn through their middle."""
+    clean = np.zeros((600, 800, 3), np.uint8)
+    clean[:] = (70, 60, 50)
+    for k in range(8):
+        cx = 60 + 95 * k
+        cv2.rectangle(clean, (cx - 35, 250), (cx + 35, 350), (150, 95, 55), -1)
+        cv2.putText(clean, str(k + 2), (cx - 22, 322), cv2.FONT_HERSHEY_SIMPLEX, 2.0, (245, 240, 230), 5, cv2.LINE_AA)
+    layer = clean.copy()
+    cv2.line(layer, (0, 300), (799, 300), (240, 240, 240), thick, cv2.LINE_AA)
+    return clean, cv2.addWeighted(layer, opacity, clean, 1 - opacity, 0)
+
+
+@pytest.mark.parametrize("opacity", [0.6, 0.7])
+def test_what_a_see_through_line_hides_is_solved_from_the_blend(opacity: float) -> None:
+    clean, drawn = _digits_under_a_line(opacity)
+    lines = find_guide_lines(drawn)
+    assert len(lines) == 1 and lines[0].across
+    band = np.zeros(clean.shape[:2], bool)
+    band[296:305, 30:770] = True
+    filled = np.abs(erase_guide_lines(drawn, lines).astype(np.int16) - clean)[band].mean()
+    solved = unblend_guide_lines(drawn, lines)
+    unblended = np.abs(solved.astype(np.int16) - clean)[band].mean()
+    assert unblended < 0.5 * filled  # the digits' strokes under the line come back; filled in, they are cut
+    away = np.ones(clean.shape[:2], bool)
+    away[290:311] = False
+    assert np.array_equal(solved[away], drawn[away])
+
+
+def test_an_opaque_line_is_filled_in_from_its_sides_as_when_painted_out() -> None:
+    _, drawn = _digits_under_a_line(1.0)
+    lines = find_guide_lines(drawn)
+    assert lines
+    core = slice(299, 302)  # the rows the line covers fully (its anti-aliased edges show a little through)
+    assert UNBLEND_MAX < 1.0
+    assert np.array_equal(unblend_guide_lines(drawn, lines)[core], erase_guide_lines(drawn, lines)[core])
 
 
 @pytest.mark.parametrize("seed", range(6))
