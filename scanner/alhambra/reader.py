@@ -393,8 +393,8 @@ class AlhambraReader:
                 break
             region = wider
             cells = self._read_cells(photo, lattice, region, timings, cells.octagons)
-        with timings.stage("lattice"):
-            placed = self._placed_lattice(image, lattice, region, cells)
+        with timings.stage("lattice"):  # the octagons looked for where they were read (``_read_cells``)
+            placed = self._placed_lattice(photo.fine_print_rgb, lattice, region, cells)
         if placed is not None:  # the tiles read again where their octagons put them
             lattice = placed
             cells = self._read_cells(photo, lattice, region, timings, cells.octagons)
