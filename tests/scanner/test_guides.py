@@ -387,3 +387,28 @@ def test_a_tile_read_sure_on_a_doubtful_tile_is_doubted_with_it(scanner, index: 
     assert tile.value != truth.get(cell)  # still misread: what changed is how surely
     assert tile.confidence < 0.5
     assert read.review is not None and read.review.needed and any(reason.startswith(named) for reason in read.review.reasons)
+
+
+def test_a_palaces_price_octagons_are_read_where_the_guides_lines_are_unblended(scanner, monkeypatch) -> None:
+    """Under a guide, the Alhambra reader reads the tiles where the lines are filled in and the price octagons where what
+    they hide is solved from the blend (``Photo.fine_rgb``); a photo with no line has no second picture."""
+    from models.alhambra import transfer
+    from scanner.alhambra.reader import AlhambraReader
+    from scanner.photo import load_photo
+    from scanner.pipeline import WORKING_LONG_SIDE_PX
+
+    seen: list[np.ndarray] = []
+    read_octagons = AlhambraReader._read_octagons
+    monkeypatch.setattr(
+        AlhambraReader, "_read_octagons", lambda self, image, *rest: seen.append(image) or read_octagons(self, image, *rest)
+    )
+    drawn, _ = transfer.photo_of(transfer.shot_for("guides", 33))
+    scanner.scan(drawn, "alhambra")
+    photo = load_photo(drawn, min_long_side_px=WORKING_LONG_SIDE_PX)
+    lines = find_guide_lines(photo.image_rgb)
+    assert lines and seen
+    unblended, filled = unblend_guide_lines(photo.image_rgb, lines), erase_guide_lines(photo.image_rgb, lines)
+    assert not np.array_equal(unblended, filled)
+    assert all(np.array_equal(image, unblended) for image in seen)
+    clean, _ = transfer.photo_of(transfer.shot_for("held_out", 33))
+    assert load_photo(clean).fine_rgb is None
