@@ -12,7 +12,8 @@ pixels just either side of it.
 Shorter marks along a row or column are painted out the same way: a focus cross's arms, the arms
 of corner brackets (a ridge unbroken along at least ``MIN_SEGMENT`` of the short side, checked pixel
 by pixel: lighter than both its sides nearly all the way and as thick all the way, which a row of
-pips is not). Marks that do not run along a row or column (circles, words) are left as they are.
+pips is not). Marks that do not run along a row or column (circles, words) are left as they are; words
+are found (``find_words``) so that a reading under one can be doubted (``scanner.pipeline.doubt_written_over``).
 
 Filling a line in from its sides cuts the fine print it crosses (a price digit's strokes). The lines
 are drawn partly see-through, so for reading fine print the scan also keeps the photo with what each
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from scanner.geometry import in_pair
+from scanner.geometry import in_pair, quick_reduce
 
 WORK_PX = 1600  # a photo of this long side (the scan's working size) or less is looked at with:
 RIDGE_PX = 15  # a structure thinner than this and lighter than both its sides is a ridge
@@ -48,6 +49,19 @@ SIDES_ALIKE = 40  # and alike on both sides along most of it, within this much i
 PAD_PX = 2.0  # photo pixels painted beyond the ridge's edge each side (its soft, anti-aliased edge and the JPEG's ringing)
 UNBLEND_MAX = 0.8  # a row across a line at most this opaque is solved for what lies under it (``unblend_guide_lines``)
 UNBLEND_ROOM = 60  # where the sides are at least this much darker than white (each channel), the opacity can be told
+# A word a camera app wrote over the photo ("ALIGN") is looked for in the photo reduced to WORD_PX on its long side:
+# light grey strokes thinner than WORD_STROKE of the short side (a top-hat of the darkest channel, RIDGE_LIGHTER
+# lighter than around them, RIDGE_FLOOR light and RIDGE_GREY grey at most), in letter-sized parts, WORD_PARTS or
+# more in a row at most WORD_GAP letter heights apart, their tops and bottoms level within WORD_LEVEL of a letter's
+# height (written level on the screen; a tilted, turned board's print is not), the row WORD_ASPECT times as wide
+# as tall. On the Alhambra transfer photos (2026-12-07): a word on 199 of 800 photos under a guide, and on 6 of
+# 1,100 without one (building facades: light walls between rows of windows, level by chance).
+WORD_PX = 1000
+WORD_STROKE = 0.012
+WORD_PARTS = 4
+WORD_GAP = 0.9
+WORD_LEVEL = 0.12
+WORD_ASPECT = 2.5
 
 
 @dataclass(frozen=True)
@@ -285,6 +299,64 @@ def unblend_guide_lines(image_rgb: np.ndarray, lines: list[GuideLine]) -> np.nda
         solved[shows] = (seen[shows] - a * 255.0) / (1.0 - a)
         view[before + 1 : after, lo:hi] = np.clip(np.round(solved), 0, 255).astype(np.uint8)
     return out
+
+
+def find_words(image_rgb: np.ndarray, frame: tuple[int, int] | None = None) -> list[tuple[float, float, float, float]]:
+    """The boxes (x0, y0, x1, y1, in ``image_rgb``'s pixels) of words written over the photo: light grey letters
+    in a level row (see ``WORD_PX`` and after). Such a word hides what it covers and reads as print.
+
+    ``image_rgb`` may be a part of the photo; ``frame`` is then the whole photo's (width, height), which
+    the sizes of strokes and letters are reckoned from.
+
+    >>> table = np.full((600, 800, 3), 90, np.uint8)
+    >>> find_words(table)
+    []
+    >>> _ = cv2.putText(table, "ALIGN", (300, 300), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (240, 240, 240), 2, cv2.LINE_AA)
+    >>> [round(v) for v in find_words(table)[0]]
+    [300, 279, 385, 301]
+    """
+    height, width = image_rgb.shape[:2]
+    whole = (width, height) if frame is None else frame
+    scale = min(1.0, WORD_PX / max(whole))
+    small = quick_reduce(image_rgb, (max(1, round(width * scale)), max(1, round(height * scale)))) if scale < 1 else image_rgb
+    red, green, blue = cv2.split(small)
+    dark, light = cv2.min(cv2.min(red, green), blue), cv2.max(cv2.max(red, green), blue)
+    short = scale * min(whole)
+    side = max(5, int(round(WORD_STROKE * short)) | 1)
+    top = cv2.morphologyEx(dark, cv2.MORPH_TOPHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)))
+    strokes = (top >= RIDGE_LIGHTER) & (dark >= RIDGE_FLOOR) & (cv2.subtract(light, dark) <= RIDGE_GREY)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(strokes.astype(np.uint8), connectivity=8)
+    tallest = 0.1 * short
+    parts = sorted(
+        (int(x), int(y), int(w), int(h)) for x, y, w, h, area in stats[1:count] if area >= 6 and 5 <= h <= tallest and w <= 1.5 * h
+    )
+    words: list[tuple[float, float, float, float]] = []
+    used: set[int] = set()
+    for first in range(len(parts)):
+        if first in used:
+            continue
+        row = [first]
+        for other in range(first + 1, len(parts)):
+            x, y, w, h = parts[other]
+            lx, ly, lw, lh = parts[row[-1]]
+            if other in used or x < lx or x - (lx + lw) > WORD_GAP * lh:
+                continue
+            if abs((y + h / 2) - (ly + lh / 2)) <= 0.3 * lh and 0.6 <= h / lh <= 1.6:
+                row.append(other)
+        tops = np.array([parts[i][1] for i in row], np.float64)
+        bottoms = np.array([parts[i][1] + parts[i][3] for i in row], np.float64)
+        level = max(2.0, WORD_LEVEL * float(np.median(bottoms - tops)))
+        row = [i for i, t, b in zip(row, tops, bottoms) if abs(t - np.median(tops)) <= level and abs(b - np.median(bottoms)) <= level]
+        if len(row) < WORD_PARTS:
+            continue
+        x0, y0 = min(parts[i][0] for i in row), min(parts[i][1] for i in row)
+        x1, y1 = max(parts[i][0] + parts[i][2] for i in row), max(parts[i][1] + parts[i][3] for i in row)
+        if x1 - x0 >= WORD_ASPECT * (y1 - y0):
+            words.append(
+                (x0 * width / small.shape[1], y0 * height / small.shape[0], x1 * width / small.shape[1], y1 * height / small.shape[0])
+            )
+            used.update(row)
+    return words
 
 
 def without_guide_lines(image_rgb: np.ndarray) -> tuple[np.ndarray, list[GuideLine]]:

@@ -13,12 +13,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from calibration import apply_profile, distort_points, undistort_points
 from scanner.adapt import adapt_reader, profile_adaptation
 from scanner.errors import PhotoError, Remedy
-from scanner.guides import unblend_guide_lines, without_guide_lines
+from scanner.guides import find_words, unblend_guide_lines, without_guide_lines
 from scanner.photo import Photo, load_photo
 from scanner.readers import READER_MODULES, READERS, ReaderFactory
 from scanner.reading import BoardReader, BoardReading, CellReading, Override, ScanEvidence, ScanReview, Timings
@@ -33,6 +34,50 @@ WORKING_LONG_SIDE_PX = 1600
 # A cell named by a placement rule the board as read breaks (and no tool card explains) reads no surer than
 # this: the rules say it cannot be as read, so the reading there, or next to it, is wrong.
 RULE_BROKEN_SURE = 0.5
+
+
+# A cell a word written over the photo covers (``scanner.guides.find_words``: at least WORD_COVERS of its outline)
+# reads no surer than WORD_COVERED_SURE, and says why: a camera app's "ALIGN" over an empty square beside a palace,
+# or over a tower's octagon, read as a chambers at 100% (the two misread palaces left unflagged of 800 Alhambra
+# transfer photos under a guide, 2026-12-07).
+WORD_COVERS, WORD_COVERED_SURE = 0.05, 0.5
+WORD_DOUBT = "has a word written over it in the photo"
+
+
+def doubt_written_over(reading: BoardReading, image_rgb: np.ndarray) -> BoardReading:
+    """``reading`` with each cell a word written over the photo covers doubted (``WORD_COVERS`` and after).
+
+    Words are looked for about the cells read only (their outlines' box and a quarter of its size around it).
+    """
+    points = np.asarray([point for cell in reading.cells for point in cell.polygon], np.float64).reshape(-1, 2)
+    if not len(points):
+        return reading
+    (x0, y0), (x1, y1) = points.min(axis=0), points.max(axis=0)
+    margin = 0.25 * max(x1 - x0, y1 - y0)
+    height, width = image_rgb.shape[:2]
+    left, top = int(max(0, x0 - margin)), int(max(0, y0 - margin))
+    right, bottom = int(min(width, x1 + margin)), int(min(height, y1 + margin))
+    if right - left < 8 or bottom - top < 8:
+        return reading
+    words = [
+        np.array([[a + left, b + top], [c + left, b + top], [c + left, d + top], [a + left, d + top]], np.float32)
+        for a, b, c, d in find_words(image_rgb[top:bottom, left:right], (width, height))
+    ]
+    if not words:
+        return reading
+
+    def covered(cell: CellReading) -> bool:
+        outline = np.asarray(cell.polygon, np.float32).reshape(-1, 2)
+        if len(outline) < 3:
+            return False
+        area = abs(cv2.contourArea(outline))
+        return area > 0 and any(cv2.intersectConvexConvex(outline, word)[0] >= WORD_COVERS * area for word in words)
+
+    cells = tuple(
+        replace(cell, confidence=min(cell.confidence, WORD_COVERED_SURE), doubt=cell.doubt or WORD_DOUBT) if covered(cell) else cell
+        for cell in reading.cells
+    )
+    return replace(reading, cells=cells)
 
 
 def doubt_broken_rules(reading: BoardReading, issues: tuple[Issue, ...]) -> BoardReading:
@@ -201,6 +246,8 @@ class Scanner:
                     return distort_points(points, camera, size)
 
         reading = reader.read(photo, corners=None if local_corners is None else local_corners.astype(np.float32), timings=timings)
+        with timings.stage("guides"):
+            reading = doubt_written_over(reading, photo.image_rgb)
         with timings.stage("assemble"):
             state = _named(reading.state, player_name or Path(photo.name).stem)
             issues = tuple(GAMES[game].validate(state))

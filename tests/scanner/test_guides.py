@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scanner.guides import UNBLEND_MAX, GuideLine, erase_guide_lines, find_guide_lines, unblend_guide_lines
+from scanner.guides import UNBLEND_MAX, GuideLine, erase_guide_lines, find_guide_lines, find_words, unblend_guide_lines
 
 
 def _table_with_dice(seed: int, size: tuple[int, int] = (1200, 1600), dice: int = 30) -> np.ndarray:
@@ -412,3 +412,28 @@ def test_a_palaces_price_octagons_are_read_where_the_guides_lines_are_unblended(
     assert all(np.array_equal(image, unblended) for image in seen)
     clean, _ = transfer.photo_of(transfer.shot_for("held_out", 33))
     assert load_photo(clean).fine_rgb is None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_word_written_over_a_table_is_found_and_a_row_of_pips_is_not(seed: int) -> None:
+    table = _table_with_dice(seed)
+    assert find_words(table) == []
+    rng = np.random.default_rng(seed)
+    x, y, size = int(rng.uniform(100, 900)), int(rng.uniform(200, 1000)), float(rng.uniform(1.2, 2.5))
+    cv2.putText(table, "ALIGN", (x, y), cv2.FONT_HERSHEY_SIMPLEX, size, (240, 240, 240), max(2, int(size * 2)), cv2.LINE_AA)
+    (x0, y0, x1, y1), *others = find_words(table)
+    assert not others
+    assert x0 == pytest.approx(x, abs=4) and y1 == pytest.approx(y, abs=4) and x1 - x0 > 3 * (y1 - y0) > 45 * size
+
+
+def test_a_tile_under_a_word_written_over_the_photo_is_doubted(scanner, monkeypatch) -> None:
+    """Under a guide, a camera app's "ALIGN" over an empty square beside the palace read as a chambers at 100%, and
+    the palace went unflagged (guides photo 379); the square is now doubted, and says why."""
+    import scanner.pipeline as pipeline
+    from models.alhambra import transfer
+
+    drawn, _ = transfer.photo_of(transfer.shot_for("guides", 379))
+    reasons = scanner.scan(drawn, "alhambra").scan.review.reasons
+    assert any(pipeline.WORD_DOUBT in reason and "chambers" in reason for reason in reasons)
+    monkeypatch.setattr(pipeline, "WORD_COVERS", 2.0)  # no word covers any cell
+    assert not scanner.scan(drawn, "alhambra").scan.review.needed
