@@ -515,6 +515,9 @@ def assemble_palace(
     return PalaceReading(tuple(palace), tuple(readings), tuple(overrides))
 
 
+FOUNTAIN_ODDS = 1e3  # a square's odds of being the fountain count no higher than this (P 0.999; ``one_fountain``)
+
+
 def one_fountain(evidence: dict[tuple[int, int], TileEvidence], fountain: tuple[int, int]) -> float:
     """P(the fountain is the square at ``fountain`` | exactly one of the palace's squares is the fountain): the odds its
     own evidence gives it, as a share of every square's (each square's P(fountain) over 1 - P(fountain)).
@@ -526,25 +529,36 @@ def one_fountain(evidence: dict[tuple[int, int], TileEvidence], fountain: tuple[
     art (1,200) 206 -> 201, under a guide (200) 48 -> 46; no reading, wrong reading at >= 90% or refusal changed
     there, on the training styles or on 329 photos of other things.
 
+    A square's odds count no higher than ``FOUNTAIN_ODDS``: a model's 1.0 is not a certainty. Under a guide
+    (6000505) a dark tile read as the fountain at 1.0 and the fountain itself at 0.9991; the tile, a million
+    times likelier at full odds, was taken, the palace counted from it and every tile read wrong at 100%.
+
     >>> ev = lambda p: TileEvidence(np.array([0.0, p, 1 - p, 0, 0, 0, 0, 0]), np.zeros(4), np.zeros(12))
     >>> round(one_fountain({(0, 0): ev(0.8), (1, 0): ev(0.01)}, (0, 0)), 4)
     0.9975
     >>> round(one_fountain({(0, 0): ev(0.8), (1, 0): ev(0.8)}, (0, 0)), 2)
     0.5
+    >>> round(one_fountain({(0, 0): ev(1.0), (1, 0): ev(0.9991)}, (0, 0)), 2), round(one_fountain({(0, 0): ev(1.0), (1, 0): ev(1e-4)}, (0, 0)), 6)
+    (0.5, 1.0)
     """
     column = KINDS.index("fountain")
-    odds = {cell: _odds(float(ev.kind[column])) for cell, ev in evidence.items()}
+    odds = {cell: min(_odds(float(ev.kind[column])), FOUNTAIN_ODDS) for cell, ev in evidence.items()}
     return odds[fountain] / sum(odds.values())
 
 
 def with_one_fountain(reading: PalaceReading, evidence: dict[tuple[int, int], TileEvidence], fountain: tuple[int, int]) -> PalaceReading:
-    """``reading`` with its fountain as sure as the rule of one fountain per palace makes it (``one_fountain``).
+    """``reading`` with its fountain as sure as the rule of one fountain per palace makes it (``one_fountain``), and
+    every tile no surer than that: a tile's place is counted from the fountain, so were the fountain on another
+    square, every tile would lie elsewhere.
 
     Applied after the palace is judged to be one (``check_confidence`` weighs each square's own evidence: a
     dice tray's likeliest square is the one fountain too) and never to a fountain guessed from an empty square.
     """
     sure = one_fountain(evidence, fountain)
-    return replace(reading, readings=tuple(replace(r, confidence=sure) if r.value == "fountain" else r for r in reading.readings))
+    return replace(
+        reading,
+        readings=tuple(replace(r, confidence=sure if r.value == "fountain" else min(r.confidence, sure)) for r in reading.readings),
+    )
 
 
 def _odds(probability: float) -> float:

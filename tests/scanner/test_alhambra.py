@@ -944,7 +944,8 @@ def _fountain_evidence(p: float):
 
 def test_the_fountain_is_as_sure_as_the_rule_of_one_fountain_makes_it():
     """A palace has one fountain: a fountain drawn unlike any trained on and read at 80% is as sure as no other square
-    looks like one; two squares that both do leave it a coin toss. The buildings' readings are left as they were."""
+    looks like one; two squares that both do leave it a coin toss, even at 99.9% and 100%, and then no building is
+    surer than the fountain it is counted from. Otherwise the buildings' readings are left as they were."""
     from scanner.alhambra.decode import FOUNTAIN_TILE, PalaceReading, with_one_fountain
     from scanner.reading import CellReading
 
@@ -957,7 +958,9 @@ def test_the_fountain_is_as_sure_as_the_rule_of_one_fountain_makes_it():
     alone = with_one_fountain(reading, {(5, 5): _fountain_evidence(0.8), (6, 5): _fountain_evidence(0.002)}, (5, 5))
     assert [round(r.confidence, 4) for r in alone.readings] == [0.9995, 0.97]
     rival = with_one_fountain(reading, {(5, 5): _fountain_evidence(0.8), (6, 5): _fountain_evidence(0.8)}, (5, 5))
-    assert rival.readings[0].confidence == pytest.approx(0.5)
+    assert [r.confidence for r in rival.readings] == pytest.approx([0.5, 0.5])
+    both_sure = with_one_fountain(reading, {(5, 5): _fountain_evidence(1.0), (6, 5): _fountain_evidence(0.9991)}, (5, 5))
+    assert [r.confidence for r in both_sure.readings] == pytest.approx([0.5, 0.5], abs=0.01)
 
 
 def test_a_palace_found_only_on_a_closer_look_is_judged_before_its_fountain_is_made_surer(reader, monkeypatch):
