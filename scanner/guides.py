@@ -13,7 +13,7 @@ Shorter marks along a row or column are painted out the same way: a focus cross'
 of corner brackets (a ridge unbroken along at least ``MIN_SEGMENT`` of the short side, checked pixel
 by pixel: lighter than both its sides nearly all the way and as thick all the way, which a row of
 pips is not). Marks that do not run along a row or column (circles, words) are left as they are; words
-are found (``find_words``) so that a reading under one can be doubted (``scanner.pipeline.doubt_written_over``).
+are found (``find_words``, ``covered_by_words``) so that a reading under one can be doubted (``scanner.pipeline.doubt_written_over``).
 
 Filling a line in from its sides cuts the fine print it crosses (a price digit's strokes). The lines
 are drawn partly see-through, so for reading fine print the scan also keeps the photo with what each
@@ -22,7 +22,7 @@ line hides solved from the blend where enough shows through (``unblend_guide_lin
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -357,6 +357,37 @@ def find_words(image_rgb: np.ndarray, frame: tuple[int, int] | None = None) -> l
             )
             used.update(row)
     return words
+
+
+def covered_by_words(image_rgb: np.ndarray, outlines: Sequence[Sequence[tuple[float, float]]], share: float) -> list[bool]:
+    """For each outline (a convex polygon in ``image_rgb``'s pixels), whether a word written over the photo
+    (``find_words``) covers at least ``share`` of its area.
+
+    Words are looked for about the outlines only: their box and a quarter of its size around it.
+    """
+    points = np.asarray([point for outline in outlines for point in outline], np.float64).reshape(-1, 2)
+    if not len(points):
+        return [False] * len(outlines)
+    (x0, y0), (x1, y1) = points.min(axis=0), points.max(axis=0)
+    margin = 0.25 * max(x1 - x0, y1 - y0)
+    height, width = image_rgb.shape[:2]
+    left, top = int(max(0, x0 - margin)), int(max(0, y0 - margin))
+    right, bottom = int(min(width, x1 + margin)), int(min(height, y1 + margin))
+    if right - left < 8 or bottom - top < 8:
+        return [False] * len(outlines)
+    words = [
+        np.array([[a + left, b + top], [c + left, b + top], [c + left, d + top], [a + left, d + top]], np.float32)
+        for a, b, c, d in find_words(image_rgb[top:bottom, left:right], (width, height))
+    ]
+
+    def covered(outline: Sequence[tuple[float, float]]) -> bool:
+        shape = np.asarray(outline, np.float32).reshape(-1, 2)
+        if not words or len(shape) < 3:
+            return False
+        area = abs(cv2.contourArea(shape))
+        return area > 0 and any(cv2.intersectConvexConvex(shape, word)[0] >= share * area for word in words)
+
+    return [covered(outline) for outline in outlines]
 
 
 def without_guide_lines(image_rgb: np.ndarray) -> tuple[np.ndarray, list[GuideLine]]:

@@ -13,13 +13,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 from calibration import apply_profile, distort_points, undistort_points
 from scanner.adapt import adapt_reader, profile_adaptation
 from scanner.errors import PhotoError, Remedy
-from scanner.guides import find_words, unblend_guide_lines, without_guide_lines
+from scanner.guides import covered_by_words, unblend_guide_lines, without_guide_lines
 from scanner.photo import Photo, load_photo
 from scanner.readers import READER_MODULES, READERS, ReaderFactory
 from scanner.reading import BoardReader, BoardReading, CellReading, Override, ScanEvidence, ScanReview, Timings
@@ -45,36 +44,19 @@ WORD_DOUBT = "has a word written over it in the photo"
 
 
 def doubt_written_over(reading: BoardReading, image_rgb: np.ndarray) -> BoardReading:
-    """``reading`` with each cell a word written over the photo covers doubted (``WORD_COVERS`` and after).
+    """``reading`` with each cell a word written over the photo covers doubted (``WORD_COVERS`` and after;
+    ``scanner.guides.covered_by_words``)."""
+    covered = covered_by_words(image_rgb, [cell.polygon for cell in reading.cells], WORD_COVERS)
+    return _no_surer_than(reading, {cell.cell for cell, under in zip(reading.cells, covered) if under}, WORD_COVERED_SURE, WORD_DOUBT)
 
-    Words are looked for about the cells read only (their outlines' box and a quarter of its size around it).
-    """
-    points = np.asarray([point for cell in reading.cells for point in cell.polygon], np.float64).reshape(-1, 2)
-    if not len(points):
-        return reading
-    (x0, y0), (x1, y1) = points.min(axis=0), points.max(axis=0)
-    margin = 0.25 * max(x1 - x0, y1 - y0)
-    height, width = image_rgb.shape[:2]
-    left, top = int(max(0, x0 - margin)), int(max(0, y0 - margin))
-    right, bottom = int(min(width, x1 + margin)), int(min(height, y1 + margin))
-    if right - left < 8 or bottom - top < 8:
-        return reading
-    words = [
-        np.array([[a + left, b + top], [c + left, b + top], [c + left, d + top], [a + left, d + top]], np.float32)
-        for a, b, c, d in find_words(image_rgb[top:bottom, left:right], (width, height))
-    ]
-    if not words:
-        return reading
 
-    def covered(cell: CellReading) -> bool:
-        outline = np.asarray(cell.polygon, np.float32).reshape(-1, 2)
-        if len(outline) < 3:
-            return False
-        area = abs(cv2.contourArea(outline))
-        return area > 0 and any(cv2.intersectConvexConvex(outline, word)[0] >= WORD_COVERS * area for word in words)
-
+def _no_surer_than(reading: BoardReading, named: set[tuple[int, ...]], sure: float, doubt: str = "") -> BoardReading:
+    """``reading`` with each cell in ``named`` no surer than ``sure`` and, with ``doubt``, saying why (a reason the
+    reader gave stays)."""
+    if not named:
+        return reading
     cells = tuple(
-        replace(cell, confidence=min(cell.confidence, WORD_COVERED_SURE), doubt=cell.doubt or WORD_DOUBT) if covered(cell) else cell
+        replace(cell, confidence=min(cell.confidence, sure), doubt=cell.doubt or doubt) if tuple(cell.cell) in named else cell
         for cell in reading.cells
     )
     return replace(reading, cells=cells)
@@ -83,12 +65,7 @@ def doubt_written_over(reading: BoardReading, image_rgb: np.ndarray) -> BoardRea
 def doubt_broken_rules(reading: BoardReading, issues: tuple[Issue, ...]) -> BoardReading:
     """``reading`` with each cell a broken placement rule names (``issues`` no tool card explains) no surer than ``RULE_BROKEN_SURE``."""
     named = {tuple(cell) for issue in issues if not issue.explained_by for cell in issue.cells}
-    if not named:
-        return reading
-    cells = tuple(
-        replace(cell, confidence=min(cell.confidence, RULE_BROKEN_SURE)) if tuple(cell.cell) in named else cell for cell in reading.cells
-    )
-    return replace(reading, cells=cells)
+    return _no_surer_than(reading, named, RULE_BROKEN_SURE)
 
 
 @dataclass(frozen=True)
