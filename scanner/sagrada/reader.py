@@ -1237,7 +1237,9 @@ def _unit_moves(step: float) -> list[np.ndarray]:
 @functools.cache
 def move_displacements(step: float) -> np.ndarray:
     """How far each move of ``polish_moves`` carries each cell's middle, in pitches: (moves, 20, 2)."""
-    return np.array([project(CELL_MIDDLES, grid_homography(grid)) - CELL_MIDDLES for grid in _unit_moves(step)])
+    displacements = np.array([project(CELL_MIDDLES, grid_homography(grid)) - CELL_MIDDLES for grid in _unit_moves(step)])
+    displacements.flags.writeable = False  # shared by every caller (cached)
+    return displacements
 
 
 def predicted_certainties(cells: np.ndarray, shifted: np.ndarray, step: float) -> np.ndarray:
