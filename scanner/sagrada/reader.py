@@ -577,7 +577,7 @@ class FirstLooks:
     >>> len(cells), looks.unread(square)  # the second asks for nothing: every cell is being read already
     (20, [])
     >>> looks.remember(square, cells, np.linspace(0.5, 0.975, 20))
-    >>> round(looks.certainty(square), 4), round(looks.certainty(square + 2), 4)  # 2.8 px off: within 4 px, reused
+    >>> round(float(looks.cells(square).mean()), 4), round(float(looks.cells(square + 2).mean()), 4)  # 2.8 px off: within 4 px, reused
     (0.7375, 0.7375)
     >>> moved = square + [[12.5, 0], [0, 0], [0, 0], [0, 0]]  # an eighth of a pitch, the top-left corner alone
     >>> looks.unread(moved)
@@ -637,10 +637,6 @@ class FirstLooks:
         """The certainty of each cell within ``quad`` (20), each its reading nearest (all read: see ``unread``)."""
         middles, pitch = self._middles(quad)
         return np.array([self.sure[cell][self._read_at(cell, middles[cell], pitch)] for cell in range(ROWS * COLS)])
-
-    def certainty(self, quad: np.ndarray) -> float:
-        """The mean certainty of the cells within ``quad`` (``cells``)."""
-        return float(self.cells(quad).mean())
 
 
 CELL_MIDDLES = np.array([[col + 0.5, row + 0.5] for row in range(ROWS) for col in range(COLS)], np.float64)
@@ -1208,11 +1204,12 @@ def polish_grid(
             shifted = np.asarray(certainties(moves[:SHIFT_MOVES]), np.float64)
             foretold = predicted_certainties(cells, shifted, step)[SHIFT_MOVES:]
             surest = [SHIFT_MOVES + int(at) for at in np.argsort(-foretold, kind="stable")[:POLISH_FORETOLD]]
+            tried = [*range(SHIFT_MOVES), *surest]  # the moves read, in the order of ``read``'s rows
             read = np.concatenate([shifted, np.asarray(certainties([moves[at] for at in surest]), np.float64)])
             top = int(np.argmax(read.mean(axis=1)))
             if read[top].mean() < cells.mean() + gain:
                 break
-            best, cells = moves[top if top < SHIFT_MOVES else surest[top - SHIFT_MOVES]], read[top]
+            best, cells = moves[tried[top]], read[top]
     return best
 
 
