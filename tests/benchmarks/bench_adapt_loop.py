@@ -211,7 +211,8 @@ def write_photo(folder: Path, name: str, image: np.ndarray, label: dict) -> None
     (folder / f"{name}.json").write_text(json.dumps(label), encoding="utf-8")
 
 
-def read_all(scanner: Scanner, game: str, photos: list[tuple[Path, dict]]) -> dict:
+def read_all(scanner: Scanner, game: str, photos: list[tuple[Path, dict]], show: str = "") -> dict:
+    """Read every photo end to end; ``show``: a tag to print each cell read wrong under (nothing printed if empty)."""
     fixed = cell_classifier(game).fixed_cells
     form = game_entry(game).form
     right = cells = whole = missed = to_check = 0
@@ -219,11 +220,19 @@ def read_all(scanner: Scanner, game: str, photos: list[tuple[Path, dict]]) -> di
         truth = form.scanned_values(label["players"][0])
         try:
             result = scanner.scan(path, game, name=path.name)
-            read = {r["cell"]: r["value"] for r in readings_from_scan(game, result.player, result.cells)}
+            readings = readings_from_scan(game, result.player, result.cells)
+            read = {r["cell"]: r["value"] for r in readings}
             to_check += result.cells_to_check
         except TableError:
             read, missed = None, missed + 1
         score = compare_boards(truth, read, fixed)
+        if show and fixed and read is not None:
+            sure = {r["cell"]: r.get("confidence") for r in readings}
+            for key, value in truth.items():
+                if not compare_boards({key: value}, {key: read.get(key, "")}).right:
+                    print(f"      {show} {path.stem} cell {key}: {value} read {read.get(key)} at {sure.get(key)}", flush=True)
+        elif show and score.right < score.cells:
+            print(f"      {show} {path.stem}: {score.cells - score.right} of {score.cells} wrong", flush=True)
         right, cells, whole = right + score.right, cells + score.cells, whole + int(score.entirely_right)
     return {
         "cells_right": right,
@@ -239,7 +248,7 @@ def pct(part: int, whole: int) -> str:
     return f"{100 * part / max(whole, 1):6.2f}%"
 
 
-def run_set(name: str, test_count: int, work: Path) -> dict:
+def run_set(name: str, test_count: int, work: Path, show: bool = False) -> dict:
     game, make = SETS[name]
     started = time.perf_counter()
     rendered = [make(i) for i in range(CORRECTED + test_count)]
@@ -251,7 +260,7 @@ def run_set(name: str, test_count: int, work: Path) -> dict:
         tests.append((tests_dir / f"test{index:03d}.jpg", label))
     print(f"{name}: rendered {CORRECTED} + {test_count} photos in {time.perf_counter() - started:.0f} s", flush=True)
     shipped = Scanner(readers=readers())
-    base = read_all(shipped, game, tests)
+    base = read_all(shipped, game, tests, "shipped" if show else "")
     figures: dict = {"shipped": base}
     print(
         f"{name}: shipped  cells right {pct(base['cells_right'], base['cells'])} ({base['cells_right']}/{base['cells']}), "
@@ -275,7 +284,7 @@ def run_set(name: str, test_count: int, work: Path) -> dict:
         seconds = time.perf_counter() - t0
         print("    " + outcome.to_text().replace("\n", "\n    "), flush=True)
         adapted = Scanner(profile=load_profile(f"k{k}", profiles), readers=readers()) if outcome.saved else shipped
-        after = read_all(adapted, game, tests)
+        after = read_all(adapted, game, tests, f"K={k}" if show else "")
         figures[f"k{k}"] = {**after, "adapt_seconds": round(seconds, 1), "kept": list(outcome.kept_models)}
         print(
             f"{name}: K={k}  cells right {pct(base['cells_right'], base['cells'])} -> {pct(after['cells_right'], after['cells'])}, "
@@ -293,12 +302,13 @@ def main() -> None:
     parser.add_argument("--sets", default=",".join(SETS), help=f"comma-separated sets (default {','.join(SETS)})")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--copy", type=int, default=1, help="which copy of the game sagrada-real-set draws from the pool (default 1)")
+    parser.add_argument("--show-wrong", action="store_true", help="print each cell read wrong, shipped and after adapting")
     args = parser.parse_args()
     global ONE_SET_SEED
     ONE_SET_SEED = args.copy
     with tempfile.TemporaryDirectory(prefix="bench_adapt_loop_") as work:
         os.environ["TABLESCAN_PROFILE_DIR"] = str(Path(work) / "profiles")
-        figures = {name: run_set(name, args.test, Path(work)) for name in args.sets.split(",")}
+        figures = {name: run_set(name, args.test, Path(work), args.show_wrong) for name in args.sets.split(",")}
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1))
 
