@@ -12,8 +12,9 @@ pixels just either side of it.
 Shorter marks along a row or column are painted out the same way: a focus cross's arms, the arms
 of corner brackets (a ridge unbroken along at least ``MIN_SEGMENT`` of the short side, checked pixel
 by pixel: lighter than both its sides nearly all the way and as thick all the way, which a row of
-pips is not). Marks that do not run along a row or column (circles, words) are left as they are; words
-are found (``find_words``, ``covered_by_words``) so that a reading under one can be doubted (``scanner.pipeline.doubt_written_over``).
+pips is not). Marks that do not run along a row or column (circles, words) are left as they are, but a
+word over the board (``find_words``, ``words_about``, ``covered_by``) has its letters painted out
+(``erase_words``) and the board is read again (``scanner.pipeline.read_without_words``).
 
 Filling a line in from its sides cuts the fine print it crosses (a price digit's strokes). The lines
 are drawn partly see-through, so for reading fine print the scan also keeps the photo with what each
@@ -62,6 +63,14 @@ WORD_PARTS = 4
 WORD_GAP = 0.9
 WORD_LEVEL = 0.12
 WORD_ASPECT = 2.5
+# A word's letters are painted out (``erase_words``) within their boxes and LETTER_PAD of a letter's height around
+# them: pixels LETTER_LIGHTER lighter than around them, LETTER_FLOOR light and LETTER_GREY grey at most, widened by
+# LETTER_GROW pixels (its anti-aliased edge).
+LETTER_PAD = 0.15
+LETTER_LIGHTER = 20
+LETTER_FLOOR = 90
+LETTER_GREY = 60
+LETTER_GROW = 2
 
 
 @dataclass(frozen=True)
@@ -301,6 +310,14 @@ def unblend_guide_lines(image_rgb: np.ndarray, lines: list[GuideLine]) -> np.nda
     return out
 
 
+@dataclass(frozen=True)
+class WrittenWord:
+    """A word written over the photo: its box and each letter's box (x0, y0, x1, y1), in the image's pixels."""
+
+    box: tuple[float, float, float, float]
+    letters: tuple[tuple[float, float, float, float], ...]
+
+
 def find_words(image_rgb: np.ndarray, frame: tuple[int, int] | None = None) -> list[tuple[float, float, float, float]]:
     """The boxes (x0, y0, x1, y1, in ``image_rgb``'s pixels) of words written over the photo: light grey letters
     in a level row (see ``WORD_PX`` and after). Such a word hides what it covers and reads as print.
@@ -315,6 +332,11 @@ def find_words(image_rgb: np.ndarray, frame: tuple[int, int] | None = None) -> l
     >>> [round(v) for v in find_words(table)[0]]
     [300, 279, 385, 301]
     """
+    return [word.box for word in _written_words(image_rgb, frame)]
+
+
+def _written_words(image_rgb: np.ndarray, frame: tuple[int, int] | None = None) -> list[WrittenWord]:
+    """The words ``find_words`` finds, each with its letters."""
     height, width = image_rgb.shape[:2]
     whole = (width, height) if frame is None else frame
     scale = min(1.0, WORD_PX / max(whole))
@@ -330,7 +352,8 @@ def find_words(image_rgb: np.ndarray, frame: tuple[int, int] | None = None) -> l
     parts = sorted(
         (int(x), int(y), int(w), int(h)) for x, y, w, h, area in stats[1:count] if area >= 6 and 5 <= h <= tallest and w <= 1.5 * h
     )
-    words: list[tuple[float, float, float, float]] = []
+    sx, sy = width / small.shape[1], height / small.shape[0]
+    words: list[WrittenWord] = []
     used: set[int] = set()
     for first in range(len(parts)):
         if first in used:
@@ -352,42 +375,75 @@ def find_words(image_rgb: np.ndarray, frame: tuple[int, int] | None = None) -> l
         x0, y0 = min(parts[i][0] for i in row), min(parts[i][1] for i in row)
         x1, y1 = max(parts[i][0] + parts[i][2] for i in row), max(parts[i][1] + parts[i][3] for i in row)
         if x1 - x0 >= WORD_ASPECT * (y1 - y0):
-            words.append(
-                (x0 * width / small.shape[1], y0 * height / small.shape[0], x1 * width / small.shape[1], y1 * height / small.shape[0])
-            )
+            letters = tuple((x * sx, y * sy, (x + w) * sx, (y + h) * sy) for x, y, w, h in (parts[i] for i in row))
+            words.append(WrittenWord((x0 * sx, y0 * sy, x1 * sx, y1 * sy), letters))
             used.update(row)
     return words
 
 
-def covered_by_words(image_rgb: np.ndarray, outlines: Sequence[Sequence[tuple[float, float]]], share: float) -> list[bool]:
-    """For each outline (a convex polygon in ``image_rgb``'s pixels), whether a word written over the photo
-    (``find_words``) covers at least ``share`` of its area.
-
-    Words are looked for about the outlines only: their box and a quarter of its size around it.
-    """
+def words_about(image_rgb: np.ndarray, outlines: Sequence[Sequence[tuple[float, float]]]) -> list[WrittenWord]:
+    """The words written over the photo (``find_words``) about the outlines (polygons in ``image_rgb``'s pixels):
+    looked for in their box and a quarter of its size around it only."""
     points = np.asarray([point for outline in outlines for point in outline], np.float64).reshape(-1, 2)
     if not len(points):
-        return [False] * len(outlines)
+        return []
     (x0, y0), (x1, y1) = points.min(axis=0), points.max(axis=0)
     margin = 0.25 * max(x1 - x0, y1 - y0)
     height, width = image_rgb.shape[:2]
     left, top = int(max(0, x0 - margin)), int(max(0, y0 - margin))
     right, bottom = int(min(width, x1 + margin)), int(min(height, y1 + margin))
     if right - left < 8 or bottom - top < 8:
-        return [False] * len(outlines)
-    words = [
-        np.array([[a + left, b + top], [c + left, b + top], [c + left, d + top], [a + left, d + top]], np.float32)
-        for a, b, c, d in find_words(image_rgb[top:bottom, left:right], (width, height))
-    ]
+        return []
+
+    def moved(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+        return (box[0] + left, box[1] + top, box[2] + left, box[3] + top)
+
+    found = _written_words(image_rgb[top:bottom, left:right], (width, height))
+    return [WrittenWord(moved(word.box), tuple(moved(letter) for letter in word.letters)) for word in found]
+
+
+def covered_by(words: Sequence[WrittenWord], outlines: Sequence[Sequence[tuple[float, float]]], share: float) -> list[bool]:
+    """For each outline (a convex polygon), whether one of ``words`` covers at least ``share`` of its area."""
+    boxes = [np.array([[a, b], [c, b], [c, d], [a, d]], np.float32) for a, b, c, d in (word.box for word in words)]
 
     def covered(outline: Sequence[tuple[float, float]]) -> bool:
         shape = np.asarray(outline, np.float32).reshape(-1, 2)
-        if not words or len(shape) < 3:
+        if not boxes or len(shape) < 3:
             return False
         area = abs(cv2.contourArea(shape))
-        return area > 0 and any(cv2.intersectConvexConvex(shape, word)[0] >= share * area for word in words)
+        return area > 0 and any(cv2.intersectConvexConvex(shape, box)[0] >= share * area for box in boxes)
 
     return [covered(outline) for outline in outlines]
+
+
+def erase_words(image_rgb: np.ndarray, words: Sequence[WrittenWord]) -> np.ndarray:
+    """``image_rgb`` with the letters of ``words`` painted out (a copy; itself when there are none).
+
+    Within each letter's box and ``LETTER_PAD`` of its height around it, the pixels lighter than
+    their surroundings and grey (as ``find_words`` finds strokes, the bars a little lower for the
+    letters' soft edges at full size), widened by ``LETTER_GROW`` pixels, are filled in from around
+    them (``cv2.inpaint``). Only the letters' boxes are touched: a die's pip beside a word stays.
+    """
+    if not words:
+        return image_rgb
+    out = image_rgb.copy()
+    height, width = image_rgb.shape[:2]
+    side = max(5, int(round(WORD_STROKE * min(height, width))) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (side, side))
+    for x0, y0, x1, y1 in (letter for word in words for letter in word.letters):
+        pad = max(2.0, LETTER_PAD * (y1 - y0))
+        left, top = int(max(0, x0 - pad)), int(max(0, y0 - pad))
+        right, bottom = int(min(width, np.ceil(x1 + pad))), int(min(height, np.ceil(y1 + pad)))
+        if right - left < 3 or bottom - top < 3:
+            continue
+        view = out[top:bottom, left:right]
+        dark, light = view.min(axis=2), view.max(axis=2)
+        lighter = cv2.morphologyEx(dark, cv2.MORPH_TOPHAT, kernel)
+        strokes = (lighter >= LETTER_LIGHTER) & (dark >= LETTER_FLOOR) & (cv2.subtract(light, dark) <= LETTER_GREY)
+        if strokes.any():
+            grown = cv2.dilate(strokes.astype(np.uint8), np.ones((3, 3), np.uint8), iterations=LETTER_GROW)
+            out[top:bottom, left:right] = cv2.inpaint(np.ascontiguousarray(view), grown, 3, cv2.INPAINT_TELEA)
+    return out
 
 
 def without_guide_lines(image_rgb: np.ndarray) -> tuple[np.ndarray, list[GuideLine]]:

@@ -182,10 +182,17 @@ class Wording:
 
 @dataclass(frozen=True)
 class Verdict:
-    """How a game's readings are judged: its wording for players and its measured bars."""
+    """How a game's readings are judged: its wording for players and its measured bars.
+
+    ``words_painted_out``: a word written over the photo is painted out and the board read again
+    (``scanner.pipeline.read_without_words``); else the cells it covers are only doubted, as where a
+    game's pieces carry white marks that read as letters (a die's pips in a row) and would be painted
+    out with it.
+    """
 
     wording: Wording = field(default_factory=lambda: Wording(str))
     thresholds: Thresholds = field(default_factory=lambda: Thresholds(cell=0.95))
+    words_painted_out: bool = False
 
 
 @dataclass(frozen=True)
