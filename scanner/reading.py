@@ -337,8 +337,9 @@ class CellClassifier:
     would (None: the game's boards have no such corners). ``cell_label(value, cell, fields)`` is what a
     cell teaches given its value, its key and its player's fields (None: the value itself; Sagrada
     names the pattern card's print under an empty cell when the card is known). ``recall_views(crops)``
-    gives the views of crops whose readings the reader averages for a doubtful cell; an adaptation
-    remembers the players' corrected cells by their embedding pooled over them (``scanner.adapt.memory``;
+    gives, for each way the reader may pool a doubtful cell, the views of crops whose readings it
+    averages (a Sagrada board read closer pools closer views); an adaptation remembers the players'
+    corrected cells by their embedding pooled over each (``scanner.adapt.memory``, a key per pooling;
     None: no memory). ``presence_head`` names the head that says whether a cell holds anything at all
     (a tile): an adaptation keeps it only where it reads more held-out cells right, not merely more
     surely (None: no head is held to that). ``part`` is the game's reader of a part of each cell
@@ -355,7 +356,7 @@ class CellClassifier:
     crop_features: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     grid_crops: Callable[[np.ndarray, np.ndarray], list[tuple[tuple[int, int], np.ndarray]]] | None = None
     cell_label: Callable[[str, str, Mapping[str, Any]], str] | None = None
-    recall_views: Callable[[np.ndarray], list[np.ndarray]] | None = None
+    recall_views: Callable[[np.ndarray], list[list[np.ndarray]]] | None = None
     presence_head: str | None = None
     part: PartReader | None = None
 

@@ -683,7 +683,7 @@ def judge_end_to_end(
         # nothing read better anywhere it was checked: a change with no gain is only a risk
         check = replace(check, kept=False, reason=f"{NO_FALL}, but none rose (nor held-out cells entirely right)")
     if check.kept and not fitted.heads:
-        count = len(fitted.memory or ())
+        count = fitted.memory.cells if fitted.memory is not None else 0
         reason = check.reason
         if reason == NO_FALL and held is not None and not held_gain:  # kept for the doubts it settles
             reason = f"{NO_FALL}, and photos held out have {held.check_before - held.check_after} fewer cells to check"

@@ -130,8 +130,8 @@ def examples_from_crops(
 
     With ``augment`` each crop is also read turned and mirrored (8 examples per cell, one item).
     Where the game's reader pools views of a doubtful cell (``CellClassifier.recall_views``), every
-    example also carries its cell's embedding pooled over them (output ``recall``): what an
-    adaptation's memory keeps (``scanner.adapt.memory``).
+    example also carries its cell's embedding pooled over them, each way the reader may pool them
+    (output ``recall``, (P, D) per example): what an adaptation's memory keeps (``scanner.adapt.memory``).
 
     Raises:
         AdaptationError: the crops do not have the model's input size.
@@ -212,10 +212,14 @@ def _run_in_chunks(model: Any, images: np.ndarray, features: Any = None, chunk: 
 
 
 def pooled_embeddings(model: Any, crops: np.ndarray, views: Any) -> np.ndarray:
-    """Each crop's ``embedding`` output, averaged over ``views(crops)`` (a list of crop arrays, one per view) and
-    scaled to unit length: how the reader pools a doubtful cell, and what a memory keeps (``scanner.adapt.memory``)."""
-    parts = [np.asarray(model.run(image_batch(view))["embedding"], dtype=np.float32).reshape(len(view), -1) for view in views(crops)]
-    return unit_rows(np.mean(parts, axis=0))
+    """Each crop's ``embedding`` output (N, P, D), averaged over each pooling of ``views(crops)`` (a list of P
+    poolings, each a list of crop arrays, one per view) and scaled to unit length: how the reader pools a doubtful
+    cell, each way it may, and what a memory keeps (``scanner.adapt.memory``)."""
+    pooled = []
+    for pooling in views(crops):
+        parts = [np.asarray(model.run(image_batch(view))["embedding"], dtype=np.float32).reshape(len(view), -1) for view in pooling]
+        pooled.append(unit_rows(np.mean(parts, axis=0)))
+    return np.stack(pooled, axis=1)
 
 
 def _variant_labels(manifest: Any, game: str, values: Sequence[str], variants: np.ndarray | None, copies: int) -> dict[str, np.ndarray]:

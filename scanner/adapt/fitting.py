@@ -625,7 +625,7 @@ def adapt_model(
         int(any_cells.sum()),
     )
     memory = remembered(examples, heads, temperatures, float(manifest.temperature or 1.0))
-    report = replace(report, remembered=len(memory) if memory is not None else 0)
+    report = replace(report, remembered=memory.cells if memory is not None else 0)
     if not fitted and memory is None:
         return None, report
     return ModelAdaptation(manifest.name, manifest.sha256, basis, tuple(fitted), memory), report

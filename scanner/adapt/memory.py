@@ -5,7 +5,10 @@ yellow 2 whose body shows the pips of the faces below) is one example among a hu
 little. Yet that very die comes back in every game. The memory keeps each corrected die's
 *pooled embedding*: the model's ``embedding`` averaged over the views the reader pools for a
 doubtful cell (``CellClassifier.recall_views``: a Sagrada crop in its four quarter turns, as cut and
-closer), scaled to unit length. A doubtful cell read later is pooled the same way; where its
+closer), scaled to unit length, once for each way the reader may pool them (a doubtful Sagrada board
+is read as cut or 1.2 or 1.4 times closer, and its cells pooled about that look: a key per look, or a
+die corrected on one board and read doubtfully on a board read closer is looked up among keys of
+views it was not read in). A doubtful cell read later is pooled the same way; where its
 nearest remembered die lies within ``bar`` (cosine) and nearer, by ``margin``, than any remembered
 die of another label, each head's log-probability of that die's class gains ``boost`` nats. A cell
 read surely is never looked up, so the memory can only settle doubts.
@@ -55,13 +58,15 @@ def unit_rows(x: Any) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class CellMemory:
-    """Remembered cells: pooled embeddings ``keys`` (K, D; kept at unit length) and each one's class per head (-1: the head not taught)."""
+    """Remembered cells: pooled embeddings ``keys`` (K, D; kept at unit length) and each one's class per head (-1: the head
+    not taught); ``poolings`` keys per cell, one per way the reader pools a doubtful cell (a cell's keys in a row)."""
 
     keys: np.ndarray
     labels: Mapping[str, np.ndarray]
     bar: float = RECALL_BAR
     margin: float = RECALL_MARGIN
     boost: float = RECALL_BOOST
+    poolings: int = 1
 
     def __post_init__(self) -> None:
         if self.keys.ndim != 2 or not len(self.keys) or not np.all(np.isfinite(self.keys)):
@@ -72,9 +77,16 @@ class CellMemory:
                 raise AdaptationError(f"memory labels[{head}]: expected {len(self.keys)} class indices, got shape {np.shape(labels)}")
         if not (0.0 < self.bar < 1.0 and 0.0 <= self.margin < 1.0 and self.boost > 0.0):
             raise AdaptationError(f"memory: bar {self.bar}, margin {self.margin}, boost {self.boost} out of range")
+        if self.poolings < 1 or len(self.keys) % self.poolings:
+            raise AdaptationError(f"memory: {len(self.keys)} keys are not {self.poolings} per cell")
 
     def __len__(self) -> int:
         return len(self.keys)
+
+    @property
+    def cells(self) -> int:
+        """How many corrected cells are remembered (each by ``poolings`` keys)."""
+        return len(self.keys) // self.poolings
 
     def nearest(self, embeddings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each pooled embedding (N, D): the key it leans to (-1: none) and how many nats it gains (``boost`` or 0).
@@ -121,11 +133,17 @@ def memory_from_examples(
 ) -> CellMemory | None:
     """The memory of the examples read as cut (``as_read``) that ``remember`` marks, by their ``recall`` rows; None if none.
 
-    ``labels`` are the examples' class indices per head (one column each; -1 unknown).
+    ``recall`` holds an example's pooled embedding (N, D), or one per way the reader pools a doubtful cell
+    (N, P, D): each is a key, labelled as its example. ``labels`` are the examples' class indices per head
+    (one column each; -1 unknown).
     """
     rows = np.flatnonzero(np.asarray(as_read, bool) & np.asarray(remember, bool))
     if not len(rows):
         return None
+    keys = np.asarray(recall)[rows]
+    poolings = keys.shape[1] if keys.ndim == 3 else 1
     return CellMemory(
-        unit_rows(np.asarray(recall)[rows]), {head: np.asarray(values)[rows].astype(np.int64) for head, values in labels.items()}
+        unit_rows(keys.reshape(len(rows) * poolings, -1)),
+        {head: np.repeat(np.asarray(values)[rows].astype(np.int64), poolings) for head, values in labels.items()},
+        poolings=poolings,
     )

@@ -90,7 +90,13 @@ def to_npz_bytes(adaptation: Adaptation) -> bytes:
             arrays[f"m{i}_memory_keys"] = np.asarray(memory.keys, dtype=np.float32)
             for head, labels in memory.labels.items():
                 arrays[f"m{i}_memory_{head}"] = np.asarray(labels, dtype=np.int64)
-            entry["memory"] = {"heads": list(memory.labels), "bar": memory.bar, "margin": memory.margin, "boost": memory.boost}
+            entry["memory"] = {
+                "heads": list(memory.labels),
+                "bar": memory.bar,
+                "margin": memory.margin,
+                "boost": memory.boost,
+                "poolings": memory.poolings,
+            }
         models.append(entry)
     meta = {
         "format": ADAPTATION_FORMAT,
@@ -153,7 +159,14 @@ def from_npz_bytes(data: bytes, source: str = "adaptation") -> Adaptation:
             if entry.get("memory") is not None:
                 kept = entry["memory"]
                 labels = {str(head): arrays[f"m{i}_memory_{head}"] for head in kept["heads"]}
-                memory = CellMemory(arrays[f"m{i}_memory_keys"], labels, float(kept["bar"]), float(kept["margin"]), float(kept["boost"]))
+                memory = CellMemory(
+                    arrays[f"m{i}_memory_keys"],
+                    labels,
+                    float(kept["bar"]),
+                    float(kept["margin"]),
+                    float(kept["boost"]),
+                    int(kept.get("poolings", 1)),  # a profile saved before keys per pooling: one each
+                )
             models.append(
                 ModelAdaptation(str(entry["model"]), str(entry["sha256"]), tuple(str(b) for b in entry["basis"]), tuple(heads), memory)
             )

@@ -10,7 +10,7 @@ import numpy as np
 from scanner.guides import without_guide_lines
 from scanner.reading import CellClassifier, parse_key
 from scanner.sagrada.cells import COLS, CROP_HEIGHT_MM, MARGIN, ROWS, cell_crops, lift_corners, rectify_grid
-from scanner.sagrada.reader import pooled_views
+from scanner.sagrada.reader import recall_poolings
 from scoring.errors import StateError
 from scoring.sagrada.cards import pattern_named
 
@@ -85,5 +85,5 @@ def grid_crops(image_rgb: np.ndarray, corners: np.ndarray) -> list[tuple[tuple[i
 
 
 CLASSIFIER = CellClassifier(
-    model=MODEL, margin=float(MARGIN), head_labels=head_labels, grid_crops=grid_crops, cell_label=cell_label, recall_views=pooled_views
+    model=MODEL, margin=float(MARGIN), head_labels=head_labels, grid_crops=grid_crops, cell_label=cell_label, recall_views=recall_poolings
 )

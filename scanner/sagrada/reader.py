@@ -269,6 +269,12 @@ def pooled_views(crops: np.ndarray, turns: int = TTA_TURNS, zoom: float = ZOOM, 
     return views
 
 
+def recall_poolings(crops: np.ndarray) -> list[list[np.ndarray]]:
+    """Each way ``classify`` may pool a doubtful cell's views (``pooled_views`` as cut and at each of ``BOARD_ZOOMS``,
+    the board's closer looks): what a memory of corrected dice keys each die by (``scanner.adapt.memory``)."""
+    return [pooled_views(crops, base=base) for base in (1.0, *BOARD_ZOOMS)]
+
+
 def head_states(logs: Sequence[np.ndarray]) -> np.ndarray:
     """The (N, 42) cell states of the die, colour and value heads' log-probabilities (the first three of ``logs``)."""
     return state_probabilities(*(softmax(logp) for logp in logs[:3]))

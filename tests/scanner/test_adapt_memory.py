@@ -19,9 +19,11 @@ from scanner.adapt import (
     ModelAdaptation,
     adapt_model,
     load_adaptation,
+    memory_from_examples,
+    pooled_embeddings,
     save_adaptation,
 )
-from scanner.sagrada.reader import STATES, SagradaReader, pooled_views
+from scanner.sagrada.reader import STATES, SagradaReader, pooled_views, recall_poolings
 
 
 def _memory(keys, labels, **options) -> CellMemory:
@@ -64,10 +66,12 @@ def test_bad_memories_are_refused() -> None:
         _memory([[np.nan, 0]], {"value": [1]})
     with pytest.raises(AdaptationError, match="width 2"):
         _memory([[1, 0]], {"value": [1]}).nearest(np.zeros((1, 3)))
+    with pytest.raises(AdaptationError, match="3 keys are not 2 per cell"):
+        _memory([[1, 0], [0, 1], [1, 1]], {"value": [1, 1, 2]}, poolings=2)
 
 
 def test_a_memory_is_saved_and_loaded_exactly(tmp_path) -> None:
-    memory = _memory([[0.6, 0.8], [1, 0]], {"die": [1, 1], "colour": [2, 4], "value": [5, 3]}, boost=3.0)
+    memory = _memory([[0.6, 0.8], [1, 0]], {"die": [1, 1], "colour": [2, 4], "value": [5, 3]}, boost=3.0, poolings=2)
     fitted = ModelAdaptation("sagrada_dice", "7" * 64, ("embedding",), (), memory)
     sha = save_adaptation(Adaptation((fitted,)), tmp_path / "p.adapt.npz")
     loaded = load_adaptation(tmp_path / "p.adapt.npz", sha).model("sagrada_dice")
@@ -75,6 +79,7 @@ def test_a_memory_is_saved_and_loaded_exactly(tmp_path) -> None:
     np.testing.assert_array_equal(loaded.memory.keys, memory.keys)
     assert {h: v.tolist() for h, v in loaded.memory.labels.items()} == {"die": [1, 1], "colour": [2, 4], "value": [5, 3]}
     assert (loaded.memory.bar, loaded.memory.margin, loaded.memory.boost) == (memory.bar, memory.margin, 3.0)
+    assert loaded.memory.poolings == 2 and loaded.memory.cells == 1
 
 
 class _Dice:
@@ -110,6 +115,51 @@ def test_a_doubtful_cell_that_looks_like_a_corrected_die_reads_as_it() -> None:
     assert shipped[0, b4] == pytest.approx(shipped[0, b6], rel=1e-6)  # a coin's toss without the memory
     assert remembering[0, b6] > 0.9 > remembering[0, b4]
     np.testing.assert_allclose(remembering[1], shipped[1])  # a die that looks like no corrected one is read as shipped
+
+
+class _ZoomedDice:
+    """A cell model for a blue square in the middle of a red crop: the closer it looks, the more blue it sees, and
+    the surer it reads a 6 over a 4 (a closer look at the board reads surer); it embeds a crop by its blue share."""
+
+    manifest = SimpleNamespace(temperature=1.0, label="stub", name="sagrada_dice")
+
+    def __init__(self, memory: CellMemory | None = None) -> None:
+        if memory is not None:
+            self.memory = memory
+
+    def run(self, batch: np.ndarray) -> dict[str, np.ndarray]:
+        n = len(batch)
+        blue = batch[:, 2].mean(axis=(1, 2)) * 255 / 200  # the share of the crop that is blue (input NCHW in 0-1)
+        value = np.full((n, 7), -9.0)
+        value[:, 4], value[:, 6] = 0.0, 10 * (blue - 0.3)
+        return {
+            "die": np.tile([-9.0, 9.0], (n, 1)),
+            "colour": np.tile([-9.0, -9, -9, -9, 9, -9], (n, 1)),
+            "value": value,
+            "embedding": np.stack([2 * blue - 1, np.full(n, 0.1)], axis=1),
+        }
+
+
+def test_a_die_is_remembered_as_each_look_at_a_board_pools_it() -> None:
+    """A doubtful board read 1.4 times closer pools its cells there: a corrected B4 keyed only as cut (cosine 0.8 to
+    that pooling) is not recalled; keyed once per pooling (``recall_poolings``), it is."""
+    crops = np.zeros((20, 48, 48, 3), np.uint8)
+    crops[..., 0] = 200
+    crops[:, 12:36, 12:36] = (0, 0, 200)
+    model = _ZoomedDice()
+    keys = pooled_embeddings(model, crops[:1], recall_poolings)
+    assert keys.shape == (1, 3, 2)
+    labels = {"die": np.array([1]), "colour": np.array([4]), "value": np.array([4])}
+    memory = memory_from_examples(keys, labels, np.array([True]), np.array([True]))
+    assert memory is not None and len(memory) == 3 and memory.cells == 1 and memory.poolings == 3
+    as_cut = memory_from_examples(keys[:, 0], labels, np.array([True]), np.array([True]))
+    assert as_cut is not None and len(as_cut) == as_cut.cells == 1
+    b4, b6 = STATES.index("B4"), STATES.index("B6")
+    shipped = SagradaReader(dice=model).classify(crops)
+    assert shipped[0, b6] > shipped[0, b4]  # read closer, the 6 wins
+    assert SagradaReader(dice=_ZoomedDice(as_cut)).classify(crops)[0].argmax() == b6
+    remembering = SagradaReader(dice=_ZoomedDice(memory)).classify(crops)
+    assert remembering[0, b4] > 0.9 > remembering[0, b6]
 
 
 class _Toy:
