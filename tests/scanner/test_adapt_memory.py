@@ -117,27 +117,16 @@ def test_a_doubtful_cell_that_looks_like_a_corrected_die_reads_as_it() -> None:
     np.testing.assert_allclose(remembering[1], shipped[1])  # a die that looks like no corrected one is read as shipped
 
 
-class _ZoomedDice:
-    """A cell model for a blue square in the middle of a red crop: the closer it looks, the more blue it sees, and
+class _ZoomedDice(_Dice):
+    """As ``_Dice``, for a blue square in the middle of a red crop: the closer it looks, the more blue it sees, and
     the surer it reads a 6 over a 4 (a closer look at the board reads surer); it embeds a crop by its blue share."""
 
-    manifest = SimpleNamespace(temperature=1.0, label="stub", name="sagrada_dice")
-
-    def __init__(self, memory: CellMemory | None = None) -> None:
-        if memory is not None:
-            self.memory = memory
-
     def run(self, batch: np.ndarray) -> dict[str, np.ndarray]:
-        n = len(batch)
+        out = super().run(batch)
         blue = batch[:, 2].mean(axis=(1, 2)) * 255 / 200  # the share of the crop that is blue (input NCHW in 0-1)
-        value = np.full((n, 7), -9.0)
-        value[:, 4], value[:, 6] = 0.0, 10 * (blue - 0.3)
-        return {
-            "die": np.tile([-9.0, 9.0], (n, 1)),
-            "colour": np.tile([-9.0, -9, -9, -9, 9, -9], (n, 1)),
-            "value": value,
-            "embedding": np.stack([2 * blue - 1, np.full(n, 0.1)], axis=1),
-        }
+        out["value"][:, 6] = 10 * (blue - 0.3)
+        out["embedding"] = np.stack([2 * blue - 1, np.full(len(batch), 0.1)], axis=1)
+        return out
 
 
 def test_a_die_is_remembered_as_each_look_at_a_board_pools_it() -> None:
