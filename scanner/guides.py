@@ -341,12 +341,8 @@ def _written_words(image_rgb: np.ndarray, frame: tuple[int, int] | None = None) 
     whole = (width, height) if frame is None else frame
     scale = min(1.0, WORD_PX / max(whole))
     small = quick_reduce(image_rgb, (max(1, round(width * scale)), max(1, round(height * scale)))) if scale < 1 else image_rgb
-    red, green, blue = cv2.split(small)
-    dark, light = cv2.min(cv2.min(red, green), blue), cv2.max(cv2.max(red, green), blue)
     short = scale * min(whole)
-    side = max(5, int(round(WORD_STROKE * short)) | 1)
-    top = cv2.morphologyEx(dark, cv2.MORPH_TOPHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)))
-    strokes = (top >= RIDGE_LIGHTER) & (dark >= RIDGE_FLOOR) & (cv2.subtract(light, dark) <= RIDGE_GREY)
+    strokes = _light_strokes(small, max(5, int(round(WORD_STROKE * short)) | 1), RIDGE_LIGHTER, RIDGE_FLOOR, RIDGE_GREY)
     count, _, stats, _ = cv2.connectedComponentsWithStats(strokes.astype(np.uint8), connectivity=8)
     tallest = 0.1 * short
     parts = sorted(
@@ -379,6 +375,15 @@ def _written_words(image_rgb: np.ndarray, frame: tuple[int, int] | None = None) 
             words.append(WrittenWord((x0 * sx, y0 * sy, x1 * sx, y1 * sy), letters))
             used.update(row)
     return words
+
+
+def _light_strokes(image_rgb: np.ndarray, side: int, lighter: int, floor: int, grey: int) -> np.ndarray:
+    """Where ``image_rgb`` has light grey strokes thinner than ``side`` px: its darkest channel ``lighter`` than
+    around it (a top-hat), at least ``floor``, and its channels within ``grey`` of each other (a bool mask)."""
+    red, green, blue = cv2.split(image_rgb)
+    dark, light = cv2.min(cv2.min(red, green), blue), cv2.max(cv2.max(red, green), blue)
+    top = cv2.morphologyEx(dark, cv2.MORPH_TOPHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)))
+    return (top >= lighter) & (dark >= floor) & (cv2.subtract(light, dark) <= grey)
 
 
 def words_about(image_rgb: np.ndarray, outlines: Sequence[Sequence[tuple[float, float]]]) -> list[WrittenWord]:
@@ -429,7 +434,6 @@ def erase_words(image_rgb: np.ndarray, words: Sequence[WrittenWord]) -> np.ndarr
     out = image_rgb.copy()
     height, width = image_rgb.shape[:2]
     side = max(5, int(round(WORD_STROKE * min(height, width))) | 1)
-    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (side, side))
     for x0, y0, x1, y1 in (letter for word in words for letter in word.letters):
         pad = max(2.0, LETTER_PAD * (y1 - y0))
         left, top = int(max(0, x0 - pad)), int(max(0, y0 - pad))
@@ -437,9 +441,7 @@ def erase_words(image_rgb: np.ndarray, words: Sequence[WrittenWord]) -> np.ndarr
         if right - left < 3 or bottom - top < 3:
             continue
         view = out[top:bottom, left:right]
-        dark, light = view.min(axis=2), view.max(axis=2)
-        lighter = cv2.morphologyEx(dark, cv2.MORPH_TOPHAT, kernel)
-        strokes = (lighter >= LETTER_LIGHTER) & (dark >= LETTER_FLOOR) & (cv2.subtract(light, dark) <= LETTER_GREY)
+        strokes = _light_strokes(view, side, LETTER_LIGHTER, LETTER_FLOOR, LETTER_GREY)
         if strokes.any():
             grown = cv2.dilate(strokes.astype(np.uint8), np.ones((3, 3), np.uint8), iterations=LETTER_GROW)
             out[top:bottom, left:right] = cv2.inpaint(np.ascontiguousarray(view), grown, 3, cv2.INPAINT_TELEA)

@@ -15,7 +15,6 @@ import argparse
 import statistics
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 
 import cv2
@@ -23,26 +22,14 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_scan_alhambra import clock_models  # noqa: E402
 
 from models.sagrada import composite, transfer  # noqa: E402
-from scanner import model as onnx_models  # noqa: E402
 from scanner.errors import PhotoError  # noqa: E402
 from scanner.photo import Photo  # noqa: E402
 from scanner.pipeline import Scanner  # noqa: E402
-
-SPENT: defaultdict[str, float] = defaultdict(float)  # seconds in onnxruntime and cell crops read, for the board being scanned
-
-
-def _timed(run):
-    def timed_run(self: onnx_models.OnnxModel, batch: np.ndarray) -> dict[str, np.ndarray]:
-        start = time.perf_counter()
-        out = run(self, batch)
-        SPENT["seconds"] += time.perf_counter() - start
-        if self.path.parent.name == "sagrada_dice":
-            SPENT["crops"] += len(batch)
-        return out
-
-    return timed_run
 
 
 def main() -> None:
@@ -51,7 +38,7 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=40)
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    onnx_models.OnnxModel.run = _timed(onnx_models.OnnxModel.run)  # type: ignore[method-assign]
+    spent = clock_models()
     scanner = Scanner()
     pool = composite.load_pool() if composite.real_dice_present() else None
     print("| set | photos | model work per board, median / 90th percentile | cell crops read, median / 90th percentile | scan, median |")
@@ -64,15 +51,15 @@ def main() -> None:
             except ValueError as error:
                 print(f"{name}: skipped ({error})")
                 break
-            SPENT.clear()
+            spent.clear()
             start = time.perf_counter()
             try:
                 scanner.scan(Photo.from_array(sample.image_rgb, name=f"{name}-{index}"), "sagrada")
             except PhotoError:
                 pass  # a refused photo's model work counts all the same
             scans.append(time.perf_counter() - start)
-            work.append(SPENT["seconds"] * 1000)
-            crops.append(SPENT["crops"])
+            work.append(spent["seconds"] * 1000)
+            crops.append(spent["sagrada_dice"])
         if work:
             print(
                 f"| {name} | {len(work)} | {statistics.median(work):.1f} / {np.percentile(work, 90):.1f} ms | "

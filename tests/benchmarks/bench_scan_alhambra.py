@@ -21,6 +21,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -53,12 +54,13 @@ def render_folder(folder: Path, count: int, megapixels: float) -> None:
         (folder / f"alhambra_{SEED + index}.json").write_text(json.dumps(sample.label))
 
 
-def clock_models() -> list[float]:
-    """Time every model's onnxruntime calls from now on (``OnnxModel.run`` wrapped): the seconds add up in the list's one
-    item, which the caller sets to 0 before each scan."""
+def clock_models() -> defaultdict[str, float]:
+    """Time every model's onnxruntime calls from now on (``OnnxModel.run`` wrapped): their seconds add up under
+    ``"seconds"`` and the images each model read under its folder's name (``"sagrada_dice"``), in the mapping
+    returned, which the caller clears before each scan."""
     from scanner.model import OnnxModel
 
-    spent = [0.0]
+    spent: defaultdict[str, float] = defaultdict(float)
     run = OnnxModel.run
 
     def timed(self: OnnxModel, batch: Any) -> dict[str, Any]:
@@ -66,7 +68,8 @@ def clock_models() -> list[float]:
         try:
             return run(self, batch)
         finally:
-            spent[0] += time.perf_counter() - start
+            spent["seconds"] += time.perf_counter() - start
+            spent[self.path.parent.name] += len(batch)
 
     OnnxModel.run = timed  # type: ignore[method-assign]
     return spent
@@ -87,7 +90,7 @@ def bench(folder: Path) -> None:
     for photo in photos:
         truth = cells_of(json.loads(photo.with_suffix(".json").read_text())["players"][0]["palace"])
         decode = min(decode_seconds(photo) for _ in range(2))
-        in_models[0] = 0.0
+        in_models.clear()
         start = time.perf_counter()
         try:
             result = scanner.scan(photo, "alhambra")
@@ -97,7 +100,7 @@ def bench(folder: Path) -> None:
             print(f"  {photo.name}: {error}")
             continue
         elapsed = time.perf_counter() - start
-        onnx_ms.append(1000 * in_models[0])
+        onnx_ms.append(1000 * in_models["seconds"])
         times.append(elapsed)
         ratios.append(elapsed / decode)
         model_ms.append(1000 * (result.seconds.get("locate", 0) + result.seconds.get("classify", 0)))
