@@ -70,7 +70,7 @@ def evaluate_renders(count: int, reader: SagradaReader, first_seed: int = make_d
         photo = Photo.from_array(sample.image_rgb, name=f"render-{seed}")
         started = time.perf_counter()
         runs_before = getattr(reader.refiner, "runs", 0)  # a _CountingModel counts the refiner's runs
-        reads_before = getattr(reader.classify, "runs", 0)  # and the reads of the 20 cells (more than one when grid retries are judged)
+        reads_before = getattr(reader.read_cells, "runs", 0)  # and the reads of the 20 cells (more than one when grid retries are judged)
         looks_before = getattr(reader.locator, "runs", 0)  # and the locator's looks (a second one at a small grid)
         try:
             reading = reader.read(photo)
@@ -80,7 +80,7 @@ def evaluate_renders(count: int, reader: SagradaReader, first_seed: int = make_d
             continue
         seconds.append(time.perf_counter() - started)
         steps.append(getattr(reader.refiner, "runs", 0) - runs_before)
-        reads.append(getattr(reader.classify, "runs", 0) - reads_before)
+        reads.append(getattr(reader.read_cells, "runs", 0) - reads_before)
         board_crops.append(np.stack([cell.crop for cell in reading.cells if cell.crop is not None]))
         looks.append(getattr(reader.locator, "runs", 0) - looks_before)
         found += 1
@@ -259,15 +259,15 @@ def evaluate_no_window(reader: SagradaReader) -> dict | None:
 
 
 class _CountingReads:
-    """Counts the reads of a board's cells (``SagradaReader.classify`` calls: one a read, more when grid retries are judged)."""
+    """Counts the reads of a board's cells (``SagradaReader.read_cells`` calls: one a read, more when grid retries are judged)."""
 
-    def __init__(self, classify: Callable[..., np.ndarray]) -> None:
-        self.classify = classify
+    def __init__(self, read_cells: Callable[..., Any]) -> None:
+        self.read_cells = read_cells
         self.runs = 0
 
-    def __call__(self, crops: np.ndarray, *args: Any, **options: Any) -> np.ndarray:
+    def __call__(self, crops: np.ndarray, *args: Any, **options: Any) -> Any:
         self.runs += 1
-        return self.classify(crops, *args, **options)
+        return self.read_cells(crops, *args, **options)
 
 
 class _CountingModel:
@@ -357,12 +357,12 @@ def main(argv: list[str] | None = None) -> dict:
     reader = SagradaReader()
     counting, looking = _CountingModel(reader.refiner), _CountingModel(reader.locator)
     reader._refiner, reader._locator = cast(OnnxModel, counting), cast(OnnxModel, looking)  # counting stand-ins
-    setattr(reader, "classify", _CountingReads(reader.classify))  # noqa: B010 - counts the reads of the 20 cells
+    setattr(reader, "read_cells", _CountingReads(reader.read_cells))  # noqa: B010 - counts the reads of the 20 cells
     renders = evaluate_renders(args.renders, reader)
     steps, reads, looks = renders.pop("refine_steps"), renders.pop("cell_reads"), renders.pop("locator_looks")
     board_crops = renders.pop("board_crops")
     reader._refiner, reader._locator = counting.model, looking.model
-    del reader.classify
+    del reader.read_cells
     results: dict[str, Any] = {
         "renders": renders,
         "real_windows": evaluate_real_windows(reader),

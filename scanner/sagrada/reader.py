@@ -29,6 +29,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -227,6 +228,20 @@ BOARD_ZOOM_DOUBT = 2
 # board, pewter and walnut kept 13 and 12 wrong at >= 90%; at 0.995, 8 and 10, with 59 render windows
 # flagged. Pewter, first read only after the board zoom was chosen, was read for this choice too.
 DOUBTFUL_BOARD_SURE = 0.99
+# A pooled cell whose looks disagree (one of its views, turned or closer, reads another value at SPLIT_VIEW_SURE or
+# more than the pooled reading: ``CellsRead.split``) reads no surer than SPLIT_LOOKS_SURE and is named for review, with
+# the value that look gave, on a board with SPLIT_BOARD_DOUBT or more cells doubtful at the first look (a quarter of
+# them: 85-90% of real-dice boards, 15% of the held-out style's renders, on their true grids). Averaged log-probabilities
+# let a few sure views outvote many doubtful ones: on its true grid, a hejmsdz yellow 4 read Y4 in 8 of its 12 views
+# and Y6 in 4 was pooled Y6. Transfer, 240 photos a set, end to end (2026-12-07, nineteenth session): wrong cells at
+# >= 90% with real dice 9 -> 5 (walnut), 8 -> 5 (pewter), 5 -> 3 (jade), 2 -> 2 (held-out style); no cell read
+# otherwise; right windows flagged 50 -> 53 of 237 held-out renders, 219 -> 225 of 234 real windows, 66 -> 70 of 228
+# training styles. Named on every doubtful board (BOARD_ZOOM_DOUBT) and at any view's guess, 81 of 237 held-out
+# renders were flagged; on every doubtful board at SPLIT_VIEW_SURE, 68 (the bar is one in four). Every set, jade
+# among them, was read for these choices.
+SPLIT_LOOKS_SURE = 0.85
+SPLIT_VIEW_SURE = 0.5  # ... a view reading that other value at this or more (a view's odd guess under it names nothing)
+SPLIT_BOARD_DOUBT = 5  # ... on a board with this many cells or more under FIRST_LOOK_SURE at the first look
 # A cell's confidence: its own reading's probability and the one given the whole window, its card and the
 # rules (``row_marginals``), geometrically weighed (the rules' weight). Transfer (held-out style, real-dice
 # composites, training styles): right windows flagged 19 -> 17 of 57, 21 -> 21 of 23, 10 -> 9 of 48; wrong
@@ -359,6 +374,42 @@ class ReadGrid:
     decoded: Decoded
     cells: list[CellReading]
     overrides: list[Override]
+
+
+class CellsRead(NamedTuple):
+    """One board's cells as ``SagradaReader.read_cells`` reads them: (N, 42) state probabilities, and for each cell the
+    value another of its looks reads where its pooled looks disagree (``SPLIT_LOOKS_SURE``; "" where they agree, or
+    the cell was read once, or the players' corrected dice settle it)."""
+
+    states: np.ndarray
+    split: tuple[str, ...]
+
+
+def likeliest_values(states: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Each row's likeliest FORMATS.md value (a die, or ``.`` for the empty states together) of (N, 42) states, and its
+    probability."""
+    summed = np.concatenate([states[:, : len(DICE)], states[:, EMPTY_STATES].sum(axis=1, keepdims=True)], axis=1)
+    best = summed.argmax(axis=1)
+    return [(*DICE, ".")[index] for index in best], summed[np.arange(len(summed)), best]
+
+
+def split_looks(views: Sequence[np.ndarray], pooled: np.ndarray, sure: float = SPLIT_VIEW_SURE) -> list[str]:
+    """For each cell, the value its views (each (N, 42) states) read most often, at ``sure`` or more, other than its
+    ``pooled`` reading's likeliest; "" where no view reads another value that surely.
+
+    >>> def one(value, p):
+    ...     states = np.full((1, len(STATES)), (1 - p) / (len(STATES) - 1)); states[0, STATES.index(value)] = p
+    ...     return states
+    >>> split_looks([one("Y4", 0.9), one("Y6", 0.99), one("Y6", 0.99)], one("Y6", 0.9)), split_looks([one("Y4", 0.4)], one("Y6", 0.9))
+    (['Y4'], [''])
+    """
+    chosen, _ = likeliest_values(pooled)
+    seen = [likeliest_values(view) for view in views]
+    out = []
+    for cell, value in enumerate(chosen):
+        others = [values[cell] for values, probability in seen if values[cell] != value and probability[cell] >= sure]
+        out.append(max(sorted(set(others)), key=others.count) if others else "")
+    return out
 
 
 def _evidence(states: np.ndarray) -> list[list[dict[str, float]]]:
@@ -699,15 +750,21 @@ class SagradaReader:
         The crops and states read are kept in ``seen`` (by the corners' bytes), so the grid chosen is not read twice.
         """
         crops = self.crops(image_rgb, grid_corners)
-        states = self.classify(crops)
+        read = self.read_cells(crops)
         if seen is not None:
-            seen[np.asarray(grid_corners, np.float64).tobytes()] = (crops, states)
-        return float(states.max(axis=1).mean())
+            seen[np.asarray(grid_corners, np.float64).tobytes()] = (crops, read)
+        return float(read.states.max(axis=1).mean())
 
     def classify(
         self, crops: np.ndarray, turns: int = TTA_TURNS, zoom: float = ZOOM, board_zooms: Sequence[float] = BOARD_ZOOMS
     ) -> np.ndarray:
-        """Return calibrated (N, 42) state probabilities for uint8 cell crops.
+        """Return calibrated (N, 42) state probabilities for uint8 cell crops (``read_cells``' states)."""
+        return self.read_cells(crops, turns, zoom, board_zooms).states
+
+    def read_cells(
+        self, crops: np.ndarray, turns: int = TTA_TURNS, zoom: float = ZOOM, board_zooms: Sequence[float] = BOARD_ZOOMS
+    ) -> CellsRead:
+        """Return calibrated (N, 42) state probabilities for uint8 cell crops, and where a pooled cell's looks disagree.
 
         Each crop is read as it is. Where ``BOARD_ZOOM_DOUBT`` or more read under ``FIRST_LOOK_SURE``,
         every crop is also read ``board_zooms`` times closer (``cells.zoomed``; the crops are one
@@ -724,12 +781,15 @@ class SagradaReader:
         for another copy of the game reads 99.17% after 5 corrected photos (99.67% without them;
         ``bench_adapt_loop.py``, 2026-12-06). Where the adaptation remembers the players' corrected
         dice (``scanner.adapt.memory``), a doubtful crop's embedding pooled over the same views is
-        looked up in it.
+        looked up in it. On a board with ``SPLIT_BOARD_DOUBT`` or more cells doubtful at the first look, the pooled
+        cells one of whose views reads another value than the pooled reading are named in ``CellsRead.split``
+        (``split_looks``), unless the memory recalls the die.
         """
         first = self._head_logs(crops)
         states = head_states(first)
         base = 1.0
-        doubtful_board = np.count_nonzero(states.max(axis=1) < FIRST_LOOK_SURE) >= BOARD_ZOOM_DOUBT
+        first_doubts = np.count_nonzero(states.max(axis=1) < FIRST_LOOK_SURE)
+        doubtful_board = first_doubts >= BOARD_ZOOM_DOUBT
         if board_zooms and doubtful_board:
             bar = board_certainty(states) + BOARD_ZOOM_GAIN
             for closer in board_zooms:
@@ -738,24 +798,34 @@ class SagradaReader:
                 if (certainty := board_certainty(closer_states)) > bar:
                     bar, base, first, states = certainty, closer, logs, closer_states
         doubtful = np.flatnonzero(states.max(axis=1) < (DOUBTFUL_BOARD_SURE if doubtful_board else FIRST_LOOK_SURE))
+        split = [""] * len(crops)
         if not len(doubtful) or (max(1, turns) < 2 and zoom <= 1):
-            return states
+            return CellsRead(states, tuple(split))
         more = self._head_logs(np.concatenate(pooled_views(crops[doubtful], turns, zoom, base)[1:]))
         count = len(more[0]) // len(doubtful) + 1
         pooled = [(logp[doubtful] + extra.reshape(count - 1, len(doubtful), -1).sum(axis=0)) / count for logp, extra in zip(first, more)]
+        recalled = np.zeros(len(doubtful), dtype=bool)
         memory = getattr(self.dice, "memory", None)
         if memory is not None:
+            recalled = memory.nearest(pooled[3])[0] >= 0
             heads = dict(zip(("die", "colour", "value"), pooled[:3]))
             pooled = list(memory.apply(heads, pooled[3]).values())
         states[doubtful] = head_states(pooled)
-        return states
+        if first_doubts >= SPLIT_BOARD_DOUBT:  # a board read more surely names no cell: its dice are like the ones learnt
+            views = [head_states([logp[doubtful] for logp in first[:3]])] + [
+                head_states([extra.reshape(count - 1, len(doubtful), -1)[view] for extra in more[:3]]) for view in range(count - 1)
+            ]
+            looked = split_looks(views, states[doubtful])
+            for at, other, settled in zip(doubtful, looked, recalled):
+                split[at] = "" if settled else other
+        return CellsRead(states, tuple(split))
 
     def _read_on(
         self,
         image: np.ndarray,
         grid_corners: np.ndarray,
         refiner_turn: tuple,
-        judged: dict[bytes, tuple[np.ndarray, np.ndarray]],
+        judged: dict[bytes, tuple[np.ndarray, CellsRead]],
         timings: Timings,
     ) -> ReadGrid:
         """Cut, classify and decode the cells on ``grid_corners`` (as found: turned here when the cards say so); a grid
@@ -764,13 +834,14 @@ class SagradaReader:
         with timings.stage("rectify"):
             crops = read_before[0] if read_before else self.crops(image, grid_corners)
         with timings.stage("classify"):
-            states = read_before[1] if read_before else self.classify(crops)
+            states, split = read_before[1] if read_before else self.read_cells(crops)
         with timings.stage("decode"):
             turned, sure = choose_orientation(states, *refiner_turn)
             if turned:
-                states, crops, grid_corners = states[::-1], crops[::-1], np.roll(grid_corners, 2, axis=0)
+                states, crops, grid_corners, split = states[::-1], crops[::-1], np.roll(grid_corners, 2, axis=0), split[::-1]
             decoded = decode_window(states)
         cells, overrides = cell_readings(decoded, states, crops, grid_corners, sure)
+        cells = looks_split(cells, split)
         return ReadGrid(np.asarray(grid_corners, np.float64), states, turned, sure, decoded, cells, overrides)
 
     def _polished(
@@ -779,7 +850,7 @@ class SagradaReader:
         grid_corners: np.ndarray,
         found: ReadGrid,
         refiner_turn: tuple,
-        judged: dict[bytes, tuple[np.ndarray, np.ndarray]],
+        judged: dict[bytes, tuple[np.ndarray, CellsRead]],
         timings: Timings,
     ) -> tuple[ReadGrid, tuple[float, float] | None]:
         """The reading on the grid found (``grid_corners``, read as ``found``) moved to where its cells read surer
@@ -800,7 +871,7 @@ class SagradaReader:
         return replace(again, cells=no_surer_than_found(again.cells, found.cells)), (start, end)
 
     def _quarter_turned(
-        self, image: np.ndarray, found: ReadGrid, judged: dict[bytes, tuple[np.ndarray, np.ndarray]], timings: Timings
+        self, image: np.ndarray, found: ReadGrid, judged: dict[bytes, tuple[np.ndarray, CellsRead]], timings: Timings
     ) -> ReadGrid | None:
         """The reading on the grid a quarter turn from ``found``'s (``quarter_turned_grids``) whose cells read surest, where
         a pattern card is recognised there, every line reads and its cells read surer than on ``found``; else None."""
@@ -819,7 +890,7 @@ class SagradaReader:
         self,
         image: np.ndarray,
         options: Sequence[tuple[float, np.ndarray]],
-        judged: dict[bytes, tuple[np.ndarray, np.ndarray]],
+        judged: dict[bytes, tuple[np.ndarray, CellsRead]],
         timings: Timings,
     ) -> tuple[int, ReadGrid] | None:
         """Of ``options`` (how surely each grid's cells read, the grid), surest first, the first on which a pattern card is
@@ -831,7 +902,7 @@ class SagradaReader:
         return None
 
     def _within_photo(
-        self, image: np.ndarray, fit: WindowFit, judged: dict[bytes, tuple[np.ndarray, np.ndarray]], timings: Timings
+        self, image: np.ndarray, fit: WindowFit, judged: dict[bytes, tuple[np.ndarray, CellsRead]], timings: Timings
     ) -> tuple[np.ndarray, str, ReadGrid] | None:
         """Where the grid found (``fit``) runs off the photo's edge: of the grids a quarter turn from it, the one moved to
         where its cells read surer (``polish_grid``) and each quarter-turned grid inside the photo so moved, those with
@@ -891,7 +962,7 @@ class SagradaReader:
         timings = timings or Timings()
         image = photo.image_rgb
         notes: list[str] = list(photo.notes)
-        judged: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}  # the cells the grid retry's judge read, by grid
+        judged: dict[bytes, tuple[np.ndarray, CellsRead]] = {}  # the cells the grid retry's judge read, by grid
         within: str | None = None  # how a grid found running off the photo's edge was moved inside it (None: it was not)
         cut_off: WindowCutOff | None = None
         with timings.stage("locate"):
@@ -978,7 +1049,7 @@ class SagradaReader:
         )
 
     def _locate(
-        self, photo: Photo, corners: np.ndarray | None, notes: list[str], judged: dict[bytes, tuple[np.ndarray, np.ndarray]]
+        self, photo: Photo, corners: np.ndarray | None, notes: list[str], judged: dict[bytes, tuple[np.ndarray, CellsRead]]
     ) -> tuple[np.ndarray, BoardLocation | None, WindowFit | None, tuple[float, float], float]:
         """The grid's corners (TL, TR, BR, BL), found (with its ``BoardLocation`` and lattice fit) or the given ones oriented (None).
 
@@ -1342,6 +1413,19 @@ def beyond_the_edge(cells: Sequence[CellReading], shares: np.ndarray) -> list[Ce
     return [
         replace(cell, confidence=min(cell.confidence, OFF_PHOTO_SURE), doubt="runs off the photo's edge") if share > OFF_PHOTO else cell
         for cell, share in zip(cells, shares)
+    ]
+
+
+def looks_split(cells: Sequence[CellReading], split: Sequence[str]) -> list[CellReading]:
+    """``cells`` (row-major) with those whose looks disagree (``CellsRead.split``) no surer than ``SPLIT_LOOKS_SURE``,
+    their review naming the value another look read; a cell the rules read as that other value is left as it is."""
+    return [
+        replace(
+            cell, confidence=min(cell.confidence, SPLIT_LOOKS_SURE), doubt=cell.doubt or f"reads {other} when looked at turned or closer"
+        )
+        if other and other != cell.value
+        else cell
+        for cell, other in zip(cells, split)
     ]
 
 

@@ -851,6 +851,38 @@ def test_a_doubtful_die_is_read_again_closer_and_every_view_counts() -> None:
     assert len(far.seen) == TTA_TURNS
 
 
+class _GreyDoubtful(_CloserReadsBetter):
+    """As ``_CloserReadsBetter``, but a crop with its red margin in view reads a blue 1 at about 52%, and an all-grey crop
+    a blue die of any value at every zoom (a doubtful board)."""
+
+    def run(self, batch: np.ndarray) -> dict[str, np.ndarray]:
+        out = super().run(batch)
+        margin = np.array(self.seen[-len(batch) :])[:, None]
+        grey = (np.abs(batch[:, 0, 0, 0] - batch[:, 2, 0, 0]) < 0.1)[:, None]
+        out["value"] = np.where(margin, [[-9.0, 2.0, 0.0, 0.0, 0.0, 1.0, 0.0]], out["value"])
+        out["value"] = np.where(grey, [[-9.0, 0.0, 0.0, 0.0, 0.0, 0.1, 0.0]], out["value"])
+        return out
+
+
+def test_a_pooled_die_whose_looks_disagree_on_a_doubtful_board_is_named_with_the_value_another_look_read() -> None:
+    """As cut, the stand-in reads the last crop a blue 1 (its red margin in view), closer a blue 5: pooled, the cell reads
+    B5, and the looks as cut that read B1 are named. The grey cells read alike in every look (nothing named); so does
+    the die read in its turns alone; and on a board read surely (the die alone) no cell is named."""
+    from scanner.sagrada.reader import SPLIT_LOOKS_SURE, looks_split
+
+    crops = np.concatenate([np.full((15, CROP_PX, CROP_PX, 3), 128, np.uint8), _blue_middle_in_red(1)])
+    read = SagradaReader(dice=_GreyDoubtful()).read_cells(crops)  # type: ignore[arg-type]
+    assert STATES[int(read.states[-1].argmax())] == "B5" and read.split == ("",) * 15 + ("B1",)
+    assert SagradaReader(dice=_GreyDoubtful()).read_cells(crops, zoom=1.0).split == ("",) * 16  # type: ignore[arg-type]
+    assert SagradaReader(dice=_GreyDoubtful()).read_cells(crops[-1:]).split == ("",)  # type: ignore[arg-type]
+    outline = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0))
+    cells = [CellReading((0, c), value, 0.99, outline) for c, value in enumerate(("B5", "B1", "B5"))]
+    doubted = looks_split(cells, ("B1", "B1", ""))
+    assert doubted[0].confidence == SPLIT_LOOKS_SURE and doubted[0].doubt == "reads B1 when looked at turned or closer"
+    assert doubted[1] == cells[1] and doubted[1].doubt == ""  # the rules read it as that other look did: as it is
+    assert doubted[2] == cells[2] and [cell.value for cell in doubted] == ["B5", "B1", "B5"]
+
+
 def test_a_board_that_reads_surer_closer_is_read_closer() -> None:
     """Dice small for their cells: where a first look leaves cells doubtful and the whole board reads surer closer, the
     closer look is read (here the first closer look already shows every die's middle alone: no cell is left to pool)."""
