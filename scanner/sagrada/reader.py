@@ -378,8 +378,9 @@ class ReadGrid:
 
 class CellsRead(NamedTuple):
     """One board's cells as ``SagradaReader.read_cells`` reads them: (N, 42) state probabilities, and for each cell the
-    value another of its looks reads where its pooled looks disagree (``SPLIT_LOOKS_SURE``; "" where they agree, or
-    the cell was read once, or the players' corrected dice settle it)."""
+    value another of its looks reads where its pooled looks disagree (``SPLIT_LOOKS_SURE``; "" where they agree, where
+    the cell was read once, on a board with under ``SPLIT_BOARD_DOUBT`` doubtful cells, or where the players' corrected
+    dice settle it)."""
 
     states: np.ndarray
     split: tuple[str, ...]
