@@ -109,12 +109,15 @@ class CellMemory:
         gain = np.where(recalled, self.boost, 0.0)
         return np.where(recalled, best, -1), gain
 
-    def apply(self, log_probs: Mapping[str, np.ndarray], embeddings: np.ndarray) -> dict[str, np.ndarray]:
+    def apply(
+        self, log_probs: Mapping[str, np.ndarray], embeddings: np.ndarray, recalled: tuple[np.ndarray, np.ndarray] | None = None
+    ) -> dict[str, np.ndarray]:
         """Each head's (N, C) log-probabilities with the recalled classes raised and renormalised (a new dict).
 
-        A head the memory does not teach, or a cell that recalls nothing, comes back as it was.
+        A head the memory does not teach, or a cell that recalls nothing, comes back as it was. ``recalled`` is what
+        ``nearest`` gave ``embeddings``, where the caller has it already.
         """
-        key, gain = self.nearest(embeddings)
+        key, gain = self.nearest(embeddings) if recalled is None else recalled
         rows = np.flatnonzero(key >= 0)
         out = {head: np.array(values, dtype=np.float64) for head, values in log_probs.items()}
         for head, values in out.items():

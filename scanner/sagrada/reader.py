@@ -387,11 +387,10 @@ class CellsRead(NamedTuple):
 
 
 def likeliest_values(states: np.ndarray) -> tuple[list[str], np.ndarray]:
-    """Each row's likeliest FORMATS.md value (a die, or ``.`` for the empty states together) of (N, 42) states, and its
-    probability."""
-    summed = np.concatenate([states[:, : len(DICE)], states[:, EMPTY_STATES].sum(axis=1, keepdims=True)], axis=1)
-    best = summed.argmax(axis=1)
-    return [(*DICE, ".")[index] for index in best], summed[np.arange(len(summed)), best]
+    """Each row's likeliest FORMATS.md value (``value_probabilities``) of (N, 42) states, and its probability."""
+    read = [value_probabilities(row) for row in states]
+    best = [max(values, key=values.__getitem__) for values in read]
+    return best, np.array([values[value] for values, value in zip(read, best)])
 
 
 def split_looks(views: Sequence[np.ndarray], pooled: np.ndarray, sure: float = SPLIT_VIEW_SURE) -> list[str]:
@@ -802,20 +801,20 @@ class SagradaReader:
         split = [""] * len(crops)
         if not len(doubtful) or (max(1, turns) < 2 and zoom <= 1):
             return CellsRead(states, tuple(split))
-        more = self._head_logs(np.concatenate(pooled_views(crops[doubtful], turns, zoom, base)[1:]))
-        count = len(more[0]) // len(doubtful) + 1
-        pooled = [(logp[doubtful] + extra.reshape(count - 1, len(doubtful), -1).sum(axis=0)) / count for logp, extra in zip(first, more)]
+        read = self._head_logs(np.concatenate(pooled_views(crops[doubtful], turns, zoom, base)[1:]))
+        more = [extra.reshape(-1, len(doubtful), extra.shape[1]) for extra in read]  # (views - 1, doubtful, C) per output
+        pooled = [(logp[doubtful] + extra.sum(axis=0)) / (len(extra) + 1) for logp, extra in zip(first, more)]
         recalled = np.zeros(len(doubtful), dtype=bool)
         memory = getattr(self.dice, "memory", None)
         if memory is not None:
-            recalled = memory.nearest(pooled[3])[0] >= 0
+            key, gain = memory.nearest(pooled[3])
+            recalled = key >= 0
             heads = dict(zip(("die", "colour", "value"), pooled[:3]))
-            pooled = list(memory.apply(heads, pooled[3]).values())
+            pooled = list(memory.apply(heads, pooled[3], (key, gain)).values())
         states[doubtful] = head_states(pooled)
         if first_doubts >= SPLIT_BOARD_DOUBT:  # a board read more surely names no cell: its dice are like the ones learnt
-            views = [head_states([logp[doubtful] for logp in first[:3]])] + [
-                head_states([extra.reshape(count - 1, len(doubtful), -1)[view] for extra in more[:3]]) for view in range(count - 1)
-            ]
+            views = [head_states([logp[doubtful] for logp in first[:3]])]
+            views += [head_states([extra[view] for extra in more[:3]]) for view in range(len(more[0]))]
             looked = split_looks(views, states[doubtful])
             for at, other, settled in zip(doubtful, looked, recalled):
                 split[at] = "" if settled else other
